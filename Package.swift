@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Set LOOPL_WITHOUT_LLAMA=1 to build and test the core on a machine without llama.cpp.
+let withLlama = Context.environment["LOOPL_WITHOUT_LLAMA"] == nil
+
+let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+var targets: [Target] = [
+    .target(name: "Loopl", swiftSettings: strict),
+    .target(name: "LooplServer", dependencies: ["Loopl"], swiftSettings: strict),
+    .target(name: "LooplStdio", dependencies: ["Loopl"], swiftSettings: strict),
+    .target(name: "LooplTestKit", dependencies: ["Loopl"], swiftSettings: strict),
+    .testTarget(name: "LooplTests", dependencies: ["Loopl", "LooplTestKit"], swiftSettings: strict),
+]
+var products: [Product] = [.library(name: "Loopl", targets: ["Loopl"])]
+
+if withLlama {
+    targets += [
+        .systemLibrary(name: "CLlama", pkgConfig: "llama",
+                       providers: [.apt(["(run scripts/bootstrap: it builds llama.cpp and its llama.pc)"])]),
+        .target(name: "LooplLlama", dependencies: ["Loopl", "CLlama"], swiftSettings: strict),
+        .target(name: "LooplCLI", dependencies: ["Loopl", "LooplLlama", "LooplServer", "LooplStdio"],
+                swiftSettings: strict),
+        .executableTarget(name: "loopl", dependencies: ["LooplCLI"], swiftSettings: strict),
+        .testTarget(name: "LooplLlamaTests", dependencies: ["LooplLlama", "LooplTestKit"], swiftSettings: strict),
+        .testTarget(name: "LooplCLITests", dependencies: ["LooplCLI", "loopl"], swiftSettings: strict),
+    ]
+    products += [
+        .library(name: "LooplLlama", targets: ["LooplLlama"]),
+        .executable(name: "loopl", targets: ["loopl"]),
+    ]
+}
+products += [
+    .library(name: "LooplServer", targets: ["LooplServer"]),
+    .library(name: "LooplStdio", targets: ["LooplStdio"]),
+]
+
+let package = Package(
+    name: "Loopl",
+    products: products,
+    targets: targets,
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,53 @@
+/// Counts and timings of one generation.
+public struct Metrics: Sendable, Hashable, Codable {
+    /// Why a generation ended.
+    public enum StopReason: String, Sendable, Hashable, Codable, CaseIterable {
+        /// The model ended its turn.
+        case endTurn = "end_turn"
+        /// A stop string appeared.
+        case stop
+        /// `maxTokens` were generated.
+        case maxTokens = "max_tokens"
+        /// The model finished a tool call.
+        case toolCall = "tool_call"
+        /// The caller cancelled.
+        case cancelled
+    }
+
+    /// Tokens in the prompt, including those reused from a cache.
+    public var promptTokens: Int
+    /// Prompt tokens reused from a cache and not evaluated again.
+    public var cachedPromptTokens: Int
+    /// Tokens generated so far.
+    public var generatedTokens: Int
+    /// Milliseconds from the request to the first generated token.
+    public var ttftMs: Double?
+    /// Decode speed, generated tokens per second after the first.
+    public var tokensPerSecond: Double?
+    /// Tokens in the context after this generation.
+    public var contextUsed: Int
+    /// The context size.
+    public var contextMax: Int
+    /// True on the last metrics of a turn.
+    public var finished: Bool
+    /// Why the generation ended; nil until it has.
+    public var stopReason: StopReason?
+    /// True when the counts come from a heuristic rather than the tokenizer.
+    public var estimated: Bool
+
+    public init(promptTokens: Int = 0, cachedPromptTokens: Int = 0, generatedTokens: Int = 0,
+                ttftMs: Double? = nil, tokensPerSecond: Double? = nil, contextUsed: Int = 0,
+                contextMax: Int = 0, finished: Bool = false, stopReason: StopReason? = nil,
+                estimated: Bool = false) {
+        self.promptTokens = promptTokens
+        self.cachedPromptTokens = cachedPromptTokens
+        self.generatedTokens = generatedTokens
+        self.ttftMs = ttftMs
+        self.tokensPerSecond = tokensPerSecond
+        self.contextUsed = contextUsed
+        self.contextMax = contextMax
+        self.finished = finished
+        self.stopReason = stopReason
+        self.estimated = estimated
+    }
+}

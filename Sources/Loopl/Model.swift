@@ -1,0 +1,29 @@
+/// How a model hands back tool calls.
+public enum ToolCallStyle: Sendable, Hashable {
+    /// The backend emits `ModelEvent.toolCall` itself.
+    case native
+    /// The backend emits the model's raw text, markup included; the caller lifts the calls with
+    /// ``ToolCallParser`` of this format.
+    case text(ToolCallFormat)
+}
+
+/// A language model behind some runtime: the interface every backend implements.
+///
+/// A model streams one assistant turn at a time; requests on one model are served in order.
+public protocol Model: Sendable {
+    /// How this model hands back tool calls.
+    var toolCallStyle: ToolCallStyle { get }
+
+    /// The context size in tokens (a backend that starts lazily may start to answer).
+    var contextSize: Int { get async throws }
+
+    /// Streams one assistant turn for `messages`, offering `tools`.
+    ///
+    /// Ends with a `.metrics` event whose `finished` is true. Cancelling the consuming task stops
+    /// the generation promptly. Errors are ``LooplError``s.
+    func generate(messages: [Message], tools: [ToolSpec], options: GenerationOptions)
+        -> AsyncThrowingStream<ModelEvent, any Error>
+
+    /// Releases the model's resources and ends any child process; calling it again does nothing.
+    func close() async
+}

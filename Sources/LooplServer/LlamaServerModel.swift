@@ -1,0 +1,1 @@
+// The `server` backend (a child llama-server, or an OpenAI-compatible server by URL) lives here.

@@ -1,0 +1,212 @@
+import Loopl
+import Synchronization
+
+/// What a ``ScriptedModel`` says in one turn.
+public struct ScriptedTurn: Sendable, Hashable {
+    public enum Step: Sendable, Hashable {
+        /// One token of text.
+        case text(String)
+        /// A native tool call (for the `.native` style).
+        case toolCall(ToolCall)
+    }
+
+    public var steps: [Step]
+    public init(_ steps: [Step]) { self.steps = steps }
+
+    /// Text, one token per chunk.
+    public static func text(_ chunks: [String]) -> ScriptedTurn { ScriptedTurn(chunks.map(Step.text)) }
+
+    /// Native tool calls.
+    public static func toolCalls(_ calls: [ToolCall]) -> ScriptedTurn { ScriptedTurn(calls.map(Step.toolCall)) }
+
+    /// Tool calls written as Hermes-style text, cut into small chunks as a real model streams them.
+    public static func toolCallText(_ calls: [ToolCall], before: String = "") -> ScriptedTurn {
+        var text = before
+        for call in calls {
+            let body: JSONValue = ["name": .string(call.name), "arguments": .object(call.arguments)]
+            text += "<tool_call>\n" + body.jsonText(style: .python) + "\n</tool_call>"
+        }
+        var chunks: [String] = []
+        var rest = Substring(text)
+        while !rest.isEmpty {
+            chunks.append(String(rest.prefix(5)))
+            rest = rest.dropFirst(5)
+        }
+        return .text(chunks)
+    }
+}
+
+/// A request as a ``ScriptedModel`` sees it.
+public struct ScriptedRequest: Sendable {
+    public var messages: [Message]
+    public var tools: [ToolSpec]
+    public var options: GenerationOptions
+}
+
+/// A model that replays scripted turns, for testing the agent loop and the conformance suite.
+///
+/// It never shows that a real backend works. Tokens are chunks; prompt tokens are estimated
+/// (4 characters a token). Requests are served one at a time, as real backends serve them.
+public final class ScriptedModel: Model {
+    /// A deliberate defect, to show that ``ModelConformance`` catches it.
+    public enum Fault: Sendable, Hashable {
+        case ignoresMaxTokens, ignoresStop, omitsFinalMetrics, ignoresCancellation
+        case ignoresContextSize, callsWrongTool
+    }
+
+    public let toolCallStyle: ToolCallStyle
+    private let size: Int
+    private let faults: Set<Fault>
+    private let delay: Duration
+    private let respond: @Sendable (ScriptedRequest) -> ScriptedTurn
+    private let gate = Gate()
+    private let state = Mutex<(requests: [ScriptedRequest], closed: Bool)>(([], false))
+
+    /// A model that answers with `respond`.
+    public init(style: ToolCallStyle = .native, contextSize: Int = 2048, delay: Duration = .milliseconds(2),
+                faults: Set<Fault> = [], respond: @escaping @Sendable (ScriptedRequest) -> ScriptedTurn) {
+        self.toolCallStyle = style
+        self.size = contextSize
+        self.faults = faults
+        self.delay = delay
+        self.respond = respond
+    }
+
+    /// A model that plays `turns` in order, then repeats the last one.
+    public convenience init(style: ToolCallStyle = .native, turns: [ScriptedTurn]) {
+        let counter = Mutex(0)
+        self.init(style: style) { _ in
+            counter.withLock { index in
+                defer { index += 1 }
+                return turns.isEmpty ? .text([]) : turns[min(index, turns.count - 1)]
+            }
+        }
+    }
+
+    /// A model that behaves like a well-made backend: a short sentence, repeated when asked to
+    /// ignore end-of-generation; a call to the required tool, with placeholder arguments.
+    public static func conformant(style: ToolCallStyle = .native, contextSize: Int = 2048,
+                                  delay: Duration = .milliseconds(2), faults: Set<Fault> = []) -> ScriptedModel {
+        ScriptedModel(style: style, contextSize: contextSize, delay: delay, faults: faults) { request in
+            let tool: ToolSpec?
+            switch request.options.toolChoice {
+            case .required: tool = request.tools.first
+            case .tool(let name): tool = request.tools.first { $0.name == name }
+            case .auto, .none: tool = nil
+            }
+            guard var tool else {
+                return .text(["Hello", "!", " I", " am", " a", " scripted", " model", "."])
+            }
+            if faults.contains(.callsWrongTool) { tool.name += "_wrong" }
+            let call = ToolCall(name: tool.name, arguments: placeholderArguments(for: tool.parameters))
+            if case .text = style { return .toolCallText([call]) }
+            return .toolCalls([call])
+        }
+    }
+
+    /// The requests served so far.
+    public var requests: [ScriptedRequest] { state.withLock { $0.requests } }
+
+    public var contextSize: Int { get async throws { size } }
+
+    public func generate(messages: [Message], tools: [ToolSpec], options: GenerationOptions)
+        -> AsyncThrowingStream<ModelEvent, any Error>
+    {
+        let request = ScriptedRequest(messages: messages, tools: tools, options: options)
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                await self.gate.enter()
+                defer { Task { await self.gate.leave() } }
+                do {
+                    try await self.play(request, into: continuation)
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    public func close() async {
+        state.withLock { $0.closed = true }
+    }
+
+    private func play(_ request: ScriptedRequest, into continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation) async throws {
+        guard !state.withLock({ $0.closed }) else { throw LooplError(.closed, "The scripted model was closed.") }
+        state.withLock { $0.requests.append(request) }
+        let options = request.options
+        let promptTokens = request.messages.reduce(0) { $0 + 4 + $1.text.count / 4 }
+        if !faults.contains(.ignoresContextSize), promptTokens + (options.maxTokens ?? 0) > size {
+            throw LooplError(.contextOverflow, "The prompt needs \(promptTokens) tokens plus \(options.maxTokens ?? 0) to generate, but the context holds \(size).")
+        }
+        let turn = respond(request)
+        let limit = faults.contains(.ignoresMaxTokens) ? Int.max : (options.maxTokens ?? Int.max)
+        var metrics = Metrics(promptTokens: promptTokens, contextMax: size, estimated: true)
+        var filter = StopStringFilter(stops: faults.contains(.ignoresStop) ? [] : options.stop)
+        let textSteps = turn.steps.filter { if case .text = $0 { true } else { false } }
+        var steps = turn.steps
+        if options.ignoreEndOfGeneration, !textSteps.isEmpty, limit != Int.max {
+            while steps.count < limit { steps += textSteps }
+        }
+        var reason = Metrics.StopReason.endTurn
+        for step in steps {
+            if faults.contains(.ignoresCancellation) {
+                let delay = self.delay
+                await Task.detached { try? await Task.sleep(for: delay) }.value
+            } else {
+                try await Task.sleep(for: delay)
+            }
+            if metrics.generatedTokens >= limit { reason = .maxTokens; break }
+            metrics.generatedTokens += 1
+            switch step {
+            case .text(let chunk):
+                let visible = filter.feed(chunk)
+                if !visible.isEmpty { continuation.yield(.text(visible)) }
+                if filter.stopped { reason = .stop; break }
+            case .toolCall(let call):
+                continuation.yield(.toolCall(call))
+                reason = .toolCall
+            }
+            if filter.stopped { break }
+        }
+        if metrics.generatedTokens >= limit, reason == .endTurn { reason = .maxTokens }
+        let rest = filter.flush()
+        if !rest.isEmpty { continuation.yield(.text(rest)) }
+        metrics.finished = true
+        metrics.stopReason = reason
+        metrics.contextUsed = promptTokens + metrics.generatedTokens
+        if !faults.contains(.omitsFinalMetrics) { continuation.yield(.metrics(metrics)) }
+    }
+}
+
+/// Placeholder arguments that fit a JSON Schema's declared properties.
+func placeholderArguments(for schema: JSONValue) -> JSONObject {
+    var arguments = JSONObject()
+    for (name, property) in schema["properties"]?.objectValue ?? [:] {
+        switch property["type"]?.stringValue {
+        case "integer": arguments[name] = 1
+        case "number": arguments[name] = 1.5
+        case "boolean": arguments[name] = true
+        case "array": arguments[name] = []
+        case "object": arguments[name] = [:]
+        default: arguments[name] = .string(property["enum"]?.arrayValue?.first?.stringValue ?? "Paris")
+        }
+    }
+    return arguments
+}
+
+/// Lets one task in at a time, in arrival order.
+actor Gate {
+    private var busy = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func enter() async {
+        if !busy { busy = true; return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func leave() {
+        if waiters.isEmpty { busy = false } else { waiters.removeFirst().resume() }
+    }
+}

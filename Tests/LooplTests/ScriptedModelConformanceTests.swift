@@ -1,0 +1,42 @@
+import Loopl
+import LooplTestKit
+import Testing
+
+@Suite struct ScriptedModelConformanceTests {
+    @Test(arguments: [ToolCallStyle.native, .text(.hermes)])
+    func scriptedModelPassesTheSuite(_ style: ToolCallStyle) async throws {
+        try await ModelConformance(model: ScriptedModel.conformant(style: style)).runAll()
+    }
+
+    /// Each defect is caught by the check that exists for it.
+    @Test(arguments: [
+        (ScriptedModel.Fault.ignoresMaxTokens, "max tokens"),
+        (.ignoresStop, "stop string"),
+        (.omitsFinalMetrics, "plain answer"),
+        (.ignoresCancellation, "cancellation"),
+        (.ignoresContextSize, "context overflow"),
+        (.callsWrongTool, "required tool call"),
+    ])
+    func brokenModelFailsTheSuite(_ fault: ScriptedModel.Fault, _ check: String) async throws {
+        let model = ScriptedModel.conformant(style: .text(.hermes), delay: .milliseconds(10), faults: [fault])
+        let suite = ModelConformance(model: model, requestBound: .seconds(60), cancellationBound: .milliseconds(500))
+        do {
+            try await suite.runAll()
+            Issue.record("a model that \(fault) passed the suite")
+        } catch let failure as ConformanceFailure {
+            #expect(failure.check == check, "\(failure)")
+        }
+    }
+
+    @Test func turnsAreReplayedInOrder() async throws {
+        let call = ToolCall(id: "call_1", name: "f", arguments: ["a": 1])
+        let model = ScriptedModel(turns: [.toolCalls([call]), .text(["done"])])
+        let suite = ModelConformance(model: model)
+        let first = try await suite.run("replay", [.user("go")], options: .greedy())
+        #expect(first.toolCalls == [call])
+        #expect(first.metrics.last?.stopReason == .toolCall)
+        let second = try await suite.run("replay", [.user("go")], options: .greedy())
+        #expect(second.text == "done")
+        #expect(model.requests.count == 2)
+    }
+}
