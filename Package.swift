@@ -23,7 +23,7 @@ if withLlama {
         .target(name: "LooplCLI", dependencies: ["Loopl", "LooplLlama", "LooplServer", "LooplStdio"],
                 swiftSettings: strict),
         .executableTarget(name: "loopl", dependencies: ["LooplCLI"], swiftSettings: strict),
-        .testTarget(name: "LooplLlamaTests", dependencies: ["LooplLlama", "LooplTestKit"], swiftSettings: strict),
+        .testTarget(name: "LooplLlamaTests", dependencies: ["LooplLlama", "CLlama", "LooplTestKit"], swiftSettings: strict),
         .testTarget(name: "LooplCLITests", dependencies: ["LooplCLI", "loopl"], swiftSettings: strict),
     ]
     products += [
