@@ -7,7 +7,8 @@ let withLlama = Context.environment["LOOPL_WITHOUT_LLAMA"] == nil
 let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
 var targets: [Target] = [
-    .target(name: "Loopl", swiftSettings: strict),
+    .target(name: "CLooplSpawn"),
+    .target(name: "Loopl", dependencies: ["CLooplSpawn"], swiftSettings: strict),
     .target(name: "LooplServer", dependencies: ["Loopl"], swiftSettings: strict),
     .target(name: "LooplStdio", dependencies: ["Loopl"], swiftSettings: strict),
     .target(name: "LooplTestKit", dependencies: ["Loopl"], swiftSettings: strict),
@@ -24,7 +25,7 @@ if withLlama {
                 swiftSettings: strict),
         .executableTarget(name: "loopl", dependencies: ["LooplCLI"], swiftSettings: strict),
         .testTarget(name: "LooplLlamaTests", dependencies: ["LooplLlama", "CLlama", "LooplTestKit"], swiftSettings: strict),
-        .testTarget(name: "LooplCLITests", dependencies: ["LooplCLI", "loopl"], swiftSettings: strict),
+        .testTarget(name: "LooplCLITests", dependencies: ["LooplCLI", "loopl"], exclude: ["Golden"], swiftSettings: strict),
     ]
     products += [
         .library(name: "LooplLlama", targets: ["LooplLlama"]),

@@ -34,8 +34,17 @@ struct SmokeCommand: Command {
 
     func run(_ console: Console) async throws -> ExitCode {
         console.err("loading \(model)")
-        let text = try LlamaSmoke.generate(modelPath: model, prompt: prompt, tokens: tokens, threads: Int32(threads))
-        console.out(text + "\n")
+        let llama = try LlamaModel(path: model, configuration: LlamaConfiguration(contextLength: 1024, threads: threads))
+        defer { Task { await llama.close() } }
+        for try await event in llama.generate(messages: [.user(prompt)], tools: [], options: .greedy(maxTokens: tokens)) {
+            switch event {
+            case .text(let text): console.out(text)
+            case .metrics(let metrics) where metrics.finished:
+                console.err("\n\(metrics.promptTokens) prompt tokens, \(metrics.generatedTokens) generated, stop: \(metrics.stopReason?.rawValue ?? "?")")
+            default: break
+            }
+        }
+        console.out("\n")
         return .success
     }
 }

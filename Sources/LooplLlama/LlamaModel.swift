@@ -1,0 +1,58 @@
+import CLlama
+import Loopl
+
+/// A GGUF model run inside this process by llama.cpp: the `llama` backend.
+///
+/// Its tool-call style is `.text`: it streams the model's raw text and the caller lifts the calls.
+/// Requests are served in order; the KV cache keeps the longest common prefix between them.
+public final class LlamaModel: Model {
+    /// The weights, which other ``LlamaModel``s may share.
+    public let weights: LlamaWeights
+    public let toolCallStyle: ToolCallStyle
+    private let session: LlamaSession
+    private let prompt: LlamaPrompt
+
+    /// Loads the model at `path`.
+    public convenience init(path: String, configuration: LlamaConfiguration = LlamaConfiguration(),
+                            progress: (@Sendable (Double) -> Void)? = nil) throws {
+        try self.init(weights: LlamaWeights(path: path, gpuLayers: Int32(configuration.gpuLayers), progress: progress),
+                      configuration: configuration)
+    }
+
+    /// A model with its own context over weights that are already loaded.
+    public init(weights: LlamaWeights, configuration: LlamaConfiguration = LlamaConfiguration()) throws {
+        self.weights = weights
+        self.session = try LlamaSession(weights: weights, configuration: configuration)
+        self.prompt = LlamaPrompt(weights: weights)
+        self.toolCallStyle = .text(prompt.toolCallFormat)
+    }
+
+    public var contextSize: Int { get async throws { session.contextSize } }
+
+    /// The exact text the model sees for this conversation.
+    public func renderPrompt(messages: [Message], tools: [ToolSpec], options: GenerationOptions = GenerationOptions()) throws -> String {
+        try prompt.render(messages: messages, tools: options.toolChoice == .none ? [] : tools)
+    }
+
+    public func generate(messages: [Message], tools: [ToolSpec], options: GenerationOptions)
+        -> AsyncThrowingStream<ModelEvent, any Error>
+    {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    let text = try self.renderPrompt(messages: messages, tools: tools, options: options)
+                    let tokens = self.weights.tokenize(self.prompt.stripLeadingBOS(text), addSpecial: true)
+                    try await self.session.generate(prompt: tokens, options: options, into: continuation)
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    public func close() async {
+        await session.close()
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Loopl
+@testable import LooplLlama
+import LooplTestKit
+import Synchronization
+import Testing
+
+/// The in-process backend on the real default model. Real-model tests run one at a time.
+@Suite(.serialized) struct LlamaModelTests {
+    static func load(context: Int = 2048) throws -> LlamaModel {
+        try LlamaModel(path: LooplHome.defaultModel, configuration: LlamaConfiguration(contextLength: context, threads: 2))
+    }
+
+    @Test(.timeLimit(.minutes(10)))
+    func conformance() async throws {
+        let suite = ModelConformance(model: try Self.load())
+        try await suite.checkPlainAnswer()
+        try await suite.checkMaxTokens()
+        try await suite.checkStopString()
+        try await suite.checkCancellation()
+        try await suite.checkContextOverflow()
+        try await suite.checkCloseTwice()
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func greedyOutputIsRepeatable() async throws {
+        let first = try await ModelConformance(model: try Self.load()).run("greedy", ModelConformance.greeting, options: .greedy(maxTokens: 24))
+        let model = try Self.load()
+        let suite = ModelConformance(model: model)
+        let second = try await suite.run("greedy", ModelConformance.greeting, options: .greedy(maxTokens: 24))
+        let third = try await suite.run("greedy", ModelConformance.greeting, options: .greedy(maxTokens: 24))
+        #expect(!first.text.isEmpty)
+        #expect(first.text == second.text)
+        #expect(second.text == third.text, "a fully cached prompt gave another answer")
+        #expect(third.metrics.last?.cachedPromptTokens == (third.metrics.last?.promptTokens ?? 0) - 1)
+    }
+
+    /// A second request that adds a turn evaluates only the new tokens.
+    @Test(.timeLimit(.minutes(5)))
+    func prefixIsReused() async throws {
+        let suite = ModelConformance(model: try Self.load())
+        let first = try await suite.run("reuse", ModelConformance.greeting, options: .greedy(maxTokens: 16))
+        let firstMetrics = try #require(first.metrics.last)
+        #expect(firstMetrics.cachedPromptTokens == 0)
+        let longer = ModelConformance.greeting + [.assistant(first.text), .user("And now in French, please.")]
+        let second = try await suite.run("reuse", longer, options: .greedy(maxTokens: 16))
+        let metrics = try #require(second.metrics.last)
+        #expect(metrics.cachedPromptTokens >= firstMetrics.promptTokens - 1, "\(metrics)")
+        #expect(metrics.cachedPromptTokens < metrics.promptTokens)
+        #expect(metrics.contextUsed == metrics.promptTokens + metrics.generatedTokens - 1 || metrics.contextUsed == metrics.promptTokens + metrics.generatedTokens)
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func multiByteOutputIsValidText() async throws {
+        let suite = ModelConformance(model: try Self.load())
+        let turn = try await suite.run("utf8", [.user("Écris une phrase en français avec des accents, puis en japonais: 日本語.")],
+                                       options: .greedy(maxTokens: 48))
+        #expect(!turn.text.isEmpty)
+        #expect(!turn.text.contains("\u{FFFD}"), "\(turn.text)")
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func toolsAreDescribedHermesStyleWhenTheTemplateHasNoToolSupport() throws {
+        let model = try Self.load()
+        let prompt = try model.renderPrompt(messages: ModelConformance.weatherQuestion, tools: [ModelConformance.weatherTool])
+        #expect(prompt.contains("<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"get_weather\""))
+        #expect(prompt.contains("<tool_call>"))
+        #expect(model.toolCallStyle == .text(.hermes))
+        var none = GenerationOptions()
+        none.toolChoice = .none
+        #expect(!(try model.renderPrompt(messages: ModelConformance.weatherQuestion, tools: [ModelConformance.weatherTool], options: none)).contains("<tools>"))
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func weightsAreShared() async throws {
+        let weights = try LlamaWeights(path: LooplHome.defaultModel)
+        let a = try LlamaModel(weights: weights, configuration: LlamaConfiguration(contextLength: 512, threads: 2))
+        let b = try LlamaModel(weights: weights, configuration: LlamaConfiguration(contextLength: 512, threads: 2))
+        let ta = try await ModelConformance(model: a).run("shared", ModelConformance.greeting, options: .greedy(maxTokens: 8))
+        let tb = try await ModelConformance(model: b).run("shared", ModelConformance.greeting, options: .greedy(maxTokens: 8))
+        #expect(ta.text == tb.text)
+        await a.close()
+        await #expect(throws: LooplError.self) {
+            _ = try await ModelConformance(model: a).run("closed", ModelConformance.greeting, options: .greedy(maxTokens: 8))
+        }
+        _ = try await ModelConformance(model: b).run("still open", ModelConformance.greeting, options: .greedy(maxTokens: 4))
+    }
+
+    /// llama.cpp writes nothing to standard error unless a log handler is set.
+    @Test(.timeLimit(.minutes(5)))
+    func logIsSilentUnlessAsked() async throws {
+        let silent = try captureStandardError { _ = try Self.load(context: 256) }
+        #expect(silent.isEmpty, "llama.cpp wrote: \(silent.prefix(200))")
+        let lines = Mutex<[String]>([])
+        LlamaBackend.logHandler = { line in lines.withLock { $0.append(line) } }
+        defer { LlamaBackend.logHandler = nil }
+        _ = try Self.load(context: 256)
+        #expect(!lines.withLock { $0 }.isEmpty)
+    }
+}
+
+/// Runs `body` with file descriptor 2 sent to a pipe and returns what was written there.
+func captureStandardError(_ body: () throws -> Void) throws -> String {
+    let pipe = Pipe()
+    let saved = dup(2)
+    dup2(pipe.fileHandleForWriting.fileDescriptor, 2)
+    defer {
+        dup2(saved, 2)
+        close(saved)
+    }
+    try body()
+    dup2(saved, 2)
+    try pipe.fileHandleForWriting.close()
+    return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+}
