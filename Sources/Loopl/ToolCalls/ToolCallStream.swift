@@ -11,6 +11,9 @@ struct ToolCallStream: Sendable {
     /// True while the visible text is still only spaces, where bare calls may start.
     private var atStart = true
     private var events: [ToolCallParser.Event] = []
+    /// The length of the undecided tail when a block last asked for more text; a long block is
+    /// read again only after it grows by a sixteenth, so streaming stays linear.
+    private var waitedAt: Int?
 
     init(dialect: Dialect, toolNames: Set<String>?, startsInReasoning: Bool) {
         self.dialect = dialect
@@ -99,6 +102,11 @@ struct ToolCallStream: Sendable {
     }
 
     private mutating func run(isFinal: Bool) {
+        if !isFinal, let waitedAt {
+            let pending = buffer.count - position
+            if pending >= 1024, pending - waitedAt < pending / 16 { return }
+        }
+        waitedAt = nil
         while position < buffer.count {
             if let close = reasoningClose {
                 if let end = ByteCursor.find(close, in: buffer, from: position) {
@@ -144,6 +152,7 @@ struct ToolCallStream: Sendable {
                 position = cursor.index
                 return .matched
             } catch ScanStop.needMore {
+                waitedAt = buffer.count - position
                 return .waiting
             } catch {
                 continue
@@ -193,6 +202,7 @@ struct ToolCallStream: Sendable {
                     } catch ScanStop.needMore {
                         emitText(position..<i)
                         position = i
+                        waitedAt = buffer.count - position
                         return false
                     } catch {
                         i += 1
