@@ -7,11 +7,12 @@ enum ChannelCallReaders {
     private static let bodyEnds: [[UInt8]] = [Array("<|call|>".utf8), Array("<|end|>".utf8), Array("<|return|>".utf8)]
     private static let analysisEnd = [UInt8](literal: "<|end|>")
     private static let maxHeader = 512
+    private static let recipient = [UInt8](literal: "to=functions.")
 
     /// Harmony: `[<|start|>assistant][ to=functions.NAME]<|channel|>CHANNEL[ to=…][ <|constrain|>json]<|message|>`.
     /// A call's JSON body runs to `<|call|>`; `analysis` opens thinking; other channels' text flows on as content.
     static let harmony: BlockReader = { c in
-        if try !c.accept(start) { try c.expect(channel) }
+        if try !c.accept(start), c.check(recipient) != .yes { try c.expect(channel) }
         let begin = c.index
         while try !c.accept(message) {
             guard c.index - begin < maxHeader else { throw ScanStop.noMatch }

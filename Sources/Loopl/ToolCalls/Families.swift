@@ -36,6 +36,8 @@ enum Families {
         Family(format: .deepSeekV32, markers: deepSeek + [
             .block("<｜DSML｜function_calls>", XMLCallReaders.invokeBlock(
                 prefix: "｜DSML｜", open: "<｜DSML｜function_calls>", close: "</｜DSML｜function_calls>")),
+            .block("<｜DSML｜tool_calls>", XMLCallReaders.invokeBlock(
+                prefix: "｜DSML｜", open: "<｜DSML｜tool_calls>", close: "</｜DSML｜tool_calls>")),
         ]),
         Family(format: .commandR7B,
                markers: [.block("<|START_ACTION|>", JSONCallReaders.block("<|START_ACTION|>", "<|END_ACTION|>")),
@@ -45,6 +47,7 @@ enum Families {
         Family(format: .commandRPlus, markers: [.block("Action:", JSONCallReaders.commandRPlus)]),
         Family(format: .gptOSS,
                markers: [.block("<|channel|>", ChannelCallReaders.harmony), .block("<|start|>", ChannelCallReaders.harmony),
+                         .block("to=functions.", ChannelCallReaders.harmony),
                          .drop("<|end|>"), .drop("<|return|>"), .drop("<|call|>")],
                reasoningClose: "<|end|>"),
         Family(format: .kimiK2, markers: [
