@@ -1,6 +1,9 @@
 /// What a block of markup stands for, before declared tool names are checked.
 enum Piece: Sendable, Hashable {
     case call(name: String, arguments: JSONObject, id: String?)
+    /// A call whose values were written as bare text (`raw`, by parameter) and typed by guessing;
+    /// a declared string parameter gets its text back.
+    case looseCall(name: String, arguments: JSONObject, raw: [String: String])
     case text(String)
     case reasoning(String)
     /// Thinking starts here and runs to the given marker.

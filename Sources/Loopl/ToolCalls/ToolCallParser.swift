@@ -81,17 +81,33 @@ public struct ToolCallParser: Sendable {
     ///   - startsInReasoning: the prompt already opened thinking (a template that ends its
     ///     generation prompt with `<think>`), so the text is thinking until the closing marker.
     public init(format: ToolCallFormat = .auto, toolNames: Set<String>? = nil, startsInReasoning: Bool = false) {
-        self.format = format
-        self.toolNames = toolNames
-        self.stream = ToolCallStream(dialect: Dialect.of(format), toolNames: toolNames, startsInReasoning: startsInReasoning)
-        self.startsInReasoning = startsInReasoning
+        self.init(format: format, toolNames: toolNames, schemas: [:], startsInReasoning: startsInReasoning)
     }
 
+    /// A parser that accepts only `tools`, and uses their parameter schemas where a family writes
+    /// values as bare text (Qwen3-Coder, GLM, MiniMax, DeepSeek V3.2): a parameter declared as a
+    /// string keeps its text even when it reads as a number.
+    public init(format: ToolCallFormat = .auto, tools: [ToolSpec], startsInReasoning: Bool = false) {
+        var schemas: [String: JSONObject] = [:]
+        for tool in tools { schemas[tool.name] = tool.parameters["properties"]?.objectValue ?? [:] }
+        self.init(format: format, toolNames: Set(tools.map(\.name)), schemas: schemas, startsInReasoning: startsInReasoning)
+    }
+
+    private init(format: ToolCallFormat, toolNames: Set<String>?, schemas: [String: JSONObject], startsInReasoning: Bool) {
+        self.format = format
+        self.toolNames = toolNames
+        self.schemas = schemas
+        self.startsInReasoning = startsInReasoning
+        self.stream = ToolCallStream(dialect: Dialect.of(format), toolNames: toolNames, schemas: schemas,
+                                     startsInReasoning: startsInReasoning)
+    }
+
+    private let schemas: [String: JSONObject]
     private let startsInReasoning: Bool
 
     /// Parses a complete turn.
     public func parse(_ text: String) -> Result {
-        var parser = ToolCallParser(format: format, toolNames: toolNames, startsInReasoning: startsInReasoning)
+        var parser = ToolCallParser(format: format, toolNames: toolNames, schemas: schemas, startsInReasoning: startsInReasoning)
         return ToolCallParser.result(of: parser.feed(text) + parser.finish())
     }
 
@@ -103,7 +119,10 @@ public struct ToolCallParser: Sendable {
     /// Ends the stream: what was held back is decided (a call missing only its closing tag is a call;
     /// anything else incomplete is text). The parser is then ready for a new turn.
     public mutating func finish() -> [Event] {
-        defer { stream = ToolCallStream(dialect: Dialect.of(format), toolNames: toolNames, startsInReasoning: startsInReasoning) }
+        defer {
+            stream = ToolCallStream(dialect: Dialect.of(format), toolNames: toolNames, schemas: schemas,
+                                    startsInReasoning: startsInReasoning)
+        }
         return stream.finish()
     }
 
@@ -122,7 +141,26 @@ public struct ToolCallParser: Sendable {
             }
         }
         let thinking = reasoning?.trimmingWhitespace()
-        return Result(content: content.trimmingWhitespace(), toolCalls: calls,
+        var visible = content.trimmingWhitespace()
+        if !calls.isEmpty, isOnlyFences(visible) { visible = "" }
+        return Result(content: visible, toolCalls: calls,
                       reasoning: thinking?.isEmpty == false ? thinking : nil, rejected: rejected)
+    }
+
+    /// True for text made of code-fence lines only (what is left when a fenced call is lifted out).
+    private static func isOnlyFences(_ text: String) -> Bool {
+        text.split(separator: "\n").allSatisfy { line in
+            let trimmed = line.trimmingPrefix(while: { $0 == " " || $0 == "\t" || $0 == "\r" })
+            return trimmed.hasPrefix("```") && trimmed.dropFirst(3).allSatisfy { $0.isLetter || $0.isNumber || $0 == " " || $0 == "\r" }
+        }
+    }
+
+    /// Whether a rendered prompt leaves thinking open at its end (`<think>`, `[THINK]`,
+    /// `<seed:think>`, ...), so that the model's text starts inside thinking; pass the answer as
+    /// `startsInReasoning`.
+    public static func promptOpensReasoning(_ prompt: String) -> Bool {
+        let trimmed = prompt.trimmingWhitespace()
+        return ["<think>", "[THINK]", "<seed:think>", "<|START_THINKING|>", "<|inner_prefix|>", "<|channel>thought"]
+            .contains { trimmed.hasSuffix($0) }
     }
 }

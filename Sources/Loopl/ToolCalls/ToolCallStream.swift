@@ -3,6 +3,8 @@
 struct ToolCallStream: Sendable {
     private let dialect: Dialect
     private let toolNames: Set<String>?
+    /// The declared parameters' JSON Schemas, by tool and parameter.
+    private let schemas: [String: JSONObject]
     private var buffer: [UInt8] = []
     /// Bytes of `buffer` before this are done.
     private var position = 0
@@ -15,9 +17,10 @@ struct ToolCallStream: Sendable {
     /// read again only after it grows by a sixteenth, so streaming stays linear.
     private var waitedAt: Int?
 
-    init(dialect: Dialect, toolNames: Set<String>?, startsInReasoning: Bool) {
+    init(dialect: Dialect, toolNames: Set<String>?, schemas: [String: JSONObject], startsInReasoning: Bool) {
         self.dialect = dialect
         self.toolNames = toolNames
+        self.schemas = schemas
         if startsInReasoning { reasoningClose = dialect.defaultReasoningClose }
     }
 
@@ -65,7 +68,8 @@ struct ToolCallStream: Sendable {
 
     /// Turns a block's pieces into events; a call to an undeclared tool is rejected and the block's
     /// text stays visible.
-    private mutating func deliver(_ pieces: [Piece], raw: Range<Int>) {
+    private mutating func deliver(_ loosePieces: [Piece], raw: Range<Int>) {
+        let pieces = loosePieces.map(typed)
         var rejected: [ToolCallParser.RejectedCall] = []
         let rawText = String(decoding: buffer[raw], as: UTF8.self)
         for piece in pieces {
@@ -89,6 +93,8 @@ struct ToolCallStream: Sendable {
                 emitReasoning(text)
             case .openReasoning(let close):
                 reasoningClose = close
+            case .looseCall:
+                break
             case .call(let name, let arguments, let id):
                 if toolNames.map({ $0.contains(name) }) ?? true {
                     events.append(.toolCall(ToolCall(id: id ?? ToolCall.makeId(), name: name, arguments: arguments)))
@@ -98,6 +104,25 @@ struct ToolCallStream: Sendable {
         if !rejected.isEmpty {
             emitText(raw)
             events += rejected.map { .rejected($0) }
+        }
+    }
+
+    /// A loose call with its declared string parameters given back their text.
+    private func typed(_ piece: Piece) -> Piece {
+        guard case .looseCall(let name, var arguments, let raw) = piece else { return piece }
+        if let properties = schemas[name] {
+            for (key, text) in raw where ToolCallStream.isStringOnly(properties[key]?["type"]) {
+                arguments[key] = .string(text)
+            }
+        }
+        return .call(name: name, arguments: arguments, id: nil)
+    }
+
+    static func isStringOnly(_ type: JSONValue?) -> Bool {
+        switch type {
+        case .string("string")?: true
+        case .array(let types)?: types.contains(.string("string")) && types.allSatisfy { $0 == .string("string") || $0 == .string("null") }
+        default: false
         }
     }
 

@@ -35,17 +35,19 @@ enum XMLCallReaders {
         }
         c.index = save
         var arguments = JSONObject()
+        var texts: [String: String] = [:]
         while true {
             let before = c.index
             c.skipSpaces()
             guard try c.accept(parameterOpen) else { c.index = before; break }
             let key = try c.name()
             try c.expect(Lit.gt)
-            let raw = try c.read(upTo: parameterClose)
-            arguments[key] = CallShape.looseValue(CallShape.stripOneNewline(raw))
+            let raw = CallShape.stripOneNewline(try c.read(upTo: parameterClose))
+            arguments[key] = CallShape.looseValue(raw)
+            texts[key] = raw
         }
         try strictClose(&c, functionClose)
-        return .call(name: name, arguments: arguments, id: nil)
+        return .looseCall(name: name, arguments: arguments, raw: texts)
     }
 
     static let function: BlockReader = { c in [try functionTag(&c)] }
@@ -60,6 +62,7 @@ enum XMLCallReaders {
     static func glmBody(_ c: inout ByteCursor) throws -> Piece {
         let name = try c.name()
         var arguments = JSONObject()
+        var texts: [String: String] = [:]
         while true {
             let before = c.index
             c.skipSpaces()
@@ -67,12 +70,14 @@ enum XMLCallReaders {
             let key = try c.read(upTo: argKeyClose).trimmingWhitespace()
             c.skipSpaces()
             try c.expect(argValue)
-            arguments[key] = CallShape.looseValue(try c.read(upTo: argValueClose))
+            let raw = try c.read(upTo: argValueClose)
+            arguments[key] = CallShape.looseValue(raw)
+            texts[key] = raw
         }
         let before = c.index
         try strictClose(&c, JSONCallReaders.toolCallClose)
         c.index = before
-        return .call(name: name, arguments: arguments, id: nil)
+        return .looseCall(name: name, arguments: arguments, raw: texts)
     }
 
     /// `open`, one or more `<function=…>` calls, optional `close` (Seed-OSS, and a bare `<function=`).
@@ -118,6 +123,7 @@ enum XMLCallReaders {
                 guard CallShape.isPlausibleName(name) else { throw ScanStop.noMatch }
                 try c.expect(Lit.gt)
                 var arguments = JSONObject()
+                var texts: [String: String] = [:]
                 while true {
                     let start = c.index
                     c.skipSpaces()
@@ -129,11 +135,13 @@ enum XMLCallReaders {
                     if attributes.contains("string=\"true\"") {
                         arguments[key] = .string(raw)
                     } else {
-                        arguments[key] = CallShape.looseValue(CallShape.stripOneNewline(raw))
+                        let text = CallShape.stripOneNewline(raw)
+                        arguments[key] = CallShape.looseValue(text)
+                        if !attributes.contains("string=\"false\"") { texts[key] = text }
                     }
                 }
                 try strictClose(&c, invokeClose)
-                pieces.append(.call(name: name, arguments: arguments, id: nil))
+                pieces.append(.looseCall(name: name, arguments: arguments, raw: texts))
             }
             guard !pieces.isEmpty else { throw ScanStop.noMatch }
             try CallShape.close(&c, closeBytes)

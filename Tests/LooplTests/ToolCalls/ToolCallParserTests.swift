@@ -33,6 +33,41 @@ import Testing
     }
 }
 
+@Suite struct ToolCallParserOptionTests {
+    @Test func declaredStringParametersKeepTheirText() {
+        let tools = [ToolSpec(name: "f", description: "", parameters: [
+            "type": "object", "properties": ["zip": ["type": "string"], "n": ["type": "integer"]],
+        ])]
+        let text = "<tool_call>\n<function=f>\n<parameter=zip>\n12345\n</parameter>\n<parameter=n>\n7\n</parameter>\n</function>\n</tool_call>"
+        #expect(ToolCallParser(format: .qwen3Coder, tools: tools).parse(text).toolCalls.first?.arguments == ["zip": "12345", "n": 7])
+        #expect(ToolCallParser(format: .qwen3Coder).parse(text).toolCalls.first?.arguments == ["zip": 12345, "n": 7])
+        let undeclared = ToolCallParser(format: .qwen3Coder, tools: []).parse(text)
+        #expect(undeclared.toolCalls.isEmpty)
+        #expect(undeclared.rejected.map(\.name) == ["f"])
+    }
+
+    @Test func fencesAroundATaggedCallAreDropped() {
+        let result = ToolCallParser(format: .hermes).parse("```json\n<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>\n```")
+        #expect(result.toolCalls.map(\.name) == ["f"])
+        #expect(result.content == "")
+        #expect(ToolCallParser().parse("```swift\nlet x = 1\n```").content == "```swift\nlet x = 1\n```")
+    }
+
+    @Test func promptThatOpensThinking() {
+        #expect(ToolCallParser.promptOpensReasoning("<|im_start|>assistant\n<think>\n"))
+        #expect(!ToolCallParser.promptOpensReasoning("<|im_start|>assistant\n<think>\n\n</think>\n\n"))
+        #expect(!ToolCallParser.promptOpensReasoning("<|im_start|>assistant\n"))
+    }
+
+    @Test func formatInferredFromTemplateSnippets() {
+        #expect(ToolCallFormat(inferringFromTemplate: "{{ '<tool_call>\\n' + tool_call | tojson + '\\n</tool_call>' }}") == .hermes)
+        #expect(ToolCallFormat(inferringFromTemplate: "<function=' + name + '>\\n<parameter=' + k") == .qwen3Coder)
+        #expect(ToolCallFormat(inferringFromTemplate: "{{ '[TOOL_CALLS]' + name + '[ARGS]' }}") == .mistral)
+        #expect(ToolCallFormat(inferringFromTemplate: "{{ messages[0].content }}") == .auto)
+        #expect(ToolCallFormat.allCases.count == Set(ToolCallFormat.allCases).count)
+    }
+}
+
 /// Splits text at random scalar boundaries.
 func randomSplit(_ text: String, using rng: inout SplitMix) -> [String] {
     let scalars = Array(text.unicodeScalars)

@@ -65,6 +65,11 @@ import Testing
             let result = parser.parse(row.text)
             #expect(result.toolCalls.map { ParseCase.Call(name: $0.name, arguments: $0.arguments) } == expected,
                     "\(row.template) [\(parser.format)]: \(row.text.debugDescription)")
+            var streaming = parser
+            var events: [ToolCallParser.Event] = []
+            for scalar in row.text.unicodeScalars { events += streaming.feed(String(scalar)) }
+            events += streaming.finish()
+            #expect(ToolCallParser.result(of: events).withoutIds == result.withoutIds, "\(row.template) streamed")
         }
     }
 }
