@@ -13,6 +13,8 @@ public final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
 
     private let state = Mutex(State())
 
+    private enum Step { case element(Element), end((any Error)?), wait }
+
     public init() {}
 
     /// Called once when the consuming task is cancelled.
@@ -53,7 +55,6 @@ public final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
 
     private func next() async throws -> Element? {
         while true {
-            enum Step { case element(Element), end((any Error)?), wait }
             let step = state.withLock { state -> Step in
                 if !state.buffer.isEmpty { return .element(state.buffer.removeFirst()) }
                 if state.finished {
