@@ -5,6 +5,7 @@ public enum CLI {
     static let version = "0.1.0"
 
     static let commands: [any Command.Type] = [
+        RunCommand.self,
         SmokeCommand.self,
     ]
 
