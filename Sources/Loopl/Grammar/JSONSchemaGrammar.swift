@@ -521,7 +521,7 @@ struct SchemaConverter {
         }
     }
 
-    private mutating func warn(_ message: String) {
+    mutating func warn(_ message: String) {
         if !warnings.contains(message) { warnings.append(message) }
     }
 }

@@ -106,6 +106,9 @@ public enum ToolCallGrammar {
                values.allSatisfy({ $0.stringValue != nil }) {
                 value = values.compactMap(\.stringValue).map(Grammar.literal).joined(separator: " | ")
             } else if isStringOnly(propertySchema) || acceptsString(propertySchema) {
+                for keyword in ["minLength", "maxLength", "pattern", "format"] where propertySchema[keyword] != nil {
+                    converter.warn("`\(keyword)` on the raw text parameter `\(name)` of `\(tool.name)` is not enforced")
+                }
                 value = converter.builder.textWithout("\n</parameter>", name: "xml-text")
             } else {
                 value = try converter.add(schema: propertySchema, name: base + "-value")
