@@ -1,0 +1,33 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a command writes: standard output for results, standard error for progress and errors.
+public struct Console: Sendable {
+    let writeOut: @Sendable (String) -> Void
+    let writeErr: @Sendable (String) -> Void
+
+    public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void) {
+        writeOut = out
+        writeErr = err
+    }
+
+    /// The process's own standard output and error, unbuffered.
+    public static let standard = Console(
+        out: { text in write(fd: 1, text) },
+        err: { text in write(fd: 2, text) })
+
+    /// Writes exactly `text` to standard output.
+    func out(_ text: String) { writeOut(text) }
+    /// Writes `text` and a newline to standard error.
+    func err(_ text: String) { writeErr(text + "\n") }
+
+    private static func write(fd: Int32, _ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written <= 0 { return }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+}

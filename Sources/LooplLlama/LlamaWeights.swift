@@ -1,0 +1,111 @@
+import CLlama
+import Foundation
+import Loopl
+
+/// A GGUF model's weights and vocabulary, loaded once and shareable by several contexts.
+public final class LlamaWeights: @unchecked Sendable {
+    // The model is immutable after loading; llama.cpp allows concurrent reads.
+    let pointer: OpaquePointer
+    let vocab: OpaquePointer
+    /// The file it was loaded from.
+    public let path: String
+
+    /// Loads the model at `path`. Throws `modelNotFound` or `invalidModel` with the reason.
+    public init(path: String, gpuLayers: Int32 = 0, progress: (@Sendable (Double) -> Void)? = nil) throws {
+        LlamaBackend.ensureInitialised()
+        try LlamaWeights.checkFile(path)
+        var params = llama_model_default_params()
+        params.n_gpu_layers = gpuLayers
+        let box = progress.map { ProgressBox($0) }
+        if let box {
+            params.progress_callback = { value, data in
+                if let data { Unmanaged<ProgressBox>.fromOpaque(data).takeUnretainedValue().report(Double(value)) }
+                return true
+            }
+            params.progress_callback_user_data = Unmanaged.passUnretained(box).toOpaque()
+        }
+        guard let model = withExtendedLifetime(box, { llama_model_load_from_file(path, params) }) else {
+            throw LooplError(.invalidModel, "llama.cpp could not load \(path): the file is damaged, truncated, of an unsupported architecture, or too large for memory. Check the file, or run it through `loopl worker` to keep the host safe.")
+        }
+        guard let vocab = llama_model_get_vocab(model) else {
+            llama_model_free(model)
+            throw LooplError(.invalidModel, "\(path) has no vocabulary.")
+        }
+        self.pointer = model
+        self.vocab = vocab
+        self.path = path
+    }
+
+    deinit { llama_model_free(pointer) }
+
+    /// Checks that `path` is a readable regular file that starts with the GGUF magic.
+    static func checkFile(_ path: String) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw LooplError(.modelNotFound, "No model file at \(path). Run scripts/bootstrap for the default model, or give the path of a .gguf file.")
+        }
+        guard !isDirectory.boolValue else {
+            throw LooplError(.invalidModel, "\(path) is a directory, not a GGUF model file.")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw LooplError(.modelNotFound, "Cannot read \(path): check its permissions.")
+        }
+        defer { try? handle.close() }
+        let magic = (try? handle.read(upToCount: 4)) ?? Data()
+        guard magic == Data("GGUF".utf8) else {
+            throw LooplError(.invalidModel, "\(path) is not a GGUF model file (it does not start with 'GGUF').")
+        }
+    }
+
+    /// The context length the model was trained with.
+    public var trainingContextLength: Int { Int(llama_model_n_ctx_train(pointer)) }
+
+    /// The model's own chat template (`tokenizer.chat_template`), if it has one.
+    public var chatTemplate: String? { llama_model_chat_template(pointer, nil).map { String(cString: $0) } }
+
+    /// A metadata value as text, e.g. `general.name`.
+    public func metadata(_ key: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        var length = llama_model_meta_val_str(pointer, key, &buffer, buffer.count)
+        if length >= buffer.count {
+            buffer = [CChar](repeating: 0, count: Int(length) + 1)
+            length = llama_model_meta_val_str(pointer, key, &buffer, buffer.count)
+        }
+        guard length >= 0 else { return nil }
+        return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Whether the tokenizer adds a BOS token by itself.
+    public var addsBOS: Bool { llama_vocab_get_add_bos(vocab) }
+
+    /// Tokens for `text`, with special tokens (`<|im_start|>` ...) parsed.
+    public func tokenize(_ text: String, addSpecial: Bool) -> [llama_token] {
+        let utf8 = Array(text.utf8CString.dropLast())
+        var tokens = [llama_token](repeating: 0, count: utf8.count + 8)
+        var count = llama_tokenize(vocab, utf8, Int32(utf8.count), &tokens, Int32(tokens.count), addSpecial, true)
+        if count < 0 {
+            tokens = [llama_token](repeating: 0, count: Int(-count))
+            count = llama_tokenize(vocab, utf8, Int32(utf8.count), &tokens, Int32(tokens.count), addSpecial, true)
+        }
+        return Array(tokens.prefix(Int(max(count, 0))))
+    }
+
+    /// The bytes a token stands for (special tokens rendered), which may be part of a UTF-8 character.
+    public func piece(_ token: llama_token) -> [UInt8] {
+        var buffer = [CChar](repeating: 0, count: 64)
+        var count = llama_token_to_piece(vocab, token, &buffer, Int32(buffer.count), 0, true)
+        if count < 0 {
+            buffer = [CChar](repeating: 0, count: Int(-count))
+            count = llama_token_to_piece(vocab, token, &buffer, Int32(buffer.count), 0, true)
+        }
+        return buffer.prefix(Int(max(count, 0))).map { UInt8(bitPattern: $0) }
+    }
+
+    /// Whether `token` ends a generation (EOS, EOT, ...).
+    public func isEndOfGeneration(_ token: llama_token) -> Bool { llama_vocab_is_eog(vocab, token) }
+}
+
+private final class ProgressBox: @unchecked Sendable {
+    let report: @Sendable (Double) -> Void
+    init(_ report: @escaping @Sendable (Double) -> Void) { self.report = report }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Loopl
+@testable import LooplLlama
+import Testing
+
+@Suite(.serialized) struct LlamaWeightsTests {
+    static func temporaryFile(_ bytes: [UInt8]) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-\(UUID()).gguf").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    static func code(_ body: () throws -> Void) -> LooplError.Code? {
+        do { try body(); return nil } catch let error as LooplError { return error.code } catch { return nil }
+    }
+
+    @Test func missingFile() {
+        #expect(Self.code { _ = try LlamaWeights(path: "/nonexistent/x.gguf") } == .modelNotFound)
+    }
+
+    @Test func directoryAndWrongMagic() throws {
+        #expect(Self.code { _ = try LlamaWeights(path: FileManager.default.temporaryDirectory.path) } == .invalidModel)
+        let text = try Self.temporaryFile(Array("not a model at all".utf8))
+        defer { try? FileManager.default.removeItem(atPath: text) }
+        #expect(Self.code { _ = try LlamaWeights(path: text) } == .invalidModel)
+    }
+
+    /// A GGUF cut short is refused with a typed error; llama.cpp reports it, nothing aborts.
+    @Test(.timeLimit(.minutes(2)), arguments: [8, 4096, 1 << 20])
+    func truncatedModel(_ length: Int) throws {
+        let model = try Data(contentsOf: URL(fileURLWithPath: LooplHome.defaultModel))
+        let path = try Self.temporaryFile(Array(model.prefix(length)))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(Self.code { _ = try LlamaWeights(path: path) } == .invalidModel)
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func defaultModelMetadata() throws {
+        let weights = try LlamaWeights(path: LooplHome.defaultModel)
+        #expect(weights.trainingContextLength == 8192)
+        #expect(weights.metadata("general.architecture") == "llama")
+        #expect(weights.chatTemplate?.contains("<|im_start|>") == true)
+        #expect(weights.metadata("no.such.key") == nil)
+        let tokens = weights.tokenize("<|im_start|>user\nhé", addSpecial: false)
+        #expect(tokens.count >= 3)
+        let text = String(decoding: tokens.flatMap(weights.piece), as: UTF8.self)
+        #expect(text == "<|im_start|>user\nhé")
+    }
+}
