@@ -1,0 +1,149 @@
+import CLlama
+import Foundation
+import Loopl
+@testable import LooplLlama
+import LooplTestKit
+import Testing
+
+/// A llama.cpp grammar sampler fed text token by token, asking before each token whether the grammar allows it.
+final class GrammarProbe {
+    let weights: LlamaWeights
+    let sampler: UnsafeMutablePointer<llama_sampler>
+
+    /// Nil when llama.cpp cannot parse the grammar.
+    init?(_ grammar: Grammar, weights: LlamaWeights) {
+        self.weights = weights
+        let made: UnsafeMutablePointer<llama_sampler>?
+        if grammar.lazy {
+            let tokens = grammar.triggerTokens.compactMap { text -> llama_token? in
+                let ids = weights.tokenize(text, addSpecial: false)
+                return ids.count == 1 ? ids[0] : nil
+            }
+            let patterns = grammar.triggerPatterns.map { strdup($0) }
+            defer { patterns.forEach { free($0) } }
+            var pointers: [UnsafePointer<CChar>?] = patterns.map { UnsafePointer($0) }
+            made = pointers.withUnsafeMutableBufferPointer { patternBuffer in
+                tokens.withUnsafeBufferPointer { tokenBuffer in
+                    llama_sampler_init_grammar_lazy_patterns(weights.vocab, grammar.gbnf, grammar.root,
+                                                             patternBuffer.baseAddress, patternBuffer.count,
+                                                             tokenBuffer.baseAddress, tokenBuffer.count)
+                }
+            }
+        } else {
+            made = llama_sampler_init_grammar(weights.vocab, grammar.gbnf, grammar.root)
+        }
+        guard let made else { return nil }
+        sampler = made
+    }
+
+    deinit { llama_sampler_free(sampler) }
+
+    /// True when the grammar lets `token` come next.
+    func allows(_ token: llama_token) -> Bool {
+        var data = llama_token_data(id: token, logit: 0, p: 0)
+        return withUnsafeMutablePointer(to: &data) { pointer in
+            var array = llama_token_data_array(data: pointer, size: 1, selected: -1, sorted: false)
+            llama_sampler_apply(sampler, &array)
+            return pointer.pointee.logit.isFinite
+        }
+    }
+
+    /// Feeds `text`; true when every token is allowed and the grammar may end after it.
+    func accepts(_ text: String) -> Bool {
+        for token in weights.tokenize(text, addSpecial: false) {
+            guard allows(token) else { return false }
+            llama_sampler_accept(sampler, token)
+        }
+        return allows(llama_vocab_eos(weights.vocab))
+    }
+}
+
+@Suite(.serialized) struct GrammarSamplerTests {
+    static let weights: LlamaWeights? = try? LlamaWeights(path: LooplHome.defaultModel)
+
+    static func probe(_ grammar: Grammar) throws -> GrammarProbe {
+        let weights = try #require(Self.weights, "the default model did not load")
+        return try #require(GrammarProbe(grammar, weights: weights), "llama.cpp rejected the grammar:\n\(grammar.gbnf)")
+    }
+
+    @Test(.timeLimit(.minutes(2)), arguments: GrammarCase.all)
+    func schemaGrammarsAcceptValidAndRejectInvalidTokenByToken(_ example: GrammarCase) throws {
+        let grammar = try JSONSchemaGrammar.convert(schema: example.schema)
+        for instance in example.valid {
+            #expect(try Self.probe(grammar).accepts(instance), "\(example.name) should accept \(instance)")
+        }
+        for instance in example.invalid {
+            #expect(try !Self.probe(grammar).accepts(instance), "\(example.name) should reject \(instance)")
+        }
+    }
+
+    static let tools: [ToolSpec] = ["get_weather", "web_search", "read_file", "send_email", "create_event"].map { name in
+        ToolSpec(name: name, description: name, parameters: GrammarCase.all.first { $0.name == name }?.schema ?? [:])
+    } + [ToolSpec(name: "now", description: "The time")]
+
+    static let families = ["hermes", "llama3", "mistral", "qwen3_coder"]
+
+    @Test(.timeLimit(.minutes(2)), arguments: families)
+    func everyToolGrammarCompiles(_ family: String) throws {
+        for choice in [ToolChoice.required, .auto, .tool("read_file")] {
+            for parallel in [false, true] {
+                let grammar = try #require(try ToolCallGrammar.make(tools: Self.tools, format: ToolCallFormat(rawValue: family),
+                                                                    choice: choice, parallel: parallel))
+                _ = try Self.probe(grammar)
+            }
+        }
+    }
+
+    /// Calls written by hand per family: the grammar for `required` takes them and refuses the others.
+    static let calls: [(family: String, valid: [String], invalid: [String])] = [
+        ("hermes",
+         ["<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"location\": \"Paris\"}}\n</tool_call>",
+          "<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_call>"],
+         ["I will call it.\n<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_call>",
+          "<tool_call>\n{\"name\": \"fly\", \"arguments\": {}}\n</tool_call>",
+          "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
+          "<tool_call>\n{\"name\": \"now\", \"arguments\": {}}"]),
+        ("llama3",
+         ["{\"name\": \"web_search\", \"parameters\": {\"query\": \"swift\", \"max_results\": 3}}"],
+         ["{\"name\": \"web_search\", \"arguments\": {\"query\": \"swift\"}}",
+          "{\"name\": \"web_search\", \"parameters\": {\"query\": \"swift\", \"max_results\": 30}}"]),
+        ("mistral",
+         ["[TOOL_CALLS][{\"name\": \"now\", \"arguments\": {}, \"id\": \"abc123XYZ\"}]",
+          "[TOOL_CALLS][{\"name\": \"read_file\", \"arguments\": {\"path\": \"/tmp/a.txt\"}}]"],
+         ["[{\"name\": \"now\", \"arguments\": {}}]",
+          "[TOOL_CALLS][{\"name\": \"now\", \"arguments\": {}, \"id\": \"short\"}]"]),
+        ("qwen3_coder",
+         ["<tool_call>\n<function=get_weather>\n<parameter=location>\nParis, France\n</parameter>\n<parameter=unit>\ncelsius\n</parameter>\n</function>\n</tool_call>",
+          "<tool_call>\n<function=web_search>\n<parameter=query>\nif a < b { return \"x\" }\n</parameter>\n<parameter=max_results>\n5\n</parameter>\n</function>\n</tool_call>"],
+         ["<tool_call>\n<function=get_weather>\n<parameter=unit>\ncelsius\n</parameter>\n</function>\n</tool_call>",
+          "<tool_call>\n<function=web_search>\n<parameter=query>\nx\n</parameter>\n<parameter=max_results>\nfive\n</parameter>\n</function>\n</tool_call>"]),
+    ]
+
+    @Test(.timeLimit(.minutes(2)), arguments: 0..<4)
+    func toolGrammarsAcceptTheirFamilysCallsTokenByToken(_ index: Int) throws {
+        let (family, valid, invalid) = Self.calls[index]
+        let grammar = try #require(try ToolCallGrammar.make(tools: Self.tools, format: ToolCallFormat(rawValue: family),
+                                                            choice: .required, parallel: false))
+        for text in valid { #expect(try Self.probe(grammar).accepts(text), "\(family) should accept \(text)") }
+        for text in invalid { #expect(try !Self.probe(grammar).accepts(text), "\(family) should reject \(text)") }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func lazyGrammarsLetProseThroughUntilTheTrigger() throws {
+        let grammar = try #require(try ToolCallGrammar.make(tools: Self.tools, format: .hermes, choice: .auto, parallel: false))
+        #expect(try Self.probe(grammar).accepts("Just an answer, no tools needed."))
+        #expect(try Self.probe(grammar).accepts("Let me check.\n<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_call>"))
+        #expect(try !Self.probe(grammar).accepts("Let me check.\n<tool_call>\n{\"name\": \"fly\", \"arguments\": {}}\n</tool_call>"))
+
+        let mistral = try #require(try ToolCallGrammar.make(tools: Self.tools, format: ToolCallFormat(rawValue: "mistral"),
+                                                            choice: .auto, parallel: true))
+        #expect(try Self.probe(mistral).accepts("Sure. [TOOL_CALLS][{\"name\": \"now\", \"arguments\": {}}, {\"name\": \"now\", \"arguments\": {}}]"))
+        #expect(try !Self.probe(mistral).accepts("Sure. [TOOL_CALLS][{\"name\": \"now\", \"arguments\": {\"x\": 1}}]"))
+
+        let llama3 = try #require(try ToolCallGrammar.make(tools: Self.tools, format: ToolCallFormat(rawValue: "llama3"),
+                                                           choice: .auto, parallel: false))
+        #expect(try Self.probe(llama3).accepts("The weather is fine."))
+        #expect(try Self.probe(llama3).accepts("{\"name\": \"now\", \"parameters\": {}}"))
+        #expect(try !Self.probe(llama3).accepts("{\"name\": \"now\", \"parameters\": {\"x\": true}}"))
+    }
+}
