@@ -42,7 +42,8 @@ public final class LlamaModel: Model {
                 do {
                     let text = try self.renderPrompt(messages: messages, tools: tools, options: options)
                     let tokens = self.weights.tokenize(self.prompt.stripLeadingBOS(text), addSpecial: true)
-                    try await self.session.generate(prompt: tokens, options: options, into: continuation)
+                    let grammar = try self.grammar(tools: tools, options: options)
+                    try await self.session.generate(prompt: tokens, options: options, grammar: grammar, into: continuation)
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
@@ -50,6 +51,14 @@ public final class LlamaModel: Model {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+    }
+
+    /// The grammar that keeps tool calls well-formed (one call a turn, as llama-server defaults to):
+    /// from the first token for `required` or a
+    /// named tool, lazily from the family's opening marker for `auto`.
+    func grammar(tools: [ToolSpec], options: GenerationOptions) throws -> Grammar? {
+        guard !tools.isEmpty, case .text(let format) = toolCallStyle else { return nil }
+        return try ToolCallGrammar.make(tools: tools, format: format, choice: options.toolChoice, parallel: false)
     }
 
     public func close() async {

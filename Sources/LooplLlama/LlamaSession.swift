@@ -44,7 +44,7 @@ actor LlamaSession {
     }
 
     /// Generates after `prompt`, streaming events into `continuation`.
-    func generate(prompt: [llama_token], options: GenerationOptions,
+    func generate(prompt: [llama_token], options: GenerationOptions, grammar: Grammar?,
                   into continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation) async throws {
         guard let context else { throw LooplError(.closed, "The model was closed; load it again.") }
         let start = ContinuousClock.now
@@ -64,7 +64,7 @@ actor LlamaSession {
             try decode(Array(prompt[reused...]), in: context)
         } onCancel: { [abort] in abort.isSet = true }
 
-        let sampler = LlamaSampler(options: options, vocab: weights.vocab)
+        let sampler = try LlamaSampler(options: options, weights: weights, grammar: grammar)
         var text = UTF8Assembler()
         var stops = StopStringFilter(stops: options.stop)
         var reason = Metrics.StopReason.maxTokens

@@ -50,7 +50,7 @@ public struct ListFilesTool: Tool {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
         return names.map { name in
             var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isDirectory)
+            _ = FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isDirectory)
             return isDirectory.boolValue ? name + "/" : name
         }.joined(separator: "\n")
     }
