@@ -13,13 +13,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(10)))
     func conformance() async throws {
-        let suite = ModelConformance(model: try Self.load())
-        try await suite.checkPlainAnswer()
-        try await suite.checkMaxTokens()
-        try await suite.checkStopString()
-        try await suite.checkCancellation()
-        try await suite.checkContextOverflow()
-        try await suite.checkCloseTwice()
+        try await ModelConformance(model: try Self.load()).runAll()
     }
 
     @Test(.timeLimit(.minutes(5)))
