@@ -1,0 +1,52 @@
+/// The functions every template sees: `range`, `namespace`, `dict`, and transformers' `raise_exception`
+/// and `strftime_now`.
+enum TemplateGlobals {
+    static func make(_ renderer: TemplateRenderer) -> [String: TemplateValue] {
+        let now = renderer.now
+        let maxItems = renderer.limits.maxIterations
+        return [
+            "range": .function(TemplateFunction("range") { arguments in
+                let numbers = try arguments.positional.map { value -> Int in
+                    guard case .int(let i) = value.exactNumber ?? .none else {
+                        throw TemplateFailure("'\(value.typeName)' object cannot be interpreted as an integer")
+                    }
+                    return i
+                }
+                let (start, stop, step): (Int, Int, Int) = switch numbers.count {
+                case 1: (0, numbers[0], 1)
+                case 2: (numbers[0], numbers[1], 1)
+                case 3: (numbers[0], numbers[1], numbers[2])
+                default: throw TemplateFailure("range expected 1 to 3 integer arguments, got \(numbers.count)")
+                }
+                guard step != 0 else { throw TemplateFailure("range() arg 3 must not be zero") }
+                let count = step > 0 ? max(0, (stop - start + step - 1) / step) : max(0, (start - stop - step - 1) / -step)
+                guard count <= maxItems else { throw TemplateFailure("range of \(count) items is too large") }
+                return .list(stride(from: start, to: stop, by: step).map { .int($0) })
+            }),
+            "namespace": .function(TemplateFunction("namespace") { arguments in
+                let namespace = TemplateNamespace()
+                for value in arguments.positional {
+                    guard case .dict(let d) = value else { throw TemplateFailure("namespace() takes keyword arguments or a dict") }
+                    for (key, item) in d { namespace.attributes[key] = item }
+                }
+                for (key, item) in arguments.keywords { namespace.attributes[key] = item }
+                return .namespace(namespace)
+            }),
+            "dict": .function(TemplateFunction("dict") { arguments in
+                var dictionary = TemplateDictionary()
+                for value in arguments.positional {
+                    guard case .dict(let d) = value else { throw TemplateFailure("dict() takes keyword arguments or a dict") }
+                    for (key, item) in d { dictionary[key] = item }
+                }
+                for (key, item) in arguments.keywords { dictionary[key] = item }
+                return .dict(dictionary)
+            }),
+            "raise_exception": .function(TemplateFunction("raise_exception") { arguments in
+                throw TemplateFailure(arguments.value(0, "message")?.text ?? "", raised: true)
+            }),
+            "strftime_now": .function(TemplateFunction("strftime_now") { arguments in
+                .string(now.format(arguments.value(0, "format")?.text ?? ""))
+            }),
+        ]
+    }
+}
