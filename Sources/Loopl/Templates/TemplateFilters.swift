@@ -96,7 +96,7 @@ enum TemplateFilters {
         case "items":
             switch value {
             case .undefined: return .list([])
-            case .dict(let d): return .list(d.map { .list([$0.key.value, $0.value]) })
+            case .dict(let d): return .list(d.map { .tuple([$0.key.value, $0.value]) })
             default: throw TemplateFailure("Can only get item pairs from a mapping.")
             }
         case "dictsort":
@@ -107,7 +107,7 @@ enum TemplateFilters {
                 let keyed = byValue ? pair.1 : pair.0.value
                 return caseSensitive ? keyed : folded(keyed)
             }
-            return .list(pairs.map { .list([$0.0.value, $0.1]) })
+            return .list(pairs.map { .tuple([$0.0.value, $0.1]) })
         case "map":
             let items = value.isTruthy ? try value.iterated() : []
             if let attribute = attributeArgument(0), arguments.positional.isEmpty {
@@ -278,7 +278,7 @@ enum TemplateFilters {
         default: break
         }
         var separators: (item: String, key: String)?
-        if case .list(let pair)? = arguments.value(2, "separators"), pair.count == 2 {
+        if case .list(let pair)? = arguments.value(2, "separators")?.plain, pair.count == 2 {
             separators = (pair[0].text, pair[1].text)
         }
         return try TemplateJSON.dumps(value, ensureASCII: ensureASCII, indent: indent, separators: separators,

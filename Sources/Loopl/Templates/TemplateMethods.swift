@@ -117,7 +117,7 @@ enum TemplateMethods {
         case .string(let s) where stringMethods.contains(name): return try stringMethod(s, name, arguments)
         case .dict(let d) where dictMethods.contains(name):
             switch name {
-            case "items": return .list(d.map { .list([$0.key.value, $0.value]) })
+            case "items": return .list(d.map { .tuple([$0.key.value, $0.value]) })
             case "keys": return .list(d.keys.map(\.value))
             case "values": return .list(d.values)
             case "copy": return receiver
@@ -179,7 +179,7 @@ enum TemplateMethods {
                                               leading: name != "rstrip", trailing: name != "lstrip"))
         case "startswith", "endswith":
             let test = name == "startswith" ? TemplateText.hasPrefix : TemplateText.hasSuffix
-            switch arguments.value(0, "prefix") {
+            switch arguments.value(0, "prefix")?.plain {
             case .string(let p)?: return .bool(test(s, p))
             case .list(let options)?:
                 return .bool(options.contains { if case .string(let p) = $0 { test(s, p) } else { false } })

@@ -7,6 +7,7 @@ indirect enum TemplateExpression: Sendable {
     case string(String)
     case name(String)
     case list([TemplateExpression])
+    case tuple([TemplateExpression])
     case dict([(key: TemplateExpression, value: TemplateExpression)])
     case attribute(TemplateExpression, String)
     case item(TemplateExpression, TemplateExpression)

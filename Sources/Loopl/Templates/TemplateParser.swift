@@ -201,7 +201,7 @@ struct TemplateParser {
             try expect(.blockEnd)
             return .set(target, value, line: line)
         }
-        let filters = isOp("|") ? try parseFilterChain() : []
+        let filters = skip(op: "|") ? try parseFilterChain() : []
         try expect(.blockEnd)
         let (body, _) = try parseBody(until: ["endset"])
         try expect(.blockEnd)
@@ -245,7 +245,7 @@ struct TemplateParser {
             if current.kind == .blockEnd || current.kind == .variableEnd || isName("if") { break }
             items.append(conditional ? try parseExpression() : try parseOr())
         }
-        return .list(items)
+        return .tuple(items)
     }
 
     mutating func parseExpression() throws -> TemplateExpression {
@@ -356,7 +356,7 @@ struct TemplateParser {
         case .integer(let i): return .integer(i)
         case .float(let d): return .float(d)
         case .op("("):
-            if skip(op: ")") { return .list([]) }
+            if skip(op: ")") { return .tuple([]) }
             let value = try parseTuple()
             try expect(op: ")")
             return value

@@ -225,6 +225,7 @@ final class TemplateRenderer {
         case .string(let s): return .string(s)
         case .name(let name): return lookup(name)
         case .list(let items): return .list(try items.map { try evaluate($0) })
+        case .tuple(let items): return .tuple(try items.map { try evaluate($0) })
         case .dict(let pairs):
             var dictionary = TemplateDictionary()
             for pair in pairs {

@@ -12,6 +12,8 @@ enum TemplateValue {
     /// A string marked safe (`|safe`): `+` escapes the plain string on its other side, as Markup does.
     case markup(String)
     case list([TemplateValue])
+    /// A Python tuple: a list that prints with parentheses (dict items, `(a, b)`, `set x = a, b`).
+    case tuple([TemplateValue])
     /// What `map`, `select` and friends return: iterable once, without a length, not JSON.
     case generator([TemplateValue])
     case dict(TemplateDictionary)
@@ -37,7 +39,13 @@ enum TemplateValue {
     var isUndefined: Bool { if case .undefined = self { true } else { false } }
 
     /// The value with a Markup string turned into a plain one.
-    var plain: TemplateValue { if case .markup(let s) = self { .string(s) } else { self } }
+    var plain: TemplateValue {
+        switch self {
+        case .markup(let s): .string(s)
+        case .tuple(let l): .list(l)
+        default: self
+        }
+    }
 
     /// Python's name of the value's type, as error messages show it.
     var typeName: String {
@@ -50,6 +58,7 @@ enum TemplateValue {
         case .string: "str"
         case .markup: "Markup"
         case .list: "list"
+        case .tuple: "tuple"
         case .generator: "generator"
         case .dict: "dict"
         case .namespace: "Namespace"
@@ -66,7 +75,7 @@ enum TemplateValue {
         case .int(let i): i != 0
         case .double(let d): d != 0
         case .string(let s), .markup(let s): !s.isEmpty
-        case .list(let l): !l.isEmpty
+        case .list(let l), .tuple(let l): !l.isEmpty
         case .dict(let d): !d.isEmpty
         case .namespace, .function, .loop, .generator: true
         }
@@ -92,6 +101,7 @@ enum TemplateValue {
         case .string(let s): TemplateValue.pythonRepr(s)
         case .markup(let s): "Markup(" + TemplateValue.pythonRepr(s) + ")"
         case .list(let l): "[" + l.map(\.repr).joined(separator: ", ") + "]"
+        case .tuple(let l): "(" + l.map(\.repr).joined(separator: ", ") + (l.count == 1 ? ",)" : ")")
         case .dict(let d):
             "{" + d.map { $0.key.value.repr + ": " + $0.value.repr }.joined(separator: ", ") + "}"
         case .namespace(let n):
@@ -136,7 +146,7 @@ enum TemplateValue {
         case .list(let l), .generator(let l): return l
         case .string(let s): return s.unicodeScalars.map { .string(String($0)) }
         case .dict(let d): return d.keys.map(\.value)
-        case .namespace, .none, .bool, .int, .double, .function, .loop, .markup:
+        case .namespace, .none, .bool, .int, .double, .function, .loop, .markup, .tuple:
             throw TemplateFailure("'\(typeName)' object is not iterable")
         }
     }

@@ -63,3 +63,30 @@ enum TemplateGoldens {
         }
     }
 }
+
+/// One small template per feature, rendered by jinja2 into snippets.json.
+@Suite struct TemplateSnippetTests {
+    static let file: JSONValue = (try? TemplateGoldens.json("snippets.json")) ?? .null
+    static let names: [String] = file["snippets"]?.objectValue?.keys ?? []
+
+    @Test func snippetsExist() { #expect(Self.names.count >= 50) }
+
+    @Test(arguments: names)
+    func rendersAsJinja2(_ name: String) throws {
+        let snippet = try #require(Self.file["snippets"]?[name])
+        let context = try #require(Self.file["context"]?.objectValue)
+        let source = try #require(snippet["template"]?.stringValue)
+        do {
+            let rendered = try ChatTemplate(source: source).render(context: context, now: TemplateGoldens.now)
+            if let output = snippet["output"]?.stringValue {
+                #expect(rendered == output)
+            } else {
+                Issue.record("expected \(snippet["type"]?.stringValue ?? ""): \(snippet["error"]?.stringValue ?? ""), rendered \(rendered)")
+            }
+        } catch let error as LooplError {
+            #expect(snippet["output"] == nil, "unexpected error \(error)")
+            #expect(error.code == .templateError)
+            if snippet["type"]?.stringValue == "TemplateError" { #expect(error.message == snippet["error"]?.stringValue) }
+        }
+    }
+}
