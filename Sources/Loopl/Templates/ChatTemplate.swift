@@ -24,9 +24,7 @@ public struct ChatTemplate: Sendable {
     /// Errors are ``LooplError``s with code `templateError`: `raise_exception(msg)` gives `msg` unchanged,
     /// other failures name the template line.
     public func render(context: JSONObject, now: TemplateTime? = nil) throws -> String {
-        var variables: [String: TemplateValue] = [:]
-        variables.reserveCapacity(context.count)
-        for (key, value) in context { variables[key] = TemplateValue(value) }
+        let variables = TemplateScope(context.lazy.map { ($0.key, TemplateValue($0.value)) })
         let renderer = TemplateRenderer(context: variables, limits: limits, now: now ?? TemplateTime.current())
         do {
             return try renderer.render(nodes)

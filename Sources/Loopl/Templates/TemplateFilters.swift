@@ -57,7 +57,7 @@ enum TemplateFilters {
             case .bool(let b): return .int(b ? 1 : 0)
             case .double(let d): return d.isFinite && abs(d) < 9.2e18 ? .int(Int(d)) : fallback
             case .string(let s):
-                let trimmed = TemplateText.strip(s, nil, leading: true, trailing: true).replacingOccurrences(of: "_", with: "")
+                let trimmed = TemplateText.replace(TemplateText.strip(s, nil, leading: true, trailing: true), "_", "")
                 if let i = Int(trimmed) { return .int(i) }
                 if let d = Double(trimmed), d.isFinite, abs(d) < 9.2e18 { return .int(Int(d)) }
                 return fallback

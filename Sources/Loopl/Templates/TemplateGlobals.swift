@@ -1,11 +1,12 @@
 /// The functions every template sees: `range`, `namespace`, `dict`, and transformers' `raise_exception`
 /// and `strftime_now`.
 enum TemplateGlobals {
-    static func make(_ renderer: TemplateRenderer) -> [String: TemplateValue] {
+    /// The global called `name`, made when a template first uses it.
+    static func value(_ name: String, renderer: TemplateRenderer) -> TemplateValue? {
         let now = renderer.now
         let maxItems = renderer.limits.maxIterations
-        return [
-            "range": .function(TemplateFunction("range") { arguments in
+        switch name {
+        case "range": return .function(TemplateFunction("range") { arguments in
                 let numbers = try arguments.positional.map { value -> Int in
                     guard case .int(let i) = value.exactNumber ?? .none else {
                         throw TemplateFailure("'\(value.typeName)' object cannot be interpreted as an integer")
@@ -22,8 +23,8 @@ enum TemplateGlobals {
                 let count = step > 0 ? max(0, (stop - start + step - 1) / step) : max(0, (start - stop - step - 1) / -step)
                 guard count <= maxItems else { throw TemplateFailure("range of \(count) items is too large") }
                 return .list(stride(from: start, to: stop, by: step).map { .int($0) })
-            }),
-            "namespace": .function(TemplateFunction("namespace") { arguments in
+            })
+        case "namespace": return .function(TemplateFunction("namespace") { arguments in
                 let namespace = TemplateNamespace()
                 for value in arguments.positional {
                     guard case .dict(let d) = value else { throw TemplateFailure("namespace() takes keyword arguments or a dict") }
@@ -31,8 +32,8 @@ enum TemplateGlobals {
                 }
                 for (key, item) in arguments.keywords { namespace.attributes[key] = item }
                 return .namespace(namespace)
-            }),
-            "dict": .function(TemplateFunction("dict") { arguments in
+            })
+        case "dict": return .function(TemplateFunction("dict") { arguments in
                 var dictionary = TemplateDictionary()
                 for value in arguments.positional {
                     guard case .dict(let d) = value else { throw TemplateFailure("dict() takes keyword arguments or a dict") }
@@ -40,13 +41,14 @@ enum TemplateGlobals {
                 }
                 for (key, item) in arguments.keywords { dictionary[key] = item }
                 return .dict(dictionary)
-            }),
-            "raise_exception": .function(TemplateFunction("raise_exception") { arguments in
+            })
+        case "raise_exception": return .function(TemplateFunction("raise_exception") { arguments in
                 throw TemplateFailure(arguments.value(0, "message")?.text ?? "", raised: true)
-            }),
-            "strftime_now": .function(TemplateFunction("strftime_now") { arguments in
+            })
+        case "strftime_now": return .function(TemplateFunction("strftime_now") { arguments in
                 .string(now.format(arguments.value(0, "format")?.text ?? ""))
-            }),
-        ]
+            })
+        default: return nil
+        }
     }
 }

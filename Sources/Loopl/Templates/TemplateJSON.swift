@@ -2,49 +2,58 @@
 enum TemplateJSON {
     static func dumps(_ value: TemplateValue, ensureASCII: Bool, indent: String?, separators: (item: String, key: String)?,
                       sortKeys: Bool) throws -> String {
-        let json = try value.json()
         let itemSeparator = separators?.item ?? (indent == nil ? ", " : ",")
         let keySeparator = separators?.key ?? ": "
         var out = ""
-        write(json, to: &out, indent: indent, level: 0, item: itemSeparator, key: keySeparator, sortKeys: sortKeys)
+        try write(value, to: &out, indent: indent, level: 0, item: itemSeparator, key: keySeparator, sortKeys: sortKeys)
         return ensureASCII ? escapeNonASCII(out) : out
     }
 
-    private static func write(_ value: JSONValue, to out: inout String, indent: String?, level: Int,
-                              item: String, key: String, sortKeys: Bool) {
+    private static func write(_ value: TemplateValue, to out: inout String, indent: String?, level: Int,
+                              item: String, key: String, sortKeys: Bool) throws {
         func newline(_ depth: Int) {
             guard let indent else { return }
             out += "\n"
             for _ in 0..<depth { out += indent }
         }
-        switch value {
-        case .array(let elements):
+        switch value.plain {
+        case .list(let elements):
             guard !elements.isEmpty else { out += "[]"; return }
             out += "["
             for (i, element) in elements.enumerated() {
                 if i > 0 { out += item }
                 newline(level + 1)
-                write(element, to: &out, indent: indent, level: level + 1, item: item, key: key, sortKeys: sortKeys)
+                try write(element, to: &out, indent: indent, level: level + 1, item: item, key: key, sortKeys: sortKeys)
             }
             newline(level)
             out += "]"
-        case .object(let object):
+        case .dict(let object):
             guard !object.isEmpty else { out += "{}"; return }
             out += "{"
-            let keys = sortKeys ? object.keys.sorted { templateCompare(.string($0), .string($1)) ?? 0 < 0 } : object.keys
-            for (i, name) in keys.enumerated() {
+            var order = Array(object.keys.indices)
+            if sortKeys {
+                order.sort { templateCompare(object.keys[$0].value, object.keys[$1].value) ?? 0 < 0 }
+            }
+            for (i, position) in order.enumerated() {
                 if i > 0 { out += item }
                 newline(level + 1)
-                JSONValue.writeString(name, to: &out)
+                JSONValue.writeString(object.keys[position].text, to: &out)
                 out += key
-                write(object[name] ?? .null, to: &out, indent: indent, level: level + 1, item: item, key: key, sortKeys: sortKeys)
+                try write(object.values[position], to: &out, indent: indent, level: level + 1, item: item, key: key,
+                          sortKeys: sortKeys)
             }
             newline(level)
             out += "}"
         case .double(let d) where !d.isFinite:
             out += d.isNaN ? "NaN" : (d < 0 ? "-Infinity" : "Infinity")
+        case .string(let s):
+            JSONValue.writeString(s, to: &out)
+        case .none: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .int(let i): out += String(i)
+        case .double(let d): out += JSONValue.formatDouble(d)
         default:
-            value.write(to: &out, style: .python)
+            throw TemplateFailure("Object of type \(value.typeName) is not JSON serializable")
         }
     }
 

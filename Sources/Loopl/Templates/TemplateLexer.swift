@@ -62,6 +62,8 @@ struct TemplateLexer {
         return LooplError(.templateError, "Template syntax error at line \(line), column \(column): \(message).")
     }
 
+    private static let operatorBytes = Set("+-*/%~<>=()[]{},.:|;".utf8)
+
     static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || (b >= 0x09 && b <= 0x0D) || (b >= 0x1C && b <= 0x1F) }
 
     mutating func tokenize() throws -> [TemplateToken] {
@@ -230,18 +232,23 @@ struct TemplateLexer {
             } else if byte == 0x27 || byte == 0x22 {
                 tokens.append(TemplateToken(kind: .string(try string()), offset: offset))
             } else {
-                let two = pos + 1 < bytes.count ? String(decoding: bytes[pos...pos + 1], as: UTF8.self) : ""
-                if ["//", "**", "==", "!=", "<=", ">="].contains(two) {
-                    tokens.append(TemplateToken(kind: .op(two), offset: offset))
+                let next = pos + 1 < bytes.count ? bytes[pos + 1] : 0
+                let isPair = switch (byte, next) {
+                case (0x2F, 0x2F), (0x2A, 0x2A), (0x3D, 0x3D), (0x21, 0x3D), (0x3C, 0x3D), (0x3E, 0x3D): true
+                default: false
+                }
+                if isPair {
+                    tokens.append(TemplateToken(kind: .op(String(decoding: bytes[pos...pos + 1], as: UTF8.self)), offset: offset))
                     pos += 2
                     continue
                 }
                 let one = String(UnicodeScalar(byte))
-                guard "+-*/%~<>=()[]{},.:|;".contains(one), byte < 0x80 else {
-                    throw syntaxError("unexpected character '\(one)'", at: offset)
+                guard Self.operatorBytes.contains(byte) else {
+                    let scalar = String(decoding: bytes[pos..<min(pos + 4, bytes.count)], as: UTF8.self).unicodeScalars.first
+                    throw syntaxError("unexpected character '\(scalar.map(String.init) ?? one)'", at: offset)
                 }
-                if "([{".contains(one) { depth += 1 }
-                if ")]}".contains(one) {
+                if byte == 0x28 || byte == 0x5B || byte == 0x7B { depth += 1 }
+                if byte == 0x29 || byte == 0x5D || byte == 0x7D {
                     guard depth > 0 else { throw syntaxError("unexpected '\(one)'", at: offset) }
                     depth -= 1
                 }
@@ -268,7 +275,7 @@ struct TemplateLexer {
             if i < bytes.count, bytes[i] == 0x2B || bytes[i] == 0x2D { i += 1 }
             if isDigit(i) { isFloat = true; pos = i; digits() }
         }
-        let text = String(decoding: bytes[start..<pos], as: UTF8.self).replacingOccurrences(of: "_", with: "")
+        let text = String(decoding: bytes[start..<pos].filter { $0 != 0x5F }, as: UTF8.self)
         if !isFloat, let value = Int(text) { return .integer(value) }
         guard let value = Double(text) else { throw syntaxError("invalid number '\(text)'", at: start) }
         return .float(value)

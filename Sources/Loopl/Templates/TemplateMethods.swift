@@ -7,10 +7,28 @@ enum TemplateMethods {
         "isspace", "islower", "isupper", "splitlines", "center", "zfill", "removeprefix", "removesuffix", "swapcase",
         "casefold", "partition", "ljust", "rjust", "isnumeric", "isdecimal", "istitle", "expandtabs",
     ]
-    static let dictMethods: Set<String> = ["items", "keys", "values", "get", "copy"]
-    static let unsafeDictMethods: Set<String> = ["pop", "popitem", "setdefault", "update", "clear", "fromkeys"]
-    static let listMethods: Set<String> = ["index", "count", "copy"]
-    static let unsafeListMethods: Set<String> = ["append", "pop", "extend", "insert", "remove", "reverse", "sort", "clear"]
+    static func isDictMethod(_ name: String) -> Bool {
+        switch name {
+        case "items", "keys", "values", "get", "copy": true
+        default: false
+        }
+    }
+
+    static func isUnsafeDictMethod(_ name: String) -> Bool {
+        switch name {
+        case "pop", "popitem", "setdefault", "update", "clear", "fromkeys": true
+        default: false
+        }
+    }
+
+    static func isListMethod(_ name: String) -> Bool { name == "index" || name == "count" || name == "copy" }
+
+    static func isUnsafeListMethod(_ name: String) -> Bool {
+        switch name {
+        case "append", "pop", "extend", "insert", "remove", "reverse", "sort", "clear": true
+        default: false
+        }
+    }
 
     private static func unsafe(_ name: String, _ value: TemplateValue) -> TemplateValue {
         .undefined("access to attribute '\(name)' of '\(value.typeName)' object is unsafe.")
@@ -21,8 +39,8 @@ enum TemplateMethods {
         switch value.plain {
         case .undefined(let why): throw TemplateFailure(why)
         case .dict(let d):
-            if dictMethods.contains(name) { return boundMethod(value, name) }
-            if unsafeDictMethods.contains(name) { return unsafe(name, value) }
+            if isDictMethod(name) { return boundMethod(value, name) }
+            if isUnsafeDictMethod(name) { return unsafe(name, value) }
             return d[name] ?? .undefined("'dict object' has no attribute '\(name)'")
         case .namespace(let n):
             return n.attributes[name] ?? .undefined("'Namespace object' has no attribute '\(name)'")
@@ -30,8 +48,8 @@ enum TemplateMethods {
         case .string:
             if stringMethods.contains(name) { return boundMethod(value, name) }
         case .list:
-            if listMethods.contains(name) { return boundMethod(value, name) }
-            if unsafeListMethods.contains(name) { return unsafe(name, value) }
+            if isListMethod(name) { return boundMethod(value, name) }
+            if isUnsafeListMethod(name) { return unsafe(name, value) }
         case .none:
             return .undefined("'None' has no attribute '\(name)'")
         default: break
@@ -115,7 +133,7 @@ enum TemplateMethods {
     static func callMethod(_ receiver: TemplateValue, _ name: String, _ arguments: TemplateArguments) throws -> TemplateValue? {
         switch receiver.plain {
         case .string(let s) where stringMethods.contains(name): return try stringMethod(s, name, arguments)
-        case .dict(let d) where dictMethods.contains(name):
+        case .dict(let d) where isDictMethod(name):
             switch name {
             case "items": return .list(d.map { .tuple([$0.key.value, $0.value]) })
             case "keys": return .list(d.keys.map(\.value))
@@ -126,7 +144,7 @@ enum TemplateMethods {
                 let fallback = arguments.value(1, "default") ?? .none
                 return TemplateKey(key).flatMap { d[$0] } ?? fallback
             }
-        case .list(let l) where listMethods.contains(name):
+        case .list(let l) where isListMethod(name):
             switch name {
             case "copy": return receiver
             case "count":

@@ -23,16 +23,15 @@ final class TemplateRenderer {
     let limits: TemplateLimits
     let now: TemplateTime
     private var output = ""
-    private var scopes: [[String: TemplateValue]]
+    private var scopes: [TemplateScope]
     private(set) var line = 1
     private var iterations = 0
     private var callDepth = 0
 
-    init(context: [String: TemplateValue], limits: TemplateLimits, now: TemplateTime) {
+    init(context: TemplateScope, limits: TemplateLimits, now: TemplateTime) {
         self.limits = limits
         self.now = now
-        scopes = [[:], context]
-        scopes[0] = TemplateGlobals.make(self)
+        scopes = [context]
     }
 
     func render(_ nodes: [TemplateNode]) throws -> String {
@@ -135,7 +134,7 @@ final class TemplateRenderer {
     private func runLoop(_ loop: TemplateLoopNode, items value: TemplateValue, depth: Int) throws {
         var items = try value.iterated()
         if let filter = loop.filter {
-            scopes.append([:])
+            scopes.append(TemplateScope())
             defer { scopes.removeLast() }
             items = try items.filter { item in
                 try assign(loop.target, item)
@@ -146,7 +145,7 @@ final class TemplateRenderer {
             _ = try execute(loop.otherwise)
             return
         }
-        scopes.append([:])
+        scopes.append(TemplateScope())
         defer { scopes.removeLast() }
         var recurse: TemplateFunction?
         if loop.recursive {
@@ -180,7 +179,7 @@ final class TemplateRenderer {
         TemplateFunction(macro.name) { [unowned self] arguments in
             try self.enterCall()
             defer { self.callDepth -= 1 }
-            var locals: [String: TemplateValue] = [:]
+            var locals = TemplateScope()
             var extra: [TemplateValue] = []
             var extraKeywords = TemplateDictionary()
             for (index, value) in arguments.positional.enumerated() {
@@ -195,14 +194,14 @@ final class TemplateRenderer {
             }
             let saved = self.scopes
             let savedLine = self.line
-            self.scopes = [saved[0], saved[1], locals]
+            self.scopes = [saved[0], locals]
             defer { self.scopes = saved; self.line = savedLine }
-            for parameter in macro.parameters where self.scopes[2][parameter.name] == nil {
-                self.scopes[2][parameter.name] = try parameter.defaultValue.map { try self.evaluate($0) }
+            for parameter in macro.parameters where self.scopes[1][parameter.name] == nil {
+                self.scopes[1][parameter.name] = try parameter.defaultValue.map { try self.evaluate($0) }
                     ?? .undefined("parameter '\(parameter.name)' was not provided")
             }
-            self.scopes[2]["varargs"] = .list(extra)
-            self.scopes[2]["kwargs"] = .dict(extraKeywords)
+            self.scopes[1]["varargs"] = .list(extra)
+            self.scopes[1]["kwargs"] = .dict(extraKeywords)
             return .string(try self.capture { _ = try self.execute(macro.body) })
         }
     }
@@ -210,10 +209,12 @@ final class TemplateRenderer {
     // MARK: Expressions
 
     func lookup(_ name: String) -> TemplateValue {
-        for scope in scopes.reversed() {
-            if let value = scope[name] { return value }
+        var i = scopes.count - 1
+        while i >= 0 {
+            if let value = scopes[i][name] { return value }
+            i -= 1
         }
-        return .undefined("'\(name)' is undefined")
+        return TemplateGlobals.value(name, renderer: self) ?? .undefined("'\(name)' is undefined")
     }
 
     func evaluate(_ expression: TemplateExpression) throws -> TemplateValue {

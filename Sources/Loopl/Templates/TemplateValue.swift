@@ -30,9 +30,7 @@ enum TemplateValue {
         case .string(let s): self = .string(s)
         case .array(let a): self = .list(a.map(TemplateValue.init))
         case .object(let o):
-            var dictionary = TemplateDictionary()
-            for (key, value) in o { dictionary[key] = TemplateValue(value) }
-            self = .dict(dictionary)
+            self = .dict(TemplateDictionary(keys: o.keys.map { .string($0) }, values: o.values.map(TemplateValue.init)))
         }
     }
 
@@ -281,32 +279,87 @@ enum TemplateKey: Hashable {
     }
 }
 
+/// A dict that keeps insertion order, as Python's does. Small dicts (most of a chat) are searched
+/// linearly; a hash index appears past `indexThreshold` keys.
 struct TemplateDictionary: Sequence {
     private(set) var keys: [TemplateKey] = []
-    private var storage: [TemplateKey: TemplateValue] = [:]
+    private(set) var values: [TemplateValue] = []
+    private var index: [TemplateKey: Int]?
+    private static let indexThreshold = 12
+
+    init() {}
+
+    init(keys: [TemplateKey], values: [TemplateValue]) {
+        self.keys = keys
+        self.values = values
+        if keys.count > Self.indexThreshold { rebuildIndex() }
+    }
+
+    private mutating func rebuildIndex() {
+        var built: [TemplateKey: Int] = [:]
+        for (i, key) in keys.enumerated() { built[key] = i }
+        index = built
+    }
+
+    private func position(_ key: TemplateKey) -> Int? {
+        if let index { return index[key] }
+        return keys.firstIndex(of: key)
+    }
 
     subscript(key: String) -> TemplateValue? {
-        get { storage[.string(key)] }
+        get { self[.string(key)] }
         set { self[.string(key)] = newValue }
     }
 
     subscript(key: TemplateKey) -> TemplateValue? {
-        get { storage[key] }
+        get { position(key).map { values[$0] } }
         set {
             if let newValue {
-                if storage.updateValue(newValue, forKey: key) == nil { keys.append(key) }
-            } else if storage.removeValue(forKey: key) != nil {
-                keys.removeAll { $0 == key }
+                if let i = position(key) {
+                    values[i] = newValue
+                } else {
+                    keys.append(key)
+                    values.append(newValue)
+                    index?[key] = keys.count - 1
+                    if index == nil && keys.count > Self.indexThreshold { rebuildIndex() }
+                }
+            } else if let i = position(key) {
+                keys.remove(at: i)
+                values.remove(at: i)
+                if index != nil { rebuildIndex() }
             }
         }
     }
 
     var count: Int { keys.count }
     var isEmpty: Bool { keys.isEmpty }
-    var values: [TemplateValue] { keys.map { storage[$0] ?? .none } }
 
     func makeIterator() -> some IteratorProtocol<(key: TemplateKey, value: TemplateValue)> {
-        keys.lazy.map { (key: $0, value: self.storage[$0] ?? .none) }.makeIterator()
+        zip(keys, values).lazy.map { (key: $0.0, value: $0.1) }.makeIterator()
+    }
+}
+
+/// The variables of one scope: few, so searched linearly.
+struct TemplateScope {
+    private var names: [String] = []
+    private var values: [TemplateValue] = []
+
+    init() {}
+
+    init(_ pairs: some Sequence<(String, TemplateValue)>) {
+        for (name, value) in pairs { self[name] = value }
+    }
+
+    subscript(name: String) -> TemplateValue? {
+        get { names.firstIndex(of: name).map { values[$0] } }
+        set {
+            if let i = names.firstIndex(of: name) {
+                if let newValue { values[i] = newValue } else { names.remove(at: i); values.remove(at: i) }
+            } else if let newValue {
+                names.append(name)
+                values.append(newValue)
+            }
+        }
     }
 }
 
