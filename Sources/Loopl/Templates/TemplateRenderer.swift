@@ -71,7 +71,7 @@ final class TemplateRenderer {
                 try write(text)
             case .output(let expression, let line):
                 self.line = line
-                try write(try evaluate(expression).text)
+                try output(expression)
             case .conditional(let branches, let otherwise, let line):
                 self.line = line
                 var taken = false
@@ -111,6 +111,32 @@ final class TemplateRenderer {
             }
         }
         return .normal
+    }
+
+    /// Writes `{{ expression }}`; a chain of `+` or `~` writes its parts without building the whole string.
+    private func output(_ expression: TemplateExpression) throws {
+        guard case .binary(let op, _, _) = expression, op == "+" || op == "~" else {
+            try write(try evaluate(expression).text)
+            return
+        }
+        var parts: [TemplateExpression] = []
+        var node = expression
+        while case .binary(op, let left, let right) = node {
+            parts.append(right)
+            node = left
+        }
+        parts.append(node)
+        var values: [TemplateValue] = []
+        values.reserveCapacity(parts.count)
+        for part in parts.reversed() { values.append(try evaluate(part)) }
+        let allStrings = op == "~" || values.allSatisfy { if case .string = $0 { true } else { false } }
+        if allStrings {
+            for value in values { try write(value.text) }
+            return
+        }
+        var result = values[0]
+        for value in values.dropFirst() { result = try TemplateOperators.binary(op, result, value) }
+        try write(result.text)
     }
 
     private func assign(_ target: TemplateTarget, _ value: TemplateValue) throws {
