@@ -47,6 +47,8 @@ indirect enum TemplateNode: Sendable {
     case set(TemplateTarget, TemplateExpression, line: Int)
     case setBlock(TemplateTarget, filters: [(name: String, arguments: [TemplateArgument])], body: [TemplateNode], line: Int)
     case macro(TemplateMacroNode)
+    /// `{% call(parameters) macro(arguments) %}body{% endcall %}`: the macro sees the body as `caller`.
+    case callBlock(TemplateMacroNode, call: TemplateExpression, line: Int)
     case filterBlock([(name: String, arguments: [TemplateArgument])], body: [TemplateNode], line: Int)
     case breakLoop
     case continueLoop

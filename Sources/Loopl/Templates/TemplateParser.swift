@@ -122,6 +122,14 @@ struct TemplateParser {
         case "for": return try parseFor(line: line)
         case "set": return try parseSet(line: line)
         case "macro": return try parseMacro(line: line)
+        case "call":
+            let parameters = isOp("(") ? try parseParameters() : []
+            let call = try parseExpression()
+            guard case .call = call else { throw error("expected a macro call after 'call'") }
+            try expect(.blockEnd)
+            let (body, _) = try parseBody(until: ["endcall"])
+            try expect(.blockEnd)
+            return .callBlock(TemplateMacroNode(name: "caller", parameters: parameters, body: body, line: line), call: call, line: line)
         case "filter":
             let filters = try parseFilterChain()
             try expect(.blockEnd)
@@ -219,6 +227,15 @@ struct TemplateParser {
 
     private mutating func parseMacro(line: Int) throws -> TemplateNode {
         let name = try expectName()
+        let parameters = try parseParameters()
+        try expect(.blockEnd)
+        let (body, _) = try parseBody(until: ["endmacro"])
+        if case .name = current.kind { _ = try expectName() }
+        try expect(.blockEnd)
+        return .macro(TemplateMacroNode(name: name, parameters: parameters, body: body, line: line))
+    }
+
+    private mutating func parseParameters() throws -> [(name: String, defaultValue: TemplateExpression?)] {
         try expect(op: "(")
         var parameters: [(name: String, defaultValue: TemplateExpression?)] = []
         while !skip(op: ")") {
@@ -227,11 +244,7 @@ struct TemplateParser {
             let parameter = try expectName()
             parameters.append((parameter, skip(op: "=") ? try parseExpression() : nil))
         }
-        try expect(.blockEnd)
-        let (body, _) = try parseBody(until: ["endmacro"])
-        if case .name = current.kind { _ = try expectName() }
-        try expect(.blockEnd)
-        return .macro(TemplateMacroNode(name: name, parameters: parameters, body: body, line: line))
+        return parameters
     }
 
     // MARK: Expressions

@@ -99,6 +99,16 @@ final class TemplateRenderer {
                 try assign(target, value)
             case .macro(let macro):
                 scopes[scopes.count - 1][macro.name] = .function(makeMacro(macro))
+            case .callBlock(let caller, let call, let line):
+                self.line = line
+                guard case .call(let callee, let arguments) = call else { break }
+                let function = try evaluate(callee)
+                var evaluated = try evaluateArguments(arguments)
+                evaluated.keywords.append(("caller", .function(makeMacro(caller))))
+                guard case .function(let macro) = function else {
+                    throw TemplateFailure("'\(function.typeName)' object is not callable")
+                }
+                try write(try macro.body(evaluated).text)
             case .filterBlock(let filters, let body, let line):
                 var value = TemplateValue.string(try capture { _ = try execute(body) })
                 self.line = line
@@ -212,7 +222,7 @@ final class TemplateRenderer {
                 if index < macro.parameters.count { locals[macro.parameters[index].name] = value } else { extra.append(value) }
             }
             for (name, value) in arguments.keywords {
-                if macro.parameters.contains(where: { $0.name == name }) {
+                if name == "caller" || macro.parameters.contains(where: { $0.name == name }) {
                     locals[name] = value
                 } else {
                     extraKeywords[name] = value
@@ -226,7 +236,7 @@ final class TemplateRenderer {
                 self.scopes[1][parameter.name] = try parameter.defaultValue.map { try self.evaluate($0) }
                     ?? .undefined("parameter '\(parameter.name)' was not provided")
             }
-            self.scopes[1]["varargs"] = .list(extra)
+            self.scopes[1]["varargs"] = .tuple(extra)
             self.scopes[1]["kwargs"] = .dict(extraKeywords)
             return .string(try self.capture { _ = try self.execute(macro.body) })
         }
