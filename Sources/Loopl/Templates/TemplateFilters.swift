@@ -92,7 +92,7 @@ enum TemplateFilters {
             if case .int = value.exactNumber, method == "common" { return value.exactNumber ?? value }
             return .double(rounded / scale)
         case "indent":
-            return .string(indent(value.text, arguments))
+            return .string(try indent(value.text, arguments))
         case "items":
             switch value {
             case .undefined: return .list([])
@@ -273,7 +273,7 @@ enum TemplateFilters {
         let ensureASCII = arguments.value(0, "ensure_ascii")?.isTruthy ?? false
         var indent: String?
         switch arguments.value(1, "indent") {
-        case .int(let n)?: indent = String(repeating: " ", count: max(0, n))
+        case .int(let n)?: indent = String(repeating: " ", count: try TemplateText.width(n))
         case .string(let s)?: indent = s
         default: break
         }
@@ -317,10 +317,10 @@ enum TemplateFilters {
     }
 
     /// Jinja's `indent(width=4, first=False, blank=False)`.
-    private static func indent(_ s: String, _ arguments: TemplateArguments) -> String {
+    private static func indent(_ s: String, _ arguments: TemplateArguments) throws -> String {
         var indentation = "    "
         switch arguments.value(0, "width") {
-        case .int(let n)?: indentation = String(repeating: " ", count: max(0, n))
+        case .int(let n)?: indentation = String(repeating: " ", count: try TemplateText.width(n))
         case .string(let t)?: indentation = t
         default: break
         }

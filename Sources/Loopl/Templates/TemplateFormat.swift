@@ -49,11 +49,11 @@ enum TemplateFormat {
         if let dot = body.firstIndex(of: ".") {
             var digits = body[body.index(after: dot)...]
             if digits.last == "f" { digits = digits.dropLast() }
-            precision = Int(digits)
+            precision = try Int(digits).map(TemplateText.width)
             body = body[..<dot]
         }
         if body.last == "d" || body.last == "s" { body = body.dropLast() }
-        let width = Int(body) ?? 0
+        let width = try TemplateText.width(Int(body) ?? 0)
         var result = text
         if let precision, value.exactNumber != nil {
             result = fixed(value.asDouble, precision)
@@ -73,6 +73,7 @@ enum TemplateFormat {
         guard d.isFinite else { return TemplateValue.pythonFloat(d) }
         var scaled = (d * pow10(precision)).rounded(.toNearestOrEven)
         if scaled == 0 { scaled = 0 }
+        guard abs(scaled) < 9e18 else { return TemplateValue.pythonFloat(d) }
         let negative = scaled < 0
         var digits = String(Int64(abs(scaled)))
         if precision > 0 {
@@ -101,7 +102,7 @@ enum TemplateFormat {
                 scalars.removeFirst()
                 var digits = ""
                 while let next = scalars.first, ("0"..."9").contains(next) { digits.unicodeScalars.append(next); scalars.removeFirst() }
-                precision = Int(digits) ?? 0
+                precision = try TemplateText.width(Int(digits) ?? 0)
             }
             guard let code = scalars.popFirst() else { throw TemplateFailure("incomplete format") }
             if code == "%" { out += "%"; continue }
@@ -120,7 +121,7 @@ enum TemplateFormat {
                 text = fixed(value.asDouble, precision ?? 6)
             default: throw TemplateFailure("unsupported format character '\(code)'")
             }
-            if let w = Int(width), w > text.unicodeScalars.count {
+            if let w = try Int(width).map(TemplateText.width), w > text.unicodeScalars.count {
                 text = String(repeating: " ", count: w - text.unicodeScalars.count) + text
             }
             out += text

@@ -20,8 +20,8 @@ enum TemplateGlobals {
                 default: throw TemplateFailure("range expected 1 to 3 integer arguments, got \(numbers.count)")
                 }
                 guard step != 0 else { throw TemplateFailure("range() arg 3 must not be zero") }
-                let count = step > 0 ? max(0, (stop - start + step - 1) / step) : max(0, (start - stop - step - 1) / -step)
-                guard count <= maxItems else { throw TemplateFailure("range of \(count) items is too large") }
+                let count = max(0, ((Double(stop) - Double(start)) / Double(step)).rounded(.up))
+                guard count <= Double(maxItems) else { throw TemplateFailure("range of \(Int(min(count, 9e18))) items is too large") }
                 return .list(stride(from: start, to: stop, by: step).map { .int($0) })
             })
         case "namespace": return .function(TemplateFunction("namespace") { arguments in

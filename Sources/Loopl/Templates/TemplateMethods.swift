@@ -256,7 +256,7 @@ enum TemplateMethods {
             let p = try stringArgument(arguments, 0, "suffix") ?? ""
             return .string(TemplateText.hasSuffix(s, p) && !p.isEmpty ? String(decoding: Array(s.utf8).dropLast(p.utf8.count), as: UTF8.self) : s)
         case "center", "ljust", "rjust", "zfill":
-            let width = try intArgument(arguments, 0, "width", 0)
+            let width = try TemplateText.width(try intArgument(arguments, 0, "width", 0))
             let length = s.unicodeScalars.count
             guard width > length else { return .string(s) }
             if name == "zfill" {

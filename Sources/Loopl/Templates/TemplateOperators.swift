@@ -22,10 +22,12 @@ enum TemplateOperators {
         case ("+", .string, _), ("+", .list, _):
             throw TemplateFailure("can only concatenate \(a.typeName) (not \"\(b.typeName)\") to \(a.typeName)")
         case ("*", .string(let s), .int(let n)), ("*", .int(let n), .string(let s)):
-            guard n <= 0 || s.utf8.count * n <= 16 << 20 else { throw TemplateFailure("string repetition too large") }
+            let (size, overflow) = s.utf8.count.multipliedReportingOverflow(by: max(n, 0))
+            guard !overflow, size <= 16 << 20 else { throw TemplateFailure("string repetition too large") }
             return .string(n > 0 ? String(repeating: s, count: n) : "")
         case ("*", .list(let l), .int(let n)), ("*", .int(let n), .list(let l)):
-            guard n <= 0 || l.count * n <= 1 << 20 else { throw TemplateFailure("list repetition too large") }
+            let (size, overflow) = l.count.multipliedReportingOverflow(by: max(n, 0))
+            guard !overflow, size <= 1 << 20 else { throw TemplateFailure("list repetition too large") }
             return .list(n > 0 ? Array([[TemplateValue]](repeating: l, count: n).joined()) : [])
         case ("%", .string, _):
             throw TemplateFailure("printf-style formatting with '%' is not supported; use the format filter")
@@ -60,7 +62,7 @@ enum TemplateOperators {
                         if overflow { throw TemplateFailure("integer overflow in \(x) ** \(y)") }
                         result = value
                     }
-                    if y > 64 && abs(x) > 1 { throw TemplateFailure("integer overflow in \(x) ** \(y)") }
+                    if y > 64 && x.magnitude > 1 { throw TemplateFailure("integer overflow in \(x) ** \(y)") }
                     return .int(y > 64 && x == -1 ? (y % 2 == 0 ? 1 : -1) : result)
                 }
                 return .double(pow(Double(x), Double(y)))

@@ -84,6 +84,9 @@ struct TemplateParser {
 
     /// Statements up to a block tag named in `ends`; returns that name, positioned after it.
     private mutating func parseBody(until ends: Set<String>) throws -> ([TemplateNode], String?) {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth < Self.maxDepth else { throw error("blocks nested too deeply") }
         var nodes: [TemplateNode] = []
         while true {
             let token = advance()

@@ -1,5 +1,11 @@
 /// String operations with Python's semantics: on code points and bytes, never on grapheme clusters.
 enum TemplateText {
+    /// A padding or indentation width, refused when it would build an absurdly large string.
+    static func width(_ n: Int) throws -> Int {
+        guard n <= 1 << 20 else { throw TemplateFailure("a width of \(n) is too large") }
+        return max(0, n)
+    }
+
     /// The byte offset of the first `needle` in `haystack` at or after `from`.
     static func find(_ needle: String, in haystack: String, from: Int = 0) -> Int? {
         let h = Array(haystack.utf8), n = Array(needle.utf8)

@@ -49,6 +49,7 @@ public struct TemplateTime: Sendable, Hashable {
 
     /// Python's `strftime` for the C-locale directives, with glibc's `%-d` style flags.
     func format(_ pattern: String) -> String {
+        guard (1...12).contains(month), (1...31).contains(day) else { return pattern }
         func pad(_ n: Int, _ width: Int, _ noPad: Bool) -> String {
             let s = String(n)
             return noPad || s.count >= width ? s : String(repeating: "0", count: width - s.count) + s

@@ -125,3 +125,63 @@ import Testing
         #expect(Set(prompts).count == 8)
     }
 }
+
+@Suite struct TemplateRobustnessTests {
+    /// A fixed pseudo-random sequence, so failures reproduce.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state ^ (state >> 29)
+        }
+    }
+
+    @Test func hugeSizesAreErrorsNotCrashes() {
+        for source in ["{{ 'x' | indent(99999999999) }}", "{{ 'x'.center(99999999999) }}", "{{ '{:>99999999999}'.format(1) }}",
+                       "{{ '%99999999999d' | format(1) }}", "{{ 'ab' * 9223372036854775807 }}", "{{ [1] * 4611686018427387904 }}",
+                       "{{ range(-9223372036854775807, 9223372036854775807) | length }}", "{{ (-9223372036854775807 - 1) ** 100 }}",
+                       "{{ '%.99999999999f' | format(1.5) }}"] {
+            do {
+                _ = try ChatTemplate(source: source).render(context: [:])
+                Issue.record("rendered \(source)")
+            } catch let error as LooplError {
+                #expect(error.code == .templateError, "\(source)")
+            } catch {
+                Issue.record("\(source): \(error)")
+            }
+        }
+        let nested = String(repeating: "{% if true %}", count: 3000) + String(repeating: "{% endif %}", count: 3000)
+        #expect(throws: LooplError.self) { try ChatTemplate(source: nested) }
+    }
+
+    /// Mutated real templates either fail with a template error or render; nothing crashes or hangs.
+    @Test func mutatedTemplatesNeverCrash() throws {
+        var random = Generator(state: 42)
+        let context = try #require(TemplateGoldens.contexts["tool_round_trip"]?.objectValue)
+        let pieces = ["{%", "%}", "{{", "}}", "{#", "-", "(", ")", "[", "]", "'", "\"", "|", ".", " if ", " for ", "endif", "\\"]
+        var rendered = 0, failed = 0
+        for name in TemplateGoldens.names.prefix(40) {
+            let source = Array(try TemplateGoldens.source(name).unicodeScalars)
+            guard !source.isEmpty else { continue }
+            for _ in 0..<5 {
+                var mutated = source
+                let at = Int.random(in: 0..<mutated.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: mutated.removeSubrange(at..<min(mutated.count, at + Int.random(in: 1...20, using: &random)))
+                case 1: mutated.insert(contentsOf: pieces[Int.random(in: 0..<pieces.count, using: &random)].unicodeScalars, at: at)
+                default: mutated = Array(mutated[..<at])
+                }
+                var text = String.UnicodeScalarView()
+                text.append(contentsOf: mutated)
+                do {
+                    _ = try ChatTemplate(source: String(text)).render(context: context)
+                    rendered += 1
+                } catch let error as LooplError {
+                    #expect(error.code == .templateError)
+                    failed += 1
+                }
+            }
+        }
+        #expect(rendered > 0 && failed > 0)
+    }
+}
