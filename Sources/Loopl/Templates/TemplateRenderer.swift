@@ -196,6 +196,8 @@ final class TemplateRenderer {
         for (index, item) in items.enumerated() {
             try countIteration()
             state.index0 = index
+            // Each iteration starts with a fresh scope: a `set` in the body does not carry over.
+            scopes[scopes.count - 1] = TemplateScope()
             try assign(loop.target, item)
             scopes[scopes.count - 1]["loop"] = .loop(state)
             if try execute(loop.body) == .breakLoop { break }

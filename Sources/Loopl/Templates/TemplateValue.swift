@@ -182,7 +182,9 @@ enum TemplateValue {
 func templateEquals(_ a: TemplateValue, _ b: TemplateValue) -> Bool {
     switch (a.plain, b.plain) {
     case (.undefined, .undefined), (.none, .none): return true
-    case (.string(let x), .string(let y)): return x == y
+    case (.string(let x), .string(let y)):
+        // Python compares code points; Swift's == would equate canonically equivalent strings.
+        return x.utf8.count == y.utf8.count && x.utf8.elementsEqual(y.utf8)
     case (.list(let x), .list(let y)):
         return x.count == y.count && zip(x, y).allSatisfy { templateEquals($0, $1) }
     case (.dict(let x), .dict(let y)):
