@@ -23,7 +23,7 @@ public final class LlamaModel: Model {
     public init(weights: LlamaWeights, configuration: LlamaConfiguration = LlamaConfiguration()) throws {
         self.weights = weights
         self.session = try LlamaSession(weights: weights, configuration: configuration)
-        self.prompt = LlamaPrompt(weights: weights)
+        self.prompt = try LlamaPrompt(weights: weights)
         self.toolCallStyle = .text(prompt.toolCallFormat)
     }
 

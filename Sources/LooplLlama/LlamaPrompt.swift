@@ -1,49 +1,78 @@
 import Loopl
 
-/// Turns a conversation into the text a model was trained on.
+/// Turns a conversation into the exact text a model was trained on, with the model's own chat
+/// template (ChatML when it has none).
+///
+/// When tools are offered and the template cannot show them, they are described Hermes-style in
+/// the system turn, past calls are written back as `<tool_call>` markup and results as
+/// `<tool_response>` user turns, so tools work on any model.
 struct LlamaPrompt: Sendable {
-    let bosText: String?
+    let template: ChatTemplate
+    let bosText: String
+    let eosText: String
     let addsBOS: Bool
+    /// Whether the template renders tools and tool calls itself.
+    let supportsTools: Bool
+    /// The tool-call family the model writes.
+    let toolCallFormat: ToolCallFormat
 
-    init(weights: LlamaWeights) {
+    static let chatML = """
+        {% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}
+        """
+
+    init(weights: LlamaWeights) throws {
         addsBOS = weights.addsBOS
         bosText = weights.metadata("tokenizer.ggml.bos_token_id").flatMap(Int32.init).map {
             String(decoding: weights.piece($0), as: UTF8.self)
-        }
+        } ?? ""
+        eosText = weights.metadata("tokenizer.ggml.eos_token_id").flatMap(Int32.init).map {
+            String(decoding: weights.piece($0), as: UTF8.self)
+        } ?? ""
+        let source = weights.chatTemplate
+        template = try ChatTemplate(source: source ?? LlamaPrompt.chatML)
+        let probe = ToolSpec(name: "loopl_probe_tool", description: "probe")
+        let rendered = try? template.render(messages: [.user("x")], tools: [probe], addGenerationPrompt: true,
+                                            bosToken: bosText, eosToken: eosText)
+        supportsTools = rendered?.contains("loopl_probe_tool") ?? false
+        toolCallFormat = supportsTools ? source.map(ToolCallFormat.init(inferringFromTemplate:)) ?? .hermes : .hermes
     }
 
-    /// The tool-call family the model writes.
-    var toolCallFormat: ToolCallFormat { .hermes }
-
-    /// ChatML, with tools described Hermes-style in the system turn.
+    /// The prompt for `messages` with `tools` offered (none when empty).
     func render(messages: [Message], tools: [ToolSpec]) throws -> String {
-        var out = ""
-        var turns = messages[...]
+        if supportsTools || tools.isEmpty && !messages.contains(where: { !$0.toolCalls.isEmpty || $0.role == "tool" }) {
+            return try template.render(messages: messages, tools: tools, addGenerationPrompt: true,
+                                       bosToken: bosText, eosToken: eosText)
+        }
+        return try template.render(messages: LlamaPrompt.hermesMessages(messages, tools: tools), tools: [],
+                                   addGenerationPrompt: true, bosToken: bosText, eosToken: eosText)
+    }
+
+    /// The conversation in plain turns: tools described in the system turn, calls as markup, results as user turns.
+    static func hermesMessages(_ messages: [Message], tools: [ToolSpec]) -> [Message] {
+        var out: [Message] = []
+        var rest = messages[...]
         var system = ""
-        if case .system(let text)? = turns.first {
+        if case .system(let text)? = rest.first {
             system = text
-            turns = turns.dropFirst()
+            rest = rest.dropFirst()
         }
-        if !tools.isEmpty {
-            system += (system.isEmpty ? "" : "\n\n") + LlamaPrompt.toolInstructions(tools)
-        }
-        if !system.isEmpty { out += "<|im_start|>system\n\(system)<|im_end|>\n" }
-        for message in turns {
+        if !tools.isEmpty { system += (system.isEmpty ? "" : "\n\n") + toolInstructions(tools) }
+        if !system.isEmpty { out.append(.system(system)) }
+        for message in rest {
             switch message {
-            case .system(let text), .user(let text):
-                out += "<|im_start|>\(message.role)\n\(text)<|im_end|>\n"
-            case .assistant(let text, let calls):
-                out += "<|im_start|>assistant\n\(text)"
-                for call in calls {
+            case .assistant(let text, let calls) where !calls.isEmpty:
+                let markup = calls.map { call -> String in
                     let body: JSONValue = ["name": .string(call.name), "arguments": .object(call.arguments)]
-                    out += (out.hasSuffix("\n") ? "" : "\n") + "<tool_call>\n\(body.jsonText(style: .python))\n</tool_call>"
+                    return "<tool_call>\n\(body.jsonText(style: .python))\n</tool_call>"
                 }
-                out += "<|im_end|>\n"
+                out.append(.assistant(([text].filter { !$0.isEmpty } + markup).joined(separator: "\n")))
             case .tool(let result, _, _):
-                out += "<|im_start|>user\n<tool_response>\n\(result)\n</tool_response><|im_end|>\n"
+                out.append(.user("<tool_response>\n\(result)\n</tool_response>"))
+            default:
+                out.append(message)
             }
         }
-        return out + "<|im_start|>assistant\n"
+        return out
     }
 
     /// The Hermes-style tool description added to the system prompt when the template has none.
@@ -68,7 +97,7 @@ struct LlamaPrompt: Sendable {
 
     /// Removes a BOS text that the template wrote when the tokenizer adds BOS by itself.
     func stripLeadingBOS(_ text: String) -> String {
-        guard addsBOS, let bosText, !bosText.isEmpty, text.hasPrefix(bosText) else { return text }
+        guard addsBOS, !bosText.isEmpty, text.hasPrefix(bosText) else { return text }
         return String(text.dropFirst(bosText.count))
     }
 }

@@ -107,3 +107,26 @@ func captureStandardError(_ body: () throws -> Void) throws -> String {
     try pipe.fileHandleForWriting.close()
     return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
 }
+
+/// The in-process prompt is the model's own template rendered by the Jinja engine.
+@Suite(.serialized) struct LlamaPromptTests {
+    @Test(.timeLimit(.minutes(2)))
+    func promptIsTheModelsTemplate() throws {
+        let model = try LlamaModelTests.load(context: 256)
+        let prompt = try model.renderPrompt(messages: [.user("What is the capital of France?")], tools: [])
+        #expect(prompt == "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n<|im_start|>user\nWhat is the capital of France?<|im_end|>\n<|im_start|>assistant\n")
+    }
+
+    /// A tool round trip on a template without tool support becomes plain turns.
+    @Test(.timeLimit(.minutes(2)))
+    func toolHistoryIsWrittenAsMarkup() throws {
+        let model = try LlamaModelTests.load(context: 256)
+        let call = ToolCall(id: "c1", name: "calculator", arguments: ["expression": "17*23"])
+        let prompt = try model.renderPrompt(messages: [.user("17*23?"), .assistant(text: "", toolCalls: [call]),
+                                                       .tool(result: "391", callId: "c1", name: "calculator")],
+                                            tools: [CalculatorTool().spec])
+        #expect(prompt.contains("<|im_start|>assistant\n<tool_call>\n{\"name\": \"calculator\", \"arguments\": {\"expression\": \"17*23\"}}\n</tool_call><|im_end|>"))
+        #expect(prompt.contains("<|im_start|>user\n<tool_response>\n391\n</tool_response><|im_end|>"))
+        #expect(prompt.hasSuffix("<|im_start|>assistant\n"))
+    }
+}

@@ -13,7 +13,7 @@ struct SmokeCommand: Command {
 
         OPTIONS:
           --model PATH     The GGUF model (default: the model scripts/bootstrap fetched).
-          --prompt TEXT    The user's message (default: "What is the capital of France?").
+          --prompt TEXT    The user's message (default: "What is the capital of France? Answer in one word.").
           --tokens N       How many tokens to generate, 1 to 256 (default: 16).
           --threads N      CPU threads, 1 to 256 (default: 2).
           -h, --help       Show this help.
@@ -27,7 +27,7 @@ struct SmokeCommand: Command {
 
     init(arguments: inout Arguments) throws(UsageError) {
         model = try arguments.option("model") ?? LooplHome.defaultModel
-        prompt = try arguments.option("prompt") ?? "What is the capital of France?"
+        prompt = try arguments.option("prompt") ?? "What is the capital of France? Answer in one word."
         tokens = try arguments.integer("tokens", in: 1...256) ?? 16
         threads = try arguments.integer("threads", in: 1...256) ?? 2
     }
