@@ -6,6 +6,10 @@ public enum CLI {
 
     static let commands: [any Command.Type] = [
         RunCommand.self,
+        ParseCommand.self,
+        TemplateCommand.self,
+        InspectCommand.self,
+        GrammarCommand.self,
         SmokeCommand.self,
     ]
 
