@@ -73,7 +73,7 @@ import Testing
         #expect(text.out.contains("architecture:   llama"))
         let json = try JSONValue(parsing: try Self.loopl(["inspect", "--json", LooplHome.defaultModel]).out)
         #expect(json["architecture"] == "llama")
-        #expect(json["metadata"]?["general.architecture"] == "llama")
+        #expect(json["metadata"]?["general.architecture"]?["value"] == "llama")
         let missing = try Self.loopl(["inspect", "/nonexistent.gguf"])
         #expect(missing.status == 1)
     }
