@@ -12,6 +12,7 @@ struct AgentSettings: Sendable {
     var generation: GenerationOptions
     var session: String?
     var json: Bool
+    var schemaPath: String?
 
     init(arguments: inout Arguments) throws(UsageError) {
         backend = try arguments.option("backend") ?? ProcessInfo.processInfo.environment["LOOPL_BACKEND"]
@@ -33,6 +34,7 @@ struct AgentSettings: Sendable {
         if let seed = try arguments.integer("seed", in: 0...4_294_967_294) { generation.seed = UInt32(seed) }
         session = try arguments.option("session")
         json = arguments.flag("json")
+        schemaPath = try arguments.option("json-schema")
     }
 
     /// The enabled built-in tools.
@@ -60,6 +62,10 @@ struct AgentSettings: Sendable {
             if !json { console.err("warning: \(warning)") }
         }
         let messages = try session.map(SessionFile.load) ?? []
+        var generation = self.generation
+        if let schemaPath {
+            generation.responseFormat = .jsonSchema(try JSONValue(parsing: try readText(schemaPath, what: "schema")))
+        }
         return Agent(model: model, tools: tools,
                      options: AgentOptions(maxIterations: maxIterations, firstToolChoice: toolChoice, generation: generation),
                      messages: messages)

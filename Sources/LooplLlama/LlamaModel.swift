@@ -56,9 +56,12 @@ public final class LlamaModel: Model {
     /// The grammar that keeps tool calls well-formed (one call a turn, as llama-server defaults to):
     /// from the first token for `required` or a
     /// named tool, lazily from the family's opening marker for `auto`.
+    /// Otherwise the response format's grammar, if any.
     func grammar(tools: [ToolSpec], options: GenerationOptions) throws -> Grammar? {
-        guard !tools.isEmpty, case .text(let format) = toolCallStyle else { return nil }
-        return try ToolCallGrammar.make(tools: tools, format: format, choice: options.toolChoice, parallel: false)
+        if !tools.isEmpty, options.toolChoice != .none, case .text(let format) = toolCallStyle {
+            return try ToolCallGrammar.make(tools: tools, format: format, choice: options.toolChoice, parallel: false)
+        }
+        return try options.responseFormat.grammar()
     }
 
     public func close() async {

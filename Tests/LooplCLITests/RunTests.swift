@@ -51,3 +51,21 @@ import Testing
         #expect(result.err.contains("Unknown tool 'shell'"))
     }
 }
+
+/// Structured output on the real default model.
+@Suite(.serialized) struct StructuredOutputTests {
+    @Test(.timeLimit(.minutes(10)))
+    func jsonSchemaAnswerValidates() async throws {
+        let schema = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-schema-\(UUID()).json").path
+        try #"{"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}, "required": ["name", "age"], "additionalProperties": false}"#
+            .write(toFile: schema, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: schema) }
+        let result = await CapturedConsole.run(["run", "--temperature", "0", "--max-tokens", "48", "--json-schema", schema,
+                                                "Invent a person and give their name and age."])
+        #expect(result.status == .success, "\(result.err)")
+        let object = try JSONValue(parsing: result.out.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(object["name"]?.stringValue != nil, "\(result.out)")
+        #expect(object["age"]?.intValue != nil, "\(result.out)")
+        #expect(object.objectValue?.count == 2)
+    }
+}

@@ -130,3 +130,55 @@ func captureStandardError(_ body: () throws -> Void) throws -> String {
         #expect(prompt.hasSuffix("<|im_start|>assistant\n"))
     }
 }
+
+/// toolChoice required on the default model: a schema-valid call every time.
+@Suite(.serialized) struct LlamaToolCallTests {
+    static let prompts = [
+        "What is the weather in Paris?", "Is it raining in Tokyo?", "Weather for Berlin please.", "How hot is it in Cairo?",
+        "Do I need an umbrella in London?", "Temperature in New York?", "What's it like outside in Madrid?", "Forecast for Rome.",
+        "Is it snowing in Oslo?", "How windy is Chicago today?", "Weather in São Paulo?", "Sunny in Sydney?",
+        "Tell me the weather in Mumbai.", "Check the weather in Toronto.", "Is Lisbon warm today?", "What about Dublin's weather?",
+        "Any storms in Miami?", "How cold is Moscow?", "Weather report for Nairobi.", "Is it foggy in San Francisco?",
+    ]
+
+    @Test(.timeLimit(.minutes(15)))
+    func requiredGivesASchemaValidCallTwentyTimesOutOfTwenty() async throws {
+        let model = try LlamaModelTests.load()
+        guard case .text(let format) = model.toolCallStyle else { Issue.record("the in-process style must be .text"); return }
+        let tool = ToolSpec(name: "get_weather", description: "Get the weather in a city.",
+                            parameters: ["type": "object",
+                                         "properties": ["city": ["type": "string"], "unit": ["type": "string", "enum": ["celsius", "fahrenheit"]]],
+                                         "required": ["city", "unit"], "additionalProperties": false])
+        var options = GenerationOptions.greedy(maxTokens: 96)
+        options.toolChoice = .required
+        let suite = ModelConformance(model: model)
+        for prompt in Self.prompts {
+            let turn = try await suite.run("required", [.user(prompt)], tools: [tool], options: options)
+            let calls = ToolCallParser(format: format, tools: [tool]).parse(turn.text).toolCalls
+            let call = try #require(calls.first, "no call for \(prompt.debugDescription): \(turn.text.debugDescription)")
+            #expect(call.name == "get_weather")
+            #expect(call.arguments["city"]?.stringValue != nil, "\(prompt): \(JSONValue.object(call.arguments))")
+            #expect(["celsius", "fahrenheit"].contains(call.arguments["unit"]?.stringValue ?? ""), "\(prompt)")
+            #expect(call.arguments.count == 2)
+        }
+    }
+
+    /// With `auto`, a call that begins is well-formed (the lazy grammar holds it once triggered).
+    @Test(.timeLimit(.minutes(10)))
+    func autoCallsThatBeginAreWellFormed() async throws {
+        let model = try LlamaModelTests.load()
+        guard case .text(let format) = model.toolCallStyle else { Issue.record("the in-process style must be .text"); return }
+        var options = GenerationOptions(maxTokens: 96, temperature: 0.9, seed: 1)
+        options.toolChoice = .auto
+        let suite = ModelConformance(model: model)
+        for seed in 1...5 {
+            options.seed = UInt32(seed)
+            let turn = try await suite.run("auto", ModelConformance.weatherQuestion, tools: [ModelConformance.weatherTool], options: options)
+            let result = ToolCallParser(format: format, tools: [ModelConformance.weatherTool]).parse(turn.text)
+            if turn.text.contains("<tool_call>") {
+                #expect(result.toolCalls.count >= 1, "a call began but did not parse: \(turn.text.debugDescription)")
+                #expect(result.toolCalls.allSatisfy { $0.arguments["city"]?.stringValue != nil })
+            }
+        }
+    }
+}

@@ -22,6 +22,7 @@ struct RunCommand: Command {
           --temperature T        Sampling temperature, 0 for greedy (default: 0.8).
           --seed S               The sampler's seed, 0 to 4294967294.
           --session FILE         Load the conversation from FILE and save it back after the run.
+          --json-schema FILE     The answer must be JSON that this JSON Schema accepts.
           --json                 Print every event as one JSON object per line, and nothing else.
           -h, --help             Show this help.
 
