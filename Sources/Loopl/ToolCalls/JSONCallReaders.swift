@@ -19,7 +19,7 @@ enum JSONCallReaders {
             while true {
                 let save = c.index
                 c.skipSpaces()
-                guard c.peek() == UInt8(ascii: "{") else { c.index = save; break }
+                guard try c.peekDeciding() == UInt8(ascii: "{") else { c.index = save; break }
                 guard let more = CallShape.calls(try c.json()) else { throw ScanStop.noMatch }
                 pieces += more
             }
@@ -167,7 +167,7 @@ enum JSONCallReaders {
                 let save = c.index
                 c.skipSpaces()
                 if try c.accept([UInt8(ascii: ";")]) { c.skipSpaces() }
-                guard c.peek() == UInt8(ascii: "{"), let more = CallShape.calls(try c.json()) else { c.index = save; break }
+                guard try c.peekDeciding() == UInt8(ascii: "{"), let more = CallShape.calls(try c.json()) else { c.index = save; break }
                 pieces += more
             }
             return pieces
