@@ -13,6 +13,7 @@ struct ToolCallStream: Sendable {
     /// True while the visible text is still only spaces, where bare calls may start.
     private var atStart = true
     private var events: [ToolCallParser.Event] = []
+    private var ids = CallIdGenerator()
     /// The length of the undecided tail when a block last asked for more text; a long block is
     /// read again only after it grows by a sixteenth, so streaming stays linear.
     private var waitedAt: Int?
@@ -71,11 +72,12 @@ struct ToolCallStream: Sendable {
     private mutating func deliver(_ loosePieces: [Piece], raw: Range<Int>) {
         let pieces = loosePieces.map(typed)
         var rejected: [ToolCallParser.RejectedCall] = []
-        let rawText = String(decoding: buffer[raw], as: UTF8.self)
-        for piece in pieces {
-            if case .call(let name, let arguments, _) = piece, let toolNames, !toolNames.contains(name) {
-                rejected.append(.init(name: name, arguments: arguments,
-                                      reason: "'\(name)' is not a declared tool", text: rawText))
+        if let toolNames {
+            for piece in pieces {
+                if case .call(let name, let arguments, _) = piece, !toolNames.contains(name) {
+                    rejected.append(.init(name: name, arguments: arguments, reason: "'\(name)' is not a declared tool",
+                                          text: String(decoding: buffer[raw], as: UTF8.self)))
+                }
             }
         }
         for piece in pieces {
@@ -97,7 +99,7 @@ struct ToolCallStream: Sendable {
                 break
             case .call(let name, let arguments, let id):
                 if toolNames.map({ $0.contains(name) }) ?? true {
-                    events.append(.toolCall(ToolCall(id: id ?? ToolCall.makeId(), name: name, arguments: arguments)))
+                    events.append(.toolCall(ToolCall(id: id ?? ids.next(), name: name, arguments: arguments)))
                 }
             }
         }
@@ -193,8 +195,9 @@ struct ToolCallStream: Sendable {
     private mutating func scanContent(isFinal: Bool) -> Bool {
         var i = position
         let count = buffer.count
-        while i < count {
-            guard dialect.firstBytes[Int(buffer[i])] else { i += 1; continue }
+        while true {
+            i = nextCandidate(from: i)
+            guard i < count else { break }
             switch dialect.markerMatch(buffer, at: i, isFinal: isFinal) {
             case nil:
                 i += 1
@@ -239,6 +242,17 @@ struct ToolCallStream: Sendable {
         emitText(position..<count)
         position = count
         return false
+    }
+
+    /// The first position at or after `start` whose byte may begin a marker.
+    private func nextCandidate(from start: Int) -> Int {
+        dialect.firstBytes.withUnsafeBufferPointer { table in
+            buffer.withUnsafeBufferPointer { bytes in
+                var i = start
+                while i < bytes.count, !table[Int(bytes[i])] { i += 1 }
+                return i
+            }
+        }
     }
 
     /// The length of the longest tail of the buffer that begins `literal`.
