@@ -7,6 +7,8 @@ struct Dialect: Sendable {
     let defaultReasoningClose: [UInt8]
     /// Whether a byte can begin a marker.
     let firstBytes: [Bool]
+    /// Whether two bytes (`first << 8 | second`) can begin a marker.
+    let firstPairs: [Bool]
     /// All markers' bytes end to end, with each marker's start, so that matching touches no
     /// reference-counted storage.
     private let flat: [UInt8]
@@ -40,6 +42,16 @@ struct Dialect: Sendable {
         self.order = order
         self.groups = groups
         firstBytes = (0..<256).map { groups[$0] < groups[$0 + 1] }
+        var pairs = [Bool](repeating: false, count: 65_536)
+        for marker in unique {
+            let bytes = marker.literal
+            if bytes.count == 1 {
+                for second in 0..<256 { pairs[Int(bytes[0]) << 8 | second] = true }
+            } else {
+                pairs[Int(bytes[0]) << 8 | Int(bytes[1])] = true
+            }
+        }
+        firstPairs = pairs
     }
 
     enum MarkerMatch {

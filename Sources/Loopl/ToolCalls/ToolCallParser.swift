@@ -134,17 +134,24 @@ public struct ToolCallParser: Sendable {
         var rejected: [RejectedCall] = []
         for event in events {
             switch event {
-            case .text(let text): content += text
+            case .text(let text): if content.isEmpty { content = text } else { content += text }
             case .reasoning(let text): reasoning = (reasoning ?? "") + text
             case .toolCall(let call): calls.append(call)
             case .rejected(let call): rejected.append(call)
             }
         }
-        let thinking = reasoning?.trimmingWhitespace()
-        var visible = content.trimmingWhitespace()
-        if !calls.isEmpty, isOnlyFences(visible) { visible = "" }
+        let thinking = reasoning.map(trimmed)
+        var visible = trimmed(content)
+        if !calls.isEmpty, visible.hasPrefix("```"), isOnlyFences(visible) { visible = "" }
         return Result(content: visible, toolCalls: calls,
                       reasoning: thinking?.isEmpty == false ? thinking : nil, rejected: rejected)
+    }
+
+    /// The text without leading and trailing spaces and line breaks; not copied when there are none.
+    private static func trimmed(_ text: String) -> String {
+        guard let first = text.utf8.first, let last = text.utf8.last,
+              ByteCursor.isSpace(first) || ByteCursor.isSpace(last) else { return text }
+        return text.trimmingWhitespace()
     }
 
     /// True for text made of code-fence lines only (what is left when a fenced call is lifted out).

@@ -247,10 +247,19 @@ struct ToolCallStream: Sendable {
     /// The first position at or after `start` whose byte may begin a marker.
     private func nextCandidate(from start: Int) -> Int {
         dialect.firstBytes.withUnsafeBufferPointer { table in
-            buffer.withUnsafeBufferPointer { bytes in
-                var i = start
-                while i < bytes.count, !table[Int(bytes[i])] { i += 1 }
-                return i
+            dialect.firstPairs.withUnsafeBufferPointer { pairs in
+                buffer.withUnsafeBufferPointer { bytes in
+                    var i = start
+                    let last = bytes.count - 1
+                    while i < last {
+                        let first = Int(bytes[i])
+                        if table[first], pairs[first << 8 | Int(bytes[i + 1])] { return i }
+                        i += 1
+                    }
+                    // The last byte may begin a marker whose rest has not come yet.
+                    if i == last, table[Int(bytes[i])] { return i }
+                    return bytes.count
+                }
             }
         }
     }
