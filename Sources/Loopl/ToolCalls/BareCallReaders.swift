@@ -8,7 +8,7 @@ enum BareCallReaders {
         case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "`"): break
         default: throw ScanStop.noMatch
         }
-        let pieces = try JSONCallReaders.calls(&c)
+        let pieces = try JSONCallReaders.calls(&c, strict: true)
         let save = c.index
         c.skipSpaces()
         if try !c.accept([UInt8(ascii: ";")]) { c.index = save }

@@ -29,7 +29,7 @@ enum Families {
                startReaders: [ChannelCallReaders.functionaryStart]),
         Family(format: .fireFunction, markers: [functools]),
         Family(format: .phi4, markers: [functools, pipeToolCall]),
-        Family(format: .granite, markers: [pipeToolCall, toolCall]),
+        Family(format: .granite, markers: [pipeToolCall, toolCall, .drop("<response>"), .drop("</response>")]),
         Family(format: .deepSeekR1, markers: deepSeek),
         Family(format: .deepSeekV3, markers: deepSeek),
         Family(format: .deepSeekV31, markers: deepSeek),

@@ -1,10 +1,10 @@
 /// Readers of blocks whose calls are JSON: a tag, JSON calls, and usually a closing tag.
 enum JSONCallReaders {
     /// JSON calls after an optional code fence: one call, a list, or a generic wrapper.
-    static func calls(_ c: inout ByteCursor) throws -> [Piece] {
+    static func calls(_ c: inout ByteCursor, strict: Bool = false) throws -> [Piece] {
         try c.skipOpeningFence()
         let value = try c.json()
-        guard let calls = CallShape.calls(value) else { throw ScanStop.noMatch }
+        guard let calls = CallShape.calls(value, strict: strict) else { throw ScanStop.noMatch }
         try c.skipClosingFence()
         return calls
     }
