@@ -16,7 +16,7 @@ enum Families {
     private static let toolCallsTag = Marker.block("<tool_calls>", JSONCallReaders.block("<tool_calls>", "</tool_calls>"))
 
     static let all: [Family] = [
-        Family(format: .hermes, markers: [toolCall, bareFunction]),
+        Family(format: .hermes, markers: [toolCall, bareFunction], startReaders: [BareCallReaders.json]),
         Family(format: .qwen3Coder, markers: [toolCall, bareFunction]),
         Family(format: .glm45, markers: [toolCall]),
         Family(format: .llama3, markers: [pythonTag] + llamaEnds, startReaders: [BareCallReaders.json]),

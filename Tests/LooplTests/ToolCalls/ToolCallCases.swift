@@ -63,6 +63,8 @@ enum ToolCallCases {
         ParseCase(name: "missing close then another call", format: .hermes,
                   text: "<tool_call>{\"name\": \"f\", \"arguments\": {}}\n<tool_call>{\"name\": \"g\", \"arguments\": {}}</tool_call>",
                   content: "", calls: [call("f"), call("g")]),
+        ParseCase(name: "fenced JSON without the tag", format: .hermes,
+                  text: "```json\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n```", content: "", calls: [call("f", ["a": 1])]),
         ParseCase(name: "empty thinking", format: .hermes,
                   text: "<think>\n\n</think>\n\nHello!", content: "Hello!", calls: []),
     ]
