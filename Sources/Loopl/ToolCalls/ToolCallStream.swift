@@ -49,8 +49,13 @@ struct ToolCallStream: Sendable {
 
     private mutating func emitText(_ range: Range<Int>) {
         guard !range.isEmpty else { return }
-        let text = String(decoding: buffer[range], as: UTF8.self)
-        if atStart, buffer[range].contains(where: { !ByteCursor.isSpace($0) }) { atStart = false }
+        emitText(String(decoding: buffer[range], as: UTF8.self))
+    }
+
+    /// Adds visible text, merged with visible text just before it.
+    private mutating func emitText(_ text: String) {
+        guard !text.isEmpty else { return }
+        if atStart, text.utf8.contains(where: { !ByteCursor.isSpace($0) }) { atStart = false }
         if case .text(let previous)? = events.last {
             events[events.count - 1] = .text(previous + text)
         } else {
@@ -82,17 +87,6 @@ struct ToolCallStream: Sendable {
         }
         for piece in pieces {
             switch piece {
-            case .text(let text):
-                if !text.isEmpty {
-                    if atStart, text.utf8.contains(where: { !ByteCursor.isSpace($0) }) { atStart = false }
-                    if case .text(let previous)? = events.last {
-                        events[events.count - 1] = .text(previous + text)
-                    } else {
-                        events.append(.text(text))
-                    }
-                }
-            case .reasoning(let text):
-                emitReasoning(text)
             case .openReasoning(let close):
                 reasoningClose = close
             case .looseCall:
