@@ -80,5 +80,16 @@ enum Families {
             .block("<|action_start|><|plugin|>", JSONCallReaders.block("<|action_start|><|plugin|>", "<|action_end|>")),
         ]),
         Family(format: .generic, startReaders: [BareCallReaders.json]),
+        Family(format: .gigaChat, markers: [
+            .block("<|function_call|>", JSONCallReaders.block("<|function_call|>", nil)),
+            .block("function call<|role_sep|>", JSONCallReaders.block("function call<|role_sep|>", nil)),
+        ]),
+        Family(format: .solarOpen, markers: [
+            .block("<|tool_calls|>", JSONCallReaders.solar), .block("<|tool_call:begin|>", JSONCallReaders.solar),
+        ]),
+        Family(format: .miniCPM5, markers: [.block("<function name=\"", XMLCallReaders.miniCPM)]),
+        Family(format: .hunyuan3, markers: [
+            .block("<tool_calls:opensource>", XMLCallReaders.hunyuan), .block("<tool_call:opensource>", XMLCallReaders.hunyuan),
+        ]),
     ]
 }

@@ -70,6 +70,15 @@ public struct ToolCallFormat: RawRepresentable, Sendable, Hashable, Codable, Cus
     /// Generic JSON: a bare call, `{"tool_call": {...}}` or `{"tool_calls": [...]}`.
     public static let generic = ToolCallFormat(rawValue: "generic")
 
+    /// GigaChat 3: `<|function_call|>{...}` (3.1) and `function call<|role_sep|>{...}` (3.0).
+    public static let gigaChat = ToolCallFormat(rawValue: "gigachat")
+    /// Solar Open: `<|tool_calls|><|tool_call:begin|>ID<|tool_call:name|>NAME<|tool_call:args|>{...}<|tool_call:end|><|calls|>`.
+    public static let solarOpen = ToolCallFormat(rawValue: "solar-open")
+    /// MiniCPM 5: `<function name="F"><param name="P">V</param></function>`.
+    public static let miniCPM5 = ToolCallFormat(rawValue: "minicpm5")
+    /// Hunyuan 3: `<tool_calls:opensource><tool_call:opensource>NAME<tool_sep:opensource><arg_key:opensource>…`.
+    public static let hunyuan3 = ToolCallFormat(rawValue: "hunyuan3")
+
     /// Every named format, `.auto` first.
     public static var allCases: [ToolCallFormat] { [.auto] + Families.all.map(\.format) }
 

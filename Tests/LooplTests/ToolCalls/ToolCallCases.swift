@@ -412,6 +412,24 @@ enum ToolCallCases {
                   content: "", calls: [call("f", ["a": "x, y", "b": 2])]),
     ]
 
-    static let all: [ParseCase] = more + hermes + qwen3Coder + glm + llama3 + mistral + pythonic + lfm2 + functionary
+    static let others: [ParseCase] = [
+        ParseCase(name: "GigaChat 3.1", format: .gigaChat,
+                  text: "<|function_call|>{\"name\": \"f\", \"arguments\": {\"a\": 1}}", content: "", calls: [call("f", ["a": 1])]),
+        ParseCase(name: "GigaChat 3", format: .gigaChat,
+                  text: "function call<|role_sep|>\n{\"name\": \"f\", \"arguments\": {}}", content: "", calls: [call("f")]),
+        ParseCase(name: "Solar Open", format: .solarOpen,
+                  text: "<|tool_calls|><|tool_call:begin|>abc<|tool_call:name|>f<|tool_call:args|>{\"a\": 1}<|tool_call:end|><|tool_call:begin|>def<|tool_call:name|>g<|tool_call:args|>{}<|tool_call:end|><|calls|>",
+                  content: "", calls: [call("f", ["a": 1]), call("g")]),
+        ParseCase(name: "MiniCPM 5", format: .miniCPM5,
+                  text: "Sure.\n<function name=\"f\"><param name=\"city\">Paris</param><param name=\"n\">2</param></function>",
+                  content: "Sure.", calls: [call("f", ["city": "Paris", "n": 2])]),
+        ParseCase(name: "MiniCPM 5 truncated", format: .miniCPM5,
+                  text: "<function name=\"f\"><param name=\"city\">Par", content: "<function name=\"f\"><param name=\"city\">Par", calls: []),
+        ParseCase(name: "Hunyuan 3", format: .hunyuan3,
+                  text: "<tool_calls:opensource>\n<tool_call:opensource>f<tool_sep:opensource>\n<arg_key:opensource>a</arg_key:opensource>\n<arg_value:opensource>x y</arg_value:opensource>\n</tool_call:opensource>\n</tool_calls:opensource>",
+                  content: "", calls: [call("f", ["a": "x y"])]),
+    ]
+
+    static let all: [ParseCase] = more + others + hermes + qwen3Coder + glm + llama3 + mistral + pythonic + lfm2 + functionary
         + functools + deepSeek + command + granite + gptOSS + kimi + xmlFamilies + generic
 }
