@@ -19,7 +19,7 @@ enum Families {
         Family(format: .hermes, markers: [toolCall, bareFunction], startReaders: [BareCallReaders.json]),
         Family(format: .qwen3Coder, markers: [toolCall, bareFunction]),
         Family(format: .glm45, markers: [toolCall]),
-        Family(format: .llama3, markers: [pythonTag] + llamaEnds, startReaders: [BareCallReaders.json]),
+        Family(format: .llama3, markers: [pythonTag] + llamaEnds, startReaders: [BareCallReaders.json, PythonicCalls.bare]),
         Family(format: .pythonic, markers: [.block("<|python_start|>", PythonicCalls.llama4)],
                startReaders: [PythonicCalls.bare]),
         Family(format: .mistral, markers: [mistral], startReaders: [BareCallReaders.json],
@@ -79,7 +79,7 @@ enum Families {
         Family(format: .internLM, markers: [
             .block("<|action_start|><|plugin|>", JSONCallReaders.block("<|action_start|><|plugin|>", "<|action_end|>")),
         ]),
-        Family(format: .generic, startReaders: [BareCallReaders.json]),
+        Family(format: .generic, startReaders: [BareCallReaders.json, BareCallReaders.response]),
         Family(format: .gigaChat, markers: [
             .block("<|function_call|>", JSONCallReaders.block("<|function_call|>", nil)),
             .block("function call<|role_sep|>", JSONCallReaders.block("function call<|role_sep|>", nil)),

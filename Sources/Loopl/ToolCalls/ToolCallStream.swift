@@ -87,6 +87,8 @@ struct ToolCallStream: Sendable {
         }
         for piece in pieces {
             switch piece {
+            case .text(let text):
+                emitText(text)
             case .openReasoning(let close):
                 reasoningClose = close
             case .looseCall:

@@ -135,6 +135,8 @@ enum ToolCallCases {
         ParseCase(name: "python_tag code", format: .llama3,
                   text: "<|python_tag|>print(1 + 1)<|eom_id|>",
                   content: "", calls: [call("python", ["code": "print(1 + 1)"])]),
+        ParseCase(name: "Llama 3.2 pythonic", format: .llama3,
+                  text: "[get_weather(city=\"Paris\")]", content: "", calls: [call("get_weather", ["city": "Paris"])]),
         ParseCase(name: "fenced bare JSON", format: .llama3,
                   text: "```json\n{\"name\": \"f\", \"parameters\": {\"a\": 1}}\n```",
                   content: "", calls: [call("f", ["a": 1])]),
@@ -341,6 +343,8 @@ enum ToolCallCases {
                   content: "", calls: [call("f"), call("g", ["b": "c"])]),
         ParseCase(name: "bare list", format: .generic,
                   text: "[{\"name\": \"f\", \"arguments\": {}}]", content: "", calls: [call("f")]),
+        ParseCase(name: "response wrapper", format: .generic,
+                  text: "{\"response\": \"Hello there.\"}", content: "Hello there.", calls: [], sameUnderAuto: false),
         ParseCase(name: "plain text", format: .generic, text: "Just text.", content: "Just text.", calls: []),
         ParseCase(name: "empty", format: .generic, text: "", content: "", calls: []),
     ]
