@@ -54,6 +54,11 @@ enum Families {
             .block("<|tool_calls_section_begin|>", JSONCallReaders.kimi),
             .block("<|tool_call_begin|>", JSONCallReaders.kimi),
         ]),
+        Family(format: .kimiK3,
+               markers: [.block("<|open|>tools<|sep|>", TagTreeCallReaders.kimiK3),
+                         .drop("<|close|>think<|sep|>"), .drop("<|open|>response<|sep|>"), .drop("<|close|>response<|sep|>"),
+                         .drop("<|close|>message<|sep|>"), .drop("<|end_of_msg|>")],
+               reasoning: [.reasoning("<|open|>think<|sep|>", "<|close|>think<|sep|>")], reasoningClose: "<|close|>think<|sep|>"),
         Family(format: .minimaxM2, markers: [
             .block("<minimax:tool_call>", XMLCallReaders.invokeBlock(
                 prefix: "", open: "<minimax:tool_call>", close: "</minimax:tool_call>")),

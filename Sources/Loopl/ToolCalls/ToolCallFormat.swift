@@ -45,6 +45,8 @@ public struct ToolCallFormat: RawRepresentable, Sendable, Hashable, Codable, Cus
     public static let gptOSS = ToolCallFormat(rawValue: "gpt-oss")
     /// Kimi K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{...}`.
     public static let kimiK2 = ToolCallFormat(rawValue: "kimi-k2")
+    /// Kimi K3: `<|open|>tools<|sep|><|open|>call tool="F" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V<|close|>argument<|sep|>…`.
+    public static let kimiK3 = ToolCallFormat(rawValue: "kimi-k3")
     /// MiniMax M2: `<minimax:tool_call><invoke name="F"><parameter name="P">V</parameter></invoke>`.
     public static let minimaxM2 = ToolCallFormat(rawValue: "minimax-m2")
     /// MiniMax M1: `<tool_calls>{...}\n{...}</tool_calls>`.

@@ -79,7 +79,8 @@ public struct ToolCallParser: Sendable {
     ///   - format: the markup to read; `.auto` reads all families.
     ///   - toolNames: the declared tools; calls to other names are rejected. nil accepts any.
     ///   - startsInReasoning: the prompt already opened thinking (a template that ends its
-    ///     generation prompt with `<think>`), so the text is thinking until the closing marker.
+    ///     generation prompt with `<think>`), so the text is thinking until the format's closing
+    ///     marker (`</think>` under `.auto`).
     public init(format: ToolCallFormat = .auto, toolNames: Set<String>? = nil, startsInReasoning: Bool = false) {
         self.init(format: format, toolNames: toolNames, schemas: [:], startsInReasoning: startsInReasoning)
     }
@@ -167,7 +168,8 @@ public struct ToolCallParser: Sendable {
     /// `startsInReasoning`.
     public static func promptOpensReasoning(_ prompt: String) -> Bool {
         let trimmed = prompt.trimmingWhitespace()
-        return ["<think>", "[THINK]", "<seed:think>", "<|START_THINKING|>", "<|inner_prefix|>", "<|channel>thought"]
+        return ["<think>", "[THINK]", "<seed:think>", "<|START_THINKING|>", "<|inner_prefix|>", "<|channel>thought",
+         "<|open|>think<|sep|>"]
             .contains { trimmed.hasSuffix($0) }
     }
 }
