@@ -24,7 +24,6 @@ import Testing
         "llama-cpp-rwkv-world.jinja": "no tool support",
         "microsoft-Phi-3.5-mini-instruct.jinja": "no tool support",
         "deepseek-ai-DeepSeek-R1-Distill-Llama-8B.jinja": "the template drops tool calls",
-        "MiniMax-M3.jinja": "MiniMax M3 markup: not read yet",
         "muse-glimmer.jinja": "Muse markup (harmony headers around atem:invoke): not read yet",
     ]
 
