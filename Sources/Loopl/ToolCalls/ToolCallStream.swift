@@ -210,6 +210,11 @@ struct ToolCallStream: Sendable {
                     position = i + marker.literal.count
                     return true
                 case .reasoning(let close):
+                    // Thinking opens only before any visible text, as llama.cpp reads it.
+                    guard atStart, !buffer[position..<i].contains(where: { !ByteCursor.isSpace($0) }) else {
+                        i += 1
+                        continue
+                    }
                     emitText(position..<i)
                     position = i + marker.literal.count
                     reasoningClose = close

@@ -65,6 +65,11 @@ enum ToolCallCases {
                   content: "", calls: [call("f"), call("g")]),
         ParseCase(name: "fenced JSON without the tag", format: .hermes,
                   text: "```json\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n```", content: "", calls: [call("f", ["a": 1])]),
+        ParseCase(name: "think tag in prose is text", format: .hermes,
+                  text: "Wrap it in <think> tags.</think> Done.", content: "Wrap it in <think> tags. Done.", calls: []),
+        ParseCase(name: "thinking after a call", format: .hermes,
+                  text: "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call><think>next</think>Ok.",
+                  content: "Ok.", calls: [call("f")], reasoning: "next"),
         ParseCase(name: "empty thinking", format: .hermes,
                   text: "<think>\n\n</think>\n\nHello!", content: "Hello!", calls: []),
     ]
