@@ -95,7 +95,7 @@ struct Dialect: Sendable {
 
     static let auto: Dialect = {
         var markers: [Marker] = []
-        for family in Families.all { markers += family.markers + family.reasoning }
+        for family in Families.all where family.inAuto { markers += family.markers + family.reasoning }
         return Dialect(markers: markers + Families.commonReasoning,
                        startReaders: [BareCallReaders.json, PythonicCalls.bare])
     }()
@@ -118,4 +118,6 @@ struct Family: Sendable {
     var startReaders: [BlockReader] = []
     var reasoning: [Marker] = []
     var reasoningClose = "</think>"
+    /// Whether `.auto` reads this family (not when its markers are too common in other text).
+    var inAuto = true
 }

@@ -64,6 +64,12 @@ enum Families {
                 prefix: "", open: "<minimax:tool_call>", close: "</minimax:tool_call>")),
         ]),
         Family(format: .minimaxM1, markers: [toolCallsTag]),
+        Family(format: .muse, markers: [
+            .block("<atem:function_calls>", XMLCallReaders.invokeBlock(
+                prefix: "atem:", open: "<atem:function_calls>", close: "</atem:function_calls>")),
+            .block("to=", ChannelCallReaders.museHeader), .drop("<|start|>assistant"), .drop("<|message|>"),
+            .drop("<|eom|>"), .drop("<|eot|>"),
+        ], inAuto: false),
         Family(format: .minimaxM3,
                markers: [.block("]<]minimax[>[<tool_call>", NestedXMLCallReaders.minimaxM3), .drop("</mm:think>"), .drop("[e~[")],
                reasoning: [.reasoning("<mm:think>", "</mm:think>")], reasoningClose: "</mm:think>"),

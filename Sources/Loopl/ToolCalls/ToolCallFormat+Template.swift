@@ -5,6 +5,7 @@ extension ToolCallFormat {
         func has(_ marker: String) -> Bool { source.contains(marker) }
         let rules: [(Bool, ToolCallFormat)] = [
             (has("DSML"), .deepSeekV32),
+            (has("<atem:"), .muse),
             (has("]<]minimax[>["), .minimaxM3),
             (has("'<|open|>'") && has("'<|sep|>'"), .kimiK3),
             (has(":opensource") && has("<tool_sep"), .hunyuan3),

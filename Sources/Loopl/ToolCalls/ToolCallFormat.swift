@@ -53,6 +53,8 @@ public struct ToolCallFormat: RawRepresentable, Sendable, Hashable, Codable, Cus
     public static let minimaxM1 = ToolCallFormat(rawValue: "minimax-m1")
     /// MiniMax M3: `]<]minimax[>[<tool_call>]<]minimax[>[<invoke name="F">]<]minimax[>[<P>V]<]minimax[>[</P>…`, values nested as XML.
     public static let minimaxM3 = ToolCallFormat(rawValue: "minimax-m3")
+    /// Muse Glimmer: `to=NAME<|message|><atem:function_calls><atem:invoke name="F">…`; `to=self` is thinking.
+    public static let muse = ToolCallFormat(rawValue: "muse")
     /// Jamba: `<tool_calls>[...]</tool_calls>`.
     public static let jamba = ToolCallFormat(rawValue: "jamba")
     /// Apriel: `<tool_calls>[...]</tool_calls>` and `[BEGIN FINAL RESPONSE]`.

@@ -92,7 +92,7 @@ def main():
     print(f"{len(rows)} rows -> {OUT}")
 
 
-MARKERS = ["DSML", "]<]minimax[>[", "'<|open|>'", "'<|sep|>'", ":opensource", "<tool_sep", "<|tool_call:begin|>", "<|function_call|>", "function call", "<|role_sep|>",
+MARKERS = ["DSML", "<atem:", "]<]minimax[>[", "'<|open|>'", "'<|sep|>'", ":opensource", "<tool_sep", "<|tool_call:begin|>", "<|function_call|>", "function call", "<|role_sep|>",
            "<param name=", "tool▁calls▁begin", "tool▁call▁begin｜>' + tool['function']['name']", "<|channel|>",
            "<minimax:tool_call>", "<seed:tool_call>", "<|tool_calls_section_begin|>", "<arg_key>", "<function=",
            "<parameter=", "<|START_ACTION|>", "[TOOL_CALLS]", "<|tool_call_start|>", "<|tool_call>",

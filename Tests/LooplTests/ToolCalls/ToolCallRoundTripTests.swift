@@ -24,7 +24,6 @@ import Testing
         "llama-cpp-rwkv-world.jinja": "no tool support",
         "microsoft-Phi-3.5-mini-instruct.jinja": "no tool support",
         "deepseek-ai-DeepSeek-R1-Distill-Llama-8B.jinja": "the template drops tool calls",
-        "muse-glimmer.jinja": "Muse markup (harmony headers around atem:invoke): not read yet",
     ]
 
     /// Templates that render only the first call of a turn.
@@ -56,7 +55,9 @@ import Testing
         let format = ToolCallFormat(inferringFromTemplate: row.markers)
         #expect(format != .auto, "no family inferred for \(row.template)")
         let expected = Self.firstCallOnly.contains(row.template) ? Array(row.calls.prefix(1)) : row.calls
-        for parser in [ToolCallParser(format: format), ToolCallParser(format: .auto)] {
+        // Muse's markers (`to=`, `<|message|>`) are too common for `.auto` to read.
+        let formats = format == .muse ? [format] : [format, .auto]
+        for parser in formats.map({ ToolCallParser(format: $0) }) {
             let result = parser.parse(row.text)
             #expect(result.toolCalls.map { ParseCase.Call(name: $0.name, arguments: $0.arguments) } == expected,
                     "\(row.template) [\(parser.format)]: \(row.text.debugDescription)")
