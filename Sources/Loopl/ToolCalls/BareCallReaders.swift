@@ -8,10 +8,18 @@ enum BareCallReaders {
         case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "`"): break
         default: throw ScanStop.noMatch
         }
-        let pieces = try JSONCallReaders.calls(&c)
+        let pieces = try JSONCallReaders.calls(&c, strict: true)
         let save = c.index
         c.skipSpaces()
         if try !c.accept([UInt8(ascii: ";")]) { c.index = save }
         return pieces
+    }
+
+    /// The generic format's answer without calls, `{"response": "..."}` at the start: its text.
+    static let response: BlockReader = { c in
+        guard try c.require() == UInt8(ascii: "{") else { throw ScanStop.noMatch }
+        guard case .object(let object) = try c.json(), object.count == 1,
+              case .string(let text)? = object["response"] else { throw ScanStop.noMatch }
+        return [.text(text)]
     }
 }

@@ -35,6 +35,13 @@ struct ByteCursor {
 
     func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
 
+    /// The next byte; nil at the end of final text; at the end of open text, waits for more.
+    func peekDeciding() throws -> UInt8? {
+        if index < bytes.count { return bytes[index] }
+        if isFinal { return nil }
+        throw ScanStop.needMore
+    }
+
     /// The next byte, which must exist (or more text must be awaited).
     func require() throws -> UInt8 {
         guard index < bytes.count else { throw endStop }

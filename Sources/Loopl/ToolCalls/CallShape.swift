@@ -17,24 +17,35 @@ enum CallShape {
     }
 
     /// Calls in any of the JSON shapes: one call, a non-empty list of calls, or the generic wrappers
-    /// `{"tool_call": {...}}` and `{"tool_calls": [...]}`.
-    static func calls(_ value: JSONValue) -> [Piece]? {
+    /// `{"tool_call": {...}}` and `{"tool_calls": [...]}`. `strict` (for JSON without a tag around
+    /// it) also requires each call to name its arguments and to have no keys but a call's, so that
+    /// data such as `{"name": "Ada", "age": 36}` is not a call.
+    static func calls(_ value: JSONValue, strict: Bool = false) -> [Piece]? {
         switch value {
         case .array(let items):
             guard !items.isEmpty else { return nil }
             var pieces: [Piece] = []
             for item in items {
-                guard let piece = call(item) else { return nil }
+                guard !strict || looksLikeCall(item), let piece = call(item) else { return nil }
                 pieces.append(piece)
             }
             return pieces
         case .object(let object):
-            if object.count == 1, let inner = object["tool_call"] { return call(inner).map { [$0] } }
-            if object.count == 1, let inner = object["tool_calls"] { return calls(inner) }
+            if object.count == 1, let inner = object["tool_call"] { return calls(inner, strict: strict) }
+            if object.count == 1, let inner = object["tool_calls"], inner.arrayValue != nil { return calls(inner, strict: strict) }
+            guard !strict || looksLikeCall(value) else { return nil }
             return call(value).map { [$0] }
         default:
             return nil
         }
+    }
+
+    private static let callKeys: Set<String> = ["name", "arguments", "parameters", "type", "id", "tool_call_id", "function"]
+
+    private static func looksLikeCall(_ value: JSONValue) -> Bool {
+        guard case .object(let object) = value, object.keys.allSatisfy(callKeys.contains) else { return false }
+        if case .object(let function)? = object["function"] { return looksLikeCall(.object(function)) }
+        return object["arguments"] != nil || object["parameters"] != nil
     }
 
     /// Arguments given as an object, a JSON string holding an object (empty means none), or missing.

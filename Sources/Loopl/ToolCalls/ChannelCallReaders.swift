@@ -61,4 +61,16 @@ enum ChannelCallReaders {
         if closer != nil { c.index -= recipientMark.count }
         return [.call(name: name, arguments: ["code": .string(code)], id: nil)]
     }
+
+    private static let museRecipient = [UInt8](literal: "to=")
+    private static let museReasoningEnd = [UInt8](literal: "<|eom|>")
+
+    /// Muse Glimmer's message header `to=RECIPIENT<|message|>`: `self` opens thinking (to `<|eom|>`);
+    /// a tool's message carries an `<atem:function_calls>` block, read by its own marker.
+    static let museHeader: BlockReader = { c in
+        try c.expect(museRecipient)
+        let recipient = try c.name()
+        try c.expect(message)
+        return recipient == "self" ? [.openReasoning(museReasoningEnd)] : []
+    }
 }

@@ -7,18 +7,51 @@ struct Dialect: Sendable {
     let defaultReasoningClose: [UInt8]
     /// Whether a byte can begin a marker.
     let firstBytes: [Bool]
-    private let byFirstByte: [[Marker]]
+    /// Whether two bytes (`first << 8 | second`) can begin a marker.
+    let firstPairs: [Bool]
+    /// All markers' bytes end to end, with each marker's start, so that matching touches no
+    /// reference-counted storage.
+    private let flat: [UInt8]
+    private let starts: [Int]
+    /// Marker indices grouped by first byte: those for byte `b` are `order[groups[b]..<groups[b + 1]]`.
+    private let order: [Int]
+    private let groups: [Int]
 
     init(markers: [Marker], startReaders: [BlockReader], reasoningClose: String = "</think>") {
         var seen = Set<[UInt8]>()
-        let unique = markers.filter { seen.insert($0.literal).inserted }
+        let unique = markers.filter { !$0.literal.isEmpty && seen.insert($0.literal).inserted }
         self.markers = unique
         self.startReaders = startReaders
         self.defaultReasoningClose = Array(reasoningClose.utf8)
-        var table = [[Marker]](repeating: [], count: 256)
-        for marker in unique { if let first = marker.literal.first { table[Int(first)].append(marker) } }
-        byFirstByte = table
-        firstBytes = table.map { !$0.isEmpty }
+        var flat: [UInt8] = []
+        var starts: [Int] = []
+        for marker in unique {
+            starts.append(flat.count)
+            flat += marker.literal
+        }
+        starts.append(flat.count)
+        var order: [Int] = []
+        var groups: [Int] = []
+        for byte in 0..<256 {
+            groups.append(order.count)
+            order += unique.indices.filter { unique[$0].literal.first == UInt8(byte) }
+        }
+        groups.append(order.count)
+        self.flat = flat
+        self.starts = starts
+        self.order = order
+        self.groups = groups
+        firstBytes = (0..<256).map { groups[$0] < groups[$0 + 1] }
+        var pairs = [Bool](repeating: false, count: 65_536)
+        for marker in unique {
+            let bytes = marker.literal
+            if bytes.count == 1 {
+                for second in 0..<256 { pairs[Int(bytes[0]) << 8 | second] = true }
+            } else {
+                pairs[Int(bytes[0]) << 8 | Int(bytes[1])] = true
+            }
+        }
+        firstPairs = pairs
     }
 
     enum MarkerMatch {
@@ -30,17 +63,28 @@ struct Dialect: Sendable {
     /// The longest marker at `index`, or `.partial` when a longer one may still come.
     func markerMatch(_ bytes: [UInt8], at index: Int, isFinal: Bool = false) -> MarkerMatch? {
         guard index < bytes.count else { return nil }
-        var best: Marker?
+        let first = Int(bytes[index])
+        var best = -1
+        var bestLength = 0
         var partial = false
-        for marker in byFirstByte[Int(bytes[index])] {
-            switch ByteCursor.match(bytes, at: index, marker.literal) {
-            case .yes: if best.map({ marker.literal.count > $0.literal.count }) ?? true { best = marker }
-            case .partial: partial = true
-            case .no: break
+        flat.withUnsafeBufferPointer { flat in
+            bytes.withUnsafeBufferPointer { text in
+                for k in groups[first]..<groups[first + 1] {
+                    let marker = order[k]
+                    let start = starts[marker]
+                    let length = starts[marker + 1] - start
+                    var i = 1
+                    while i < length, index + i < text.count, text[index + i] == flat[start + i] { i += 1 }
+                    if i == length {
+                        if length > bestLength { best = marker; bestLength = length }
+                    } else if index + i >= text.count {
+                        partial = true
+                    }
+                }
             }
         }
         if partial, !isFinal { return .partial }
-        return best.map { .full($0) }
+        return best >= 0 ? .full(markers[best]) : nil
     }
 
     /// The dialect of a format; unknown names read like `.auto`.
@@ -51,7 +95,7 @@ struct Dialect: Sendable {
 
     static let auto: Dialect = {
         var markers: [Marker] = []
-        for family in Families.all { markers += family.markers + family.reasoning }
+        for family in Families.all where family.inAuto { markers += family.markers + family.reasoning }
         return Dialect(markers: markers + Families.commonReasoning,
                        startReaders: [BareCallReaders.json, PythonicCalls.bare])
     }()
@@ -74,4 +118,6 @@ struct Family: Sendable {
     var startReaders: [BlockReader] = []
     var reasoning: [Marker] = []
     var reasoningClose = "</think>"
+    /// Whether `.auto` reads this family (not when its markers are too common in other text).
+    var inAuto = true
 }

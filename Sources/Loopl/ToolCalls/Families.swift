@@ -16,10 +16,10 @@ enum Families {
     private static let toolCallsTag = Marker.block("<tool_calls>", JSONCallReaders.block("<tool_calls>", "</tool_calls>"))
 
     static let all: [Family] = [
-        Family(format: .hermes, markers: [toolCall, bareFunction]),
+        Family(format: .hermes, markers: [toolCall, bareFunction], startReaders: [BareCallReaders.json]),
         Family(format: .qwen3Coder, markers: [toolCall, bareFunction]),
         Family(format: .glm45, markers: [toolCall]),
-        Family(format: .llama3, markers: [pythonTag] + llamaEnds, startReaders: [BareCallReaders.json]),
+        Family(format: .llama3, markers: [pythonTag] + llamaEnds, startReaders: [BareCallReaders.json, PythonicCalls.bare]),
         Family(format: .pythonic, markers: [.block("<|python_start|>", PythonicCalls.llama4)],
                startReaders: [PythonicCalls.bare]),
         Family(format: .mistral, markers: [mistral], startReaders: [BareCallReaders.json],
@@ -29,7 +29,7 @@ enum Families {
                startReaders: [ChannelCallReaders.functionaryStart]),
         Family(format: .fireFunction, markers: [functools]),
         Family(format: .phi4, markers: [functools, pipeToolCall]),
-        Family(format: .granite, markers: [pipeToolCall, toolCall]),
+        Family(format: .granite, markers: [pipeToolCall, toolCall, .drop("<response>"), .drop("</response>")]),
         Family(format: .deepSeekR1, markers: deepSeek),
         Family(format: .deepSeekV3, markers: deepSeek),
         Family(format: .deepSeekV31, markers: deepSeek),
@@ -54,11 +54,25 @@ enum Families {
             .block("<|tool_calls_section_begin|>", JSONCallReaders.kimi),
             .block("<|tool_call_begin|>", JSONCallReaders.kimi),
         ]),
+        Family(format: .kimiK3,
+               markers: [.block("<|open|>tools<|sep|>", TagTreeCallReaders.kimiK3),
+                         .drop("<|close|>think<|sep|>"), .drop("<|open|>response<|sep|>"), .drop("<|close|>response<|sep|>"),
+                         .drop("<|close|>message<|sep|>"), .drop("<|end_of_msg|>")],
+               reasoning: [.reasoning("<|open|>think<|sep|>", "<|close|>think<|sep|>")], reasoningClose: "<|close|>think<|sep|>"),
         Family(format: .minimaxM2, markers: [
             .block("<minimax:tool_call>", XMLCallReaders.invokeBlock(
                 prefix: "", open: "<minimax:tool_call>", close: "</minimax:tool_call>")),
         ]),
         Family(format: .minimaxM1, markers: [toolCallsTag]),
+        Family(format: .muse, markers: [
+            .block("<atem:function_calls>", XMLCallReaders.invokeBlock(
+                prefix: "atem:", open: "<atem:function_calls>", close: "</atem:function_calls>")),
+            .block("to=", ChannelCallReaders.museHeader), .drop("<|start|>assistant"), .drop("<|message|>"),
+            .drop("<|eom|>"), .drop("<|eot|>"),
+        ], inAuto: false),
+        Family(format: .minimaxM3,
+               markers: [.block("]<]minimax[>[<tool_call>", NestedXMLCallReaders.minimaxM3), .drop("</mm:think>"), .drop("[e~[")],
+               reasoning: [.reasoning("<mm:think>", "</mm:think>")], reasoningClose: "</mm:think>"),
         Family(format: .jamba, markers: [toolCallsTag]),
         Family(format: .apriel, markers: [toolCallsTag, .drop("[BEGIN FINAL RESPONSE]"), .drop("[END FINAL RESPONSE]")]),
         Family(format: .lfm2, markers: [.block("<|tool_call_start|>", PythonicCalls.lfm2)]),
@@ -79,6 +93,17 @@ enum Families {
         Family(format: .internLM, markers: [
             .block("<|action_start|><|plugin|>", JSONCallReaders.block("<|action_start|><|plugin|>", "<|action_end|>")),
         ]),
-        Family(format: .generic, startReaders: [BareCallReaders.json]),
+        Family(format: .generic, startReaders: [BareCallReaders.json, BareCallReaders.response]),
+        Family(format: .gigaChat, markers: [
+            .block("<|function_call|>", JSONCallReaders.block("<|function_call|>", nil)),
+            .block("function call<|role_sep|>", JSONCallReaders.block("function call<|role_sep|>", nil)),
+        ]),
+        Family(format: .solarOpen, markers: [
+            .block("<|tool_calls|>", JSONCallReaders.solar), .block("<|tool_call:begin|>", JSONCallReaders.solar),
+        ]),
+        Family(format: .miniCPM5, markers: [.block("<function name=\"", XMLCallReaders.miniCPM)]),
+        Family(format: .hunyuan3, markers: [
+            .block("<tool_calls:opensource>", XMLCallReaders.hunyuan), .block("<tool_call:opensource>", XMLCallReaders.hunyuan),
+        ]),
     ]
 }

@@ -1,10 +1,10 @@
 /// Readers of blocks whose calls are JSON: a tag, JSON calls, and usually a closing tag.
 enum JSONCallReaders {
     /// JSON calls after an optional code fence: one call, a list, or a generic wrapper.
-    static func calls(_ c: inout ByteCursor) throws -> [Piece] {
+    static func calls(_ c: inout ByteCursor, strict: Bool = false) throws -> [Piece] {
         try c.skipOpeningFence()
         let value = try c.json()
-        guard let calls = CallShape.calls(value) else { throw ScanStop.noMatch }
+        guard let calls = CallShape.calls(value, strict: strict) else { throw ScanStop.noMatch }
         try c.skipClosingFence()
         return calls
     }
@@ -19,7 +19,7 @@ enum JSONCallReaders {
             while true {
                 let save = c.index
                 c.skipSpaces()
-                guard c.peek() == UInt8(ascii: "{") else { c.index = save; break }
+                guard try c.peekDeciding() == UInt8(ascii: "{") else { c.index = save; break }
                 guard let more = CallShape.calls(try c.json()) else { throw ScanStop.noMatch }
                 pieces += more
             }
@@ -167,7 +167,7 @@ enum JSONCallReaders {
                 let save = c.index
                 c.skipSpaces()
                 if try c.accept([UInt8(ascii: ";")]) { c.skipSpaces() }
-                guard c.peek() == UInt8(ascii: "{"), let more = CallShape.calls(try c.json()) else { c.index = save; break }
+                guard try c.peekDeciding() == UInt8(ascii: "{"), let more = CallShape.calls(try c.json()) else { c.index = save; break }
                 pieces += more
             }
             return pieces
@@ -195,5 +195,34 @@ enum JSONCallReaders {
         guard c.check(Lit.fence) != .no else { throw ScanStop.noMatch }
         let pieces = try calls(&c)
         return pieces.filter { if case .call(let name, _, _) = $0 { name != "directly_answer" } else { true } }
+    }
+
+    private static let solarSection = [UInt8](literal: "<|tool_calls|>")
+    private static let solarSectionEnd = [UInt8](literal: "<|calls|>")
+    private static let solarCall = [UInt8](literal: "<|tool_call:begin|>")
+    private static let solarName = [UInt8](literal: "<|tool_call:name|>")
+    private static let solarArguments = [UInt8](literal: "<|tool_call:args|>")
+    private static let solarCallEnd = [UInt8](literal: "<|tool_call:end|>")
+
+    /// Solar Open: `<|tool_calls|>` then `<|tool_call:begin|>ID<|tool_call:name|>NAME`
+    /// `<|tool_call:args|>{...}<|tool_call:end|>` per call, then `<|calls|>`.
+    static let solar: BlockReader = { c in
+        let section = try c.accept(solarSection)
+        var pieces: [Piece] = []
+        while true {
+            let save = c.index
+            c.skipSpaces()
+            guard try c.accept(solarCall) else { c.index = save; break }
+            let id = try c.read(upTo: solarName).trimmingWhitespace()
+            let name = try c.read(upTo: solarArguments).trimmingWhitespace()
+            guard id.utf8.count <= 256, CallShape.isPlausibleName(name),
+                  let arguments = CallShape.arguments(try c.json()) else { throw ScanStop.noMatch }
+            try CallShape.close(&c, solarCallEnd)
+            pieces.append(.call(name: name, arguments: arguments, id: id.isEmpty ? nil : id))
+            if !section { break }
+        }
+        guard !pieces.isEmpty else { throw ScanStop.noMatch }
+        if section { try CallShape.close(&c, solarSectionEnd) }
+        return pieces
     }
 }

@@ -4,8 +4,8 @@ enum Piece: Sendable, Hashable {
     /// A call whose values were written as bare text (`raw`, by parameter) and typed by guessing;
     /// a declared string parameter gets its text back.
     case looseCall(name: String, arguments: JSONObject, raw: [String: String])
+    /// Visible text written inside markup (the generic format's `{"response": "..."}`).
     case text(String)
-    case reasoning(String)
     /// Thinking starts here and runs to the given marker.
     case openReasoning([UInt8])
 }

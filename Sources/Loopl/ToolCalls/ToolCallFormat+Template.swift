@@ -5,6 +5,13 @@ extension ToolCallFormat {
         func has(_ marker: String) -> Bool { source.contains(marker) }
         let rules: [(Bool, ToolCallFormat)] = [
             (has("DSML"), .deepSeekV32),
+            (has("<atem:"), .muse),
+            (has("]<]minimax[>["), .minimaxM3),
+            (has("'<|open|>'") && has("'<|sep|>'"), .kimiK3),
+            (has(":opensource") && has("<tool_sep"), .hunyuan3),
+            (has("<|tool_call:begin|>"), .solarOpen),
+            (has("<|function_call|>") || (has("function call") && has("<|role_sep|>")), .gigaChat),
+            (has("<param name="), .miniCPM5),
             (has("tool▁call▁begin｜>' + tool['function']['name']") || has("tool▁call▁begin｜>'+ tool['function']['name']"), .deepSeekV31),
             (has("tool▁calls▁begin"), .deepSeekR1),
             (has("<|channel|>"), .gptOSS),

@@ -45,10 +45,16 @@ public struct ToolCallFormat: RawRepresentable, Sendable, Hashable, Codable, Cus
     public static let gptOSS = ToolCallFormat(rawValue: "gpt-oss")
     /// Kimi K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{...}`.
     public static let kimiK2 = ToolCallFormat(rawValue: "kimi-k2")
+    /// Kimi K3: `<|open|>tools<|sep|><|open|>call tool="F" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V<|close|>argument<|sep|>…`.
+    public static let kimiK3 = ToolCallFormat(rawValue: "kimi-k3")
     /// MiniMax M2: `<minimax:tool_call><invoke name="F"><parameter name="P">V</parameter></invoke>`.
     public static let minimaxM2 = ToolCallFormat(rawValue: "minimax-m2")
     /// MiniMax M1: `<tool_calls>{...}\n{...}</tool_calls>`.
     public static let minimaxM1 = ToolCallFormat(rawValue: "minimax-m1")
+    /// MiniMax M3: `]<]minimax[>[<tool_call>]<]minimax[>[<invoke name="F">]<]minimax[>[<P>V]<]minimax[>[</P>…`, values nested as XML.
+    public static let minimaxM3 = ToolCallFormat(rawValue: "minimax-m3")
+    /// Muse Glimmer: `to=NAME<|message|><atem:function_calls><atem:invoke name="F">…`; `to=self` is thinking.
+    public static let muse = ToolCallFormat(rawValue: "muse")
     /// Jamba: `<tool_calls>[...]</tool_calls>`.
     public static let jamba = ToolCallFormat(rawValue: "jamba")
     /// Apriel: `<tool_calls>[...]</tool_calls>` and `[BEGIN FINAL RESPONSE]`.
@@ -69,6 +75,15 @@ public struct ToolCallFormat: RawRepresentable, Sendable, Hashable, Codable, Cus
     public static let internLM = ToolCallFormat(rawValue: "internlm")
     /// Generic JSON: a bare call, `{"tool_call": {...}}` or `{"tool_calls": [...]}`.
     public static let generic = ToolCallFormat(rawValue: "generic")
+
+    /// GigaChat 3: `<|function_call|>{...}` (3.1) and `function call<|role_sep|>{...}` (3.0).
+    public static let gigaChat = ToolCallFormat(rawValue: "gigachat")
+    /// Solar Open: `<|tool_calls|><|tool_call:begin|>ID<|tool_call:name|>NAME<|tool_call:args|>{...}<|tool_call:end|><|calls|>`.
+    public static let solarOpen = ToolCallFormat(rawValue: "solar-open")
+    /// MiniCPM 5: `<function name="F"><param name="P">V</param></function>`.
+    public static let miniCPM5 = ToolCallFormat(rawValue: "minicpm5")
+    /// Hunyuan 3: `<tool_calls:opensource><tool_call:opensource>NAME<tool_sep:opensource><arg_key:opensource>…`.
+    public static let hunyuan3 = ToolCallFormat(rawValue: "hunyuan3")
 
     /// Every named format, `.auto` first.
     public static var allCases: [ToolCallFormat] { [.auto] + Families.all.map(\.format) }

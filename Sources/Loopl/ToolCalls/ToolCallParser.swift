@@ -79,7 +79,8 @@ public struct ToolCallParser: Sendable {
     ///   - format: the markup to read; `.auto` reads all families.
     ///   - toolNames: the declared tools; calls to other names are rejected. nil accepts any.
     ///   - startsInReasoning: the prompt already opened thinking (a template that ends its
-    ///     generation prompt with `<think>`), so the text is thinking until the closing marker.
+    ///     generation prompt with `<think>`), so the text is thinking until the format's closing
+    ///     marker (`</think>` under `.auto`).
     public init(format: ToolCallFormat = .auto, toolNames: Set<String>? = nil, startsInReasoning: Bool = false) {
         self.init(format: format, toolNames: toolNames, schemas: [:], startsInReasoning: startsInReasoning)
     }
@@ -134,17 +135,24 @@ public struct ToolCallParser: Sendable {
         var rejected: [RejectedCall] = []
         for event in events {
             switch event {
-            case .text(let text): content += text
+            case .text(let text): if content.isEmpty { content = text } else { content += text }
             case .reasoning(let text): reasoning = (reasoning ?? "") + text
             case .toolCall(let call): calls.append(call)
             case .rejected(let call): rejected.append(call)
             }
         }
-        let thinking = reasoning?.trimmingWhitespace()
-        var visible = content.trimmingWhitespace()
-        if !calls.isEmpty, isOnlyFences(visible) { visible = "" }
+        let thinking = reasoning.map(trimmed)
+        var visible = trimmed(content)
+        if !calls.isEmpty, visible.hasPrefix("```"), isOnlyFences(visible) { visible = "" }
         return Result(content: visible, toolCalls: calls,
                       reasoning: thinking?.isEmpty == false ? thinking : nil, rejected: rejected)
+    }
+
+    /// The text without leading and trailing spaces and line breaks; not copied when there are none.
+    private static func trimmed(_ text: String) -> String {
+        guard let first = text.utf8.first, let last = text.utf8.last,
+              ByteCursor.isSpace(first) || ByteCursor.isSpace(last) else { return text }
+        return text.trimmingWhitespace()
     }
 
     /// True for text made of code-fence lines only (what is left when a fenced call is lifted out).
@@ -160,7 +168,8 @@ public struct ToolCallParser: Sendable {
     /// `startsInReasoning`.
     public static func promptOpensReasoning(_ prompt: String) -> Bool {
         let trimmed = prompt.trimmingWhitespace()
-        return ["<think>", "[THINK]", "<seed:think>", "<|START_THINKING|>", "<|inner_prefix|>", "<|channel>thought"]
+        return ["<think>", "[THINK]", "<seed:think>", "<|START_THINKING|>", "<|inner_prefix|>", "<|channel>thought",
+         "<|open|>think<|sep|>"]
             .contains { trimmed.hasSuffix($0) }
     }
 }

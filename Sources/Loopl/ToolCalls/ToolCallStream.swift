@@ -13,6 +13,7 @@ struct ToolCallStream: Sendable {
     /// True while the visible text is still only spaces, where bare calls may start.
     private var atStart = true
     private var events: [ToolCallParser.Event] = []
+    private var ids = CallIdGenerator()
     /// The length of the undecided tail when a block last asked for more text; a long block is
     /// read again only after it grows by a sixteenth, so streaming stays linear.
     private var waitedAt: Int?
@@ -48,8 +49,13 @@ struct ToolCallStream: Sendable {
 
     private mutating func emitText(_ range: Range<Int>) {
         guard !range.isEmpty else { return }
-        let text = String(decoding: buffer[range], as: UTF8.self)
-        if atStart, buffer[range].contains(where: { !ByteCursor.isSpace($0) }) { atStart = false }
+        emitText(String(decoding: buffer[range], as: UTF8.self))
+    }
+
+    /// Adds visible text, merged with visible text just before it.
+    private mutating func emitText(_ text: String) {
+        guard !text.isEmpty else { return }
+        if atStart, text.utf8.contains(where: { !ByteCursor.isSpace($0) }) { atStart = false }
         if case .text(let previous)? = events.last {
             events[events.count - 1] = .text(previous + text)
         } else {
@@ -71,33 +77,25 @@ struct ToolCallStream: Sendable {
     private mutating func deliver(_ loosePieces: [Piece], raw: Range<Int>) {
         let pieces = loosePieces.map(typed)
         var rejected: [ToolCallParser.RejectedCall] = []
-        let rawText = String(decoding: buffer[raw], as: UTF8.self)
-        for piece in pieces {
-            if case .call(let name, let arguments, _) = piece, let toolNames, !toolNames.contains(name) {
-                rejected.append(.init(name: name, arguments: arguments,
-                                      reason: "'\(name)' is not a declared tool", text: rawText))
+        if let toolNames {
+            for piece in pieces {
+                if case .call(let name, let arguments, _) = piece, !toolNames.contains(name) {
+                    rejected.append(.init(name: name, arguments: arguments, reason: "'\(name)' is not a declared tool",
+                                          text: String(decoding: buffer[raw], as: UTF8.self)))
+                }
             }
         }
         for piece in pieces {
             switch piece {
             case .text(let text):
-                if !text.isEmpty {
-                    if atStart, text.utf8.contains(where: { !ByteCursor.isSpace($0) }) { atStart = false }
-                    if case .text(let previous)? = events.last {
-                        events[events.count - 1] = .text(previous + text)
-                    } else {
-                        events.append(.text(text))
-                    }
-                }
-            case .reasoning(let text):
-                emitReasoning(text)
+                emitText(text)
             case .openReasoning(let close):
                 reasoningClose = close
             case .looseCall:
                 break
             case .call(let name, let arguments, let id):
                 if toolNames.map({ $0.contains(name) }) ?? true {
-                    events.append(.toolCall(ToolCall(id: id ?? ToolCall.makeId(), name: name, arguments: arguments)))
+                    events.append(.toolCall(ToolCall(id: id ?? ids.next(), name: name, arguments: arguments)))
                 }
             }
         }
@@ -193,8 +191,9 @@ struct ToolCallStream: Sendable {
     private mutating func scanContent(isFinal: Bool) -> Bool {
         var i = position
         let count = buffer.count
-        while i < count {
-            guard dialect.firstBytes[Int(buffer[i])] else { i += 1; continue }
+        while true {
+            i = nextCandidate(from: i)
+            guard i < count else { break }
             switch dialect.markerMatch(buffer, at: i, isFinal: isFinal) {
             case nil:
                 i += 1
@@ -211,6 +210,11 @@ struct ToolCallStream: Sendable {
                     position = i + marker.literal.count
                     return true
                 case .reasoning(let close):
+                    // Thinking opens only before any visible text, as llama.cpp reads it.
+                    guard atStart, !buffer[position..<i].contains(where: { !ByteCursor.isSpace($0) }) else {
+                        i += 1
+                        continue
+                    }
                     emitText(position..<i)
                     position = i + marker.literal.count
                     reasoningClose = close
@@ -239,6 +243,26 @@ struct ToolCallStream: Sendable {
         emitText(position..<count)
         position = count
         return false
+    }
+
+    /// The first position at or after `start` whose byte may begin a marker.
+    private func nextCandidate(from start: Int) -> Int {
+        dialect.firstBytes.withUnsafeBufferPointer { table in
+            dialect.firstPairs.withUnsafeBufferPointer { pairs in
+                buffer.withUnsafeBufferPointer { bytes in
+                    var i = start
+                    let last = bytes.count - 1
+                    while i < last {
+                        let first = Int(bytes[i])
+                        if table[first], pairs[first << 8 | Int(bytes[i + 1])] { return i }
+                        i += 1
+                    }
+                    // The last byte may begin a marker whose rest has not come yet.
+                    if i == last, table[Int(bytes[i])] { return i }
+                    return bytes.count
+                }
+            }
+        }
     }
 
     /// The length of the longest tail of the buffer that begins `literal`.

@@ -103,49 +103,124 @@ enum XMLCallReaders {
         }
     }
 
-    /// `open`, then `<PREFIXinvoke name="F">` with `<PREFIXparameter name="P" [string="true"]>V</PREFIXparameter>`
-    /// (MiniMax M2 with no prefix, DeepSeek V3.2 with `｜DSML｜`), then `close`.
+    /// The tags of calls written as `<invoke name="F"><parameter name="P">V</parameter></invoke>`.
+    struct InvokeTags: Sendable {
+        let invoke: [UInt8]
+        let invokeClose: [UInt8]
+        let parameter: [UInt8]
+        let parameterClose: [UInt8]
+
+        init(invoke: String, invokeClose: String, parameter: String, parameterClose: String) {
+            self.invoke = Array(invoke.utf8)
+            self.invokeClose = Array(invokeClose.utf8)
+            self.parameter = Array(parameter.utf8)
+            self.parameterClose = Array(parameterClose.utf8)
+        }
+
+        /// `<PREFIXinvoke name="` … `</PREFIXparameter>`.
+        init(prefix: String) {
+            self.init(invoke: "<\(prefix)invoke name=\"", invokeClose: "</\(prefix)invoke>",
+                      parameter: "<\(prefix)parameter name=\"", parameterClose: "</\(prefix)parameter>")
+        }
+    }
+
+    /// Consecutive invoke calls (none is an empty list). A parameter with `string="true"` is text,
+    /// with `string="false"` JSON, and otherwise typed loosely.
+    static func invokes(_ c: inout ByteCursor, _ tags: InvokeTags) throws -> [Piece] {
+        var pieces: [Piece] = []
+        while true {
+            let before = c.index
+            c.skipSpaces()
+            guard try c.accept(tags.invoke) else { c.index = before; break }
+            let name = try c.read(upTo: Lit.quote)
+            guard CallShape.isPlausibleName(name) else { throw ScanStop.noMatch }
+            try c.expect(Lit.gt)
+            var arguments = JSONObject()
+            var texts: [String: String] = [:]
+            while true {
+                let start = c.index
+                c.skipSpaces()
+                guard try c.accept(tags.parameter) else { c.index = start; break }
+                let key = try c.read(upTo: Lit.quote)
+                let attributes = try c.read(upTo: Lit.gt)
+                guard key.utf8.count <= 256, attributes.utf8.count <= 256 else { throw ScanStop.noMatch }
+                let raw = try c.read(upTo: tags.parameterClose)
+                if attributes.contains("string=\"true\"") {
+                    arguments[key] = .string(raw)
+                } else {
+                    let text = CallShape.stripOneNewline(raw)
+                    arguments[key] = CallShape.looseValue(text)
+                    if !attributes.contains("string=\"false\"") { texts[key] = text }
+                }
+            }
+            try strictClose(&c, tags.invokeClose)
+            pieces.append(.looseCall(name: name, arguments: arguments, raw: texts))
+        }
+        return pieces
+    }
+
+    /// `open`, invoke calls, then `close` (MiniMax M2 with no prefix, DeepSeek V3.2 with `｜DSML｜`).
     static func invokeBlock(prefix: String, open: String, close: String) -> BlockReader {
         let openBytes = Array(open.utf8)
         let closeBytes = Array(close.utf8)
-        let invoke = Array("<\(prefix)invoke name=\"".utf8)
-        let invokeClose = Array("</\(prefix)invoke>".utf8)
-        let parameter = Array("<\(prefix)parameter name=\"".utf8)
-        let parameterClose = Array("</\(prefix)parameter>".utf8)
+        let tags = InvokeTags(prefix: prefix)
         return { c in
             try c.expect(openBytes)
-            var pieces: [Piece] = []
-            while true {
-                let before = c.index
-                c.skipSpaces()
-                guard try c.accept(invoke) else { c.index = before; break }
-                let name = try c.read(upTo: Lit.quote)
-                guard CallShape.isPlausibleName(name) else { throw ScanStop.noMatch }
-                try c.expect(Lit.gt)
-                var arguments = JSONObject()
-                var texts: [String: String] = [:]
-                while true {
-                    let start = c.index
-                    c.skipSpaces()
-                    guard try c.accept(parameter) else { c.index = start; break }
-                    let key = try c.read(upTo: Lit.quote)
-                    let attributes = try c.read(upTo: Lit.gt)
-                    guard key.utf8.count <= 256, attributes.utf8.count <= 256 else { throw ScanStop.noMatch }
-                    let raw = try c.read(upTo: parameterClose)
-                    if attributes.contains("string=\"true\"") {
-                        arguments[key] = .string(raw)
-                    } else {
-                        let text = CallShape.stripOneNewline(raw)
-                        arguments[key] = CallShape.looseValue(text)
-                        if !attributes.contains("string=\"false\"") { texts[key] = text }
-                    }
-                }
-                try strictClose(&c, invokeClose)
-                pieces.append(.looseCall(name: name, arguments: arguments, raw: texts))
-            }
+            let pieces = try invokes(&c, tags)
             guard !pieces.isEmpty else { throw ScanStop.noMatch }
             try CallShape.close(&c, closeBytes)
             return pieces
         }
+    }
+
+    /// MiniCPM 5: `<function name="F"><param name="P">V</param></function>`, one or more.
+    static let miniCPM: BlockReader = { c in
+        let pieces = try invokes(&c, InvokeTags(invoke: "<function name=\"", invokeClose: "</function>",
+                                                parameter: "<param name=\"", parameterClose: "</param>"))
+        guard !pieces.isEmpty else { throw ScanStop.noMatch }
+        return pieces
+    }
+
+    private static let hunyuanSection = [UInt8](literal: "<tool_calls:opensource>")
+    private static let hunyuanSectionEnd = [UInt8](literal: "</tool_calls:opensource>")
+    private static let hunyuanCall = [UInt8](literal: "<tool_call:opensource>")
+    private static let hunyuanCallEnd = [UInt8](literal: "</tool_call:opensource>")
+    private static let hunyuanSeparator = [UInt8](literal: "<tool_sep:opensource>")
+    private static let hunyuanKey = [UInt8](literal: "<arg_key:opensource>")
+    private static let hunyuanKeyEnd = [UInt8](literal: "</arg_key:opensource>")
+    private static let hunyuanValue = [UInt8](literal: "<arg_value:opensource>")
+    private static let hunyuanValueEnd = [UInt8](literal: "</arg_value:opensource>")
+
+    /// Hunyuan 3: `<tool_calls:opensource>` then `<tool_call:opensource>NAME<tool_sep:opensource>`
+    /// with `<arg_key:opensource>K</arg_key:opensource><arg_value:opensource>V</arg_value:opensource>` pairs.
+    static let hunyuan: BlockReader = { c in
+        let section = try c.accept(hunyuanSection)
+        var pieces: [Piece] = []
+        while true {
+            let before = c.index
+            c.skipSpaces()
+            guard try c.accept(hunyuanCall) else { c.index = before; break }
+            let name = try c.read(upTo: hunyuanSeparator).trimmingWhitespace()
+            guard CallShape.isPlausibleName(name) else { throw ScanStop.noMatch }
+            var arguments = JSONObject()
+            var texts: [String: String] = [:]
+            while true {
+                let start = c.index
+                c.skipSpaces()
+                guard try c.accept(hunyuanKey) else { c.index = start; break }
+                let key = try c.read(upTo: hunyuanKeyEnd).trimmingWhitespace()
+                c.skipSpaces()
+                try c.expect(hunyuanValue)
+                let raw = try c.read(upTo: hunyuanValueEnd)
+                arguments[key] = CallShape.looseValue(raw)
+                texts[key] = raw
+            }
+            try strictClose(&c, hunyuanCallEnd)
+            pieces.append(.looseCall(name: name, arguments: arguments, raw: texts))
+            if !section { break }
+        }
+        guard !pieces.isEmpty else { throw ScanStop.noMatch }
+        if section { try CallShape.close(&c, hunyuanSectionEnd) }
+        return pieces
     }
 }

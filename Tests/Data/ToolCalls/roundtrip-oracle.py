@@ -92,7 +92,8 @@ def main():
     print(f"{len(rows)} rows -> {OUT}")
 
 
-MARKERS = ["DSML", "tool▁calls▁begin", "tool▁call▁begin｜>' + tool['function']['name']", "<|channel|>",
+MARKERS = ["DSML", "<atem:", "]<]minimax[>[", "'<|open|>'", "'<|sep|>'", ":opensource", "<tool_sep", "<|tool_call:begin|>", "<|function_call|>", "function call", "<|role_sep|>",
+           "<param name=", "tool▁calls▁begin", "tool▁call▁begin｜>' + tool['function']['name']", "<|channel|>",
            "<minimax:tool_call>", "<seed:tool_call>", "<|tool_calls_section_begin|>", "<arg_key>", "<function=",
            "<parameter=", "<|START_ACTION|>", "[TOOL_CALLS]", "<|tool_call_start|>", "<|tool_call>",
            "<start_function_call>", "<|tools_prefix|>", "<TOOLCALL>", "<|action_start|>", "functools[",

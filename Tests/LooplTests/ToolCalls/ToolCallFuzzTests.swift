@@ -1,9 +1,12 @@
+import Foundation
 import Loopl
 import Testing
 
 /// Random and mutated inputs: the parser must neither crash nor hang, and streaming must still
-/// agree with parsing the whole text.
+/// agree with parsing the whole text. LOOPL_FUZZ_SCALE=N runs N times as many inputs.
 @Suite struct ToolCallFuzzTests {
+    static let scale = max(1, Int(ProcessInfo.processInfo.environment["LOOPL_FUZZ_SCALE"] ?? "") ?? 1)
+
     static let fragments = [
         "<tool_call>", "</tool_call>", "{", "}", "[", "]", "\"", "\"name\"", ": ", ", ", "\"arguments\"", "<think>", "</think>",
         "[TOOL_CALLS]", "[ARGS]", "<function=", "<parameter=", "</parameter>", "</function>", ">", "<", "f", "(", ")", "=",
@@ -45,19 +48,23 @@ import Testing
     /// Parses `text` whole and in random pieces; returns whether both agree.
     static func agrees(_ text: String, format: ToolCallFormat, tools: Set<String>?, using rng: inout SplitMix) -> Bool {
         let whole = ToolCallParser(format: format, toolNames: tools).parse(text).withoutIds
-        var parser = ToolCallParser(format: format, toolNames: tools)
-        var events: [ToolCallParser.Event] = []
-        for piece in randomSplit(text, using: &rng) { events += parser.feed(piece) }
-        events += parser.finish()
-        return ToolCallParser.result(of: events).withoutIds == whole
+        let scalars = text.unicodeScalars.map { String($0) }
+        for pieces in [randomSplit(text, using: &rng), scalars] {
+            var parser = ToolCallParser(format: format, toolNames: tools)
+            var events: [ToolCallParser.Event] = []
+            for piece in pieces { events += parser.feed(piece) }
+            events += parser.finish()
+            if ToolCallParser.result(of: events).withoutIds != whole { return false }
+        }
+        return true
     }
 
     @Test func mutatedCasesAgreeAndFinish() {
-        var rng = SplitMix(seed: 42)
+        var rng = SplitMix(seed: 42 &+ UInt64(Self.scale))
         let clock = ContinuousClock()
         let start = clock.now
         var disagreements: [String] = []
-        for round in 0..<6 {
+        for round in 0..<(10 * Self.scale) {
             for row in ToolCallCases.all {
                 let text = Self.mutate(row.text, using: &rng)
                 let format = round % 2 == 0 ? row.format : .auto
@@ -67,14 +74,14 @@ import Testing
             }
         }
         #expect(disagreements.isEmpty, "\(disagreements.prefix(5))")
-        #expect(clock.now - start < .seconds(60))
+        #expect(clock.now - start < .seconds(60 * Self.scale))
     }
 
     @Test func randomFragmentsAgreeAndFinish() {
-        var rng = SplitMix(seed: 7)
+        var rng = SplitMix(seed: 7 &+ UInt64(Self.scale))
         var disagreements: [String] = []
         let formats = ToolCallFormat.allCases
-        for n in 0..<600 {
+        for n in 0..<(1_500 * Self.scale) {
             let text = Self.randomText(using: &rng)
             let format = formats[n % formats.count]
             if !Self.agrees(text, format: format, tools: nil, using: &rng) {

@@ -20,6 +20,10 @@ import Testing
             let scalars = row.text.unicodeScalars.map { String($0) }
             var rng = SplitMix(seed: UInt64(row.text.utf8.count))
             var splits: [[String]] = [scalars]
+            // Every cut into two pieces.
+            for cut in 1..<max(1, scalars.count) {
+                splits.append([scalars[..<cut].joined(), scalars[cut...].joined()])
+            }
             for _ in 0..<8 { splits.append(randomSplit(row.text, using: &rng)) }
             for pieces in splits {
                 var parser = row.parser(format)
