@@ -10,6 +10,7 @@ public enum CLI {
         TemplateCommand.self,
         InspectCommand.self,
         GrammarCommand.self,
+        BenchCommand.self,
         SmokeCommand.self,
     ]
 
