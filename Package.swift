@@ -12,6 +12,8 @@ var targets: [Target] = [
     .target(name: "LooplServer", dependencies: ["Loopl"], swiftSettings: strict),
     .target(name: "LooplStdio", dependencies: ["Loopl"], swiftSettings: strict),
     .target(name: "LooplTestKit", dependencies: ["Loopl"], swiftSettings: strict),
+    .target(name: "LooplTerminal", dependencies: ["Loopl"], swiftSettings: strict),
+    .testTarget(name: "LooplTerminalTests", dependencies: ["LooplTerminal"], exclude: ["Golden"], swiftSettings: strict),
     .testTarget(name: "LooplTests", dependencies: ["Loopl", "LooplTestKit"], swiftSettings: strict),
 ]
 var products: [Product] = [.library(name: "Loopl", targets: ["Loopl"])]
@@ -21,7 +23,7 @@ if withLlama {
         .systemLibrary(name: "CLlama", pkgConfig: "llama",
                        providers: [.apt(["(run scripts/bootstrap: it builds llama.cpp and its llama.pc)"])]),
         .target(name: "LooplLlama", dependencies: ["Loopl", "CLlama"], swiftSettings: strict),
-        .target(name: "LooplCLI", dependencies: ["Loopl", "LooplLlama", "LooplServer", "LooplStdio"],
+        .target(name: "LooplCLI", dependencies: ["Loopl", "LooplLlama", "LooplServer", "LooplStdio", "LooplTerminal"],
                 swiftSettings: strict),
         .executableTarget(name: "loopl", dependencies: ["LooplCLI"], swiftSettings: strict),
         .testTarget(name: "LooplLlamaTests", dependencies: ["LooplLlama", "CLlama", "LooplTestKit"], swiftSettings: strict),
@@ -35,6 +37,7 @@ if withLlama {
 products += [
     .library(name: "LooplServer", targets: ["LooplServer"]),
     .library(name: "LooplStdio", targets: ["LooplStdio"]),
+    .library(name: "LooplTerminal", targets: ["LooplTerminal"]),
 ]
 
 let package = Package(

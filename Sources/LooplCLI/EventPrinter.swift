@@ -1,10 +1,20 @@
 import Loopl
+import LooplTerminal
+import Synchronization
 
 /// Prints agent events: answer text on standard output and tool calls, warnings and metrics on
 /// standard error; or, with `json`, one JSON object per event on standard output.
-struct EventPrinter: Sendable {
+final class EventPrinter: Sendable {
     let console: Console
     let json: Bool
+    private let view = TranscriptView(style: .detect(fd: 2), verbose: true)
+    private let started = Mutex<[String: ToolCall]>([:])
+    private let lastMetrics = Mutex<Metrics?>(nil)
+
+    init(console: Console, json: Bool) {
+        self.console = console
+        self.json = json
+    }
 
     func print(_ event: AgentEvent) {
         if json {
@@ -13,14 +23,17 @@ struct EventPrinter: Sendable {
         }
         switch event {
         case .text(let text): console.out(text)
-        case .toolStarted(let call): console.err("\n→ \(call.name) \(JSONValue.object(call.arguments).jsonText())")
+        case .toolStarted(let call): started.withLock { $0[call.id] = call }
         case .toolFinished(let result):
-            console.err("\(result.isError ? "✗" : "✓") \(result.name) (\(Int(result.durationMs)) ms): \(result.content.prefix(200))")
-        case .warning(let text): console.err("warning: \(text)")
+            let call = started.withLock { $0[result.callId] } ?? ToolCall(id: result.callId, name: result.name)
+            console.err("\n" + view.pill(call, result))
+        case .warning(let text): console.err(view.render(.warning(text)))
+        case .metrics(let metrics): lastMetrics.withLock { $0 = metrics }
         case .finished(let iterations, let reason):
             console.out("\n")
-            console.err("[\(reason.rawValue) after \(iterations) iteration\(iterations == 1 ? "" : "s")]")
-        case .iterationStarted, .metrics, .assistantMessage: break
+            let meter = lastMetrics.withLock { $0 }.map { " " + view.meter($0) } ?? ""
+            console.err("[\(reason.rawValue) after \(iterations) iteration\(iterations == 1 ? "" : "s")]\(meter)")
+        case .iterationStarted, .assistantMessage: break
         }
     }
 
