@@ -90,3 +90,22 @@ import Testing
         #expect(try Self.loopl(["grammar"]).status == 2)
     }
 }
+
+@Suite struct BackendsCommandTests {
+    @Test func builtInBackendsAreUsableAfterBootstrap() async throws {
+        let result = await CapturedConsole.run(["backends", "--json"])
+        #expect(result.status == .success)
+        let value = try JSONValue(parsing: result.out)
+        for name in ["llama", "server", "stdio"] {
+            #expect(value["backends"]?[name]?["usable"] == true, "\(name): \(value["backends"]?[name]?["reason"] ?? "")")
+        }
+    }
+
+    @Test func aMissingModelSaysWhy() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-config-\(UUID()).json").path
+        try #"{"default": "x", "backends": {"x": {"kind": "llama", "model": "/nowhere/m.gguf"}}}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = await CapturedConsole.run(["backends", "--config", path])
+        #expect(result.out.contains("x          llama   not usable: no model file at /nowhere/m.gguf (default)"), "\(result.out)")
+    }
+}
