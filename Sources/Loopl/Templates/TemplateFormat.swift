@@ -90,7 +90,7 @@ enum TemplateFormat {
     }
 
     /// `"%s, %d" | format(a, b)`: printf-style with s, d, i, f, r and %%.
-    static func printf(_ s: String, _ values: [TemplateValue]) throws -> String {
+    static func printf(_ s: String, _ values: [TemplateValue], allowUnused: Bool = false) throws -> String {
         var out = "", index = 0
         var scalars = s.unicodeScalars[...]
         while let scalar = scalars.popFirst() {
@@ -126,7 +126,7 @@ enum TemplateFormat {
             }
             out += text
         }
-        guard index == values.count else { throw TemplateFailure("not all arguments converted during string formatting") }
+        guard index == values.count || allowUnused else { throw TemplateFailure("not all arguments converted during string formatting") }
         return out
     }
 }

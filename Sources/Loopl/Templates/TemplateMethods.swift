@@ -117,15 +117,16 @@ enum TemplateMethods {
             let to = clamp(try integer(stop), stepValue > 0 ? count : -1)
             return Array(stride(from: from, to: to, by: stepValue))
         }
-        switch value.plain {
+        switch value {
         case .undefined(let why): throw TemplateFailure(why)
         case .list(let l): return .list(try indices(l.count).map { l[$0] })
-        case .string(let s):
+        case .tuple(let l): return .tuple(try indices(l.count).map { l[$0] })
+        case .string(let s), .markup(let s):
             let scalars = Array(s.unicodeScalars)
             var out = String.UnicodeScalarView()
             for i in try indices(scalars.count) { out.append(scalars[i]) }
             return .string(String(out))
-        default: throw TemplateFailure("'\(value.typeName)' object is not subscriptable")
+        default: return .undefined("'\(value.typeName)' object is not subscriptable")
         }
     }
 

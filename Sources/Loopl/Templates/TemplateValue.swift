@@ -91,7 +91,7 @@ enum TemplateValue {
     /// Python's `repr()`.
     var repr: String {
         switch self {
-        case .undefined: ""
+        case .undefined: "Undefined"
         case .none: "None"
         case .bool(let b): b ? "True" : "False"
         case .int(let i): String(i)

@@ -90,3 +90,30 @@ enum TemplateGoldens {
         }
     }
 }
+
+/// Generated expressions over a pool of values (expressions.json): Python's value semantics.
+@Suite struct TemplateExpressionTests {
+    @Test func expressionsRenderAsJinja2() throws {
+        let cases = try #require(try TemplateGoldens.json("expressions.json").arrayValue)
+        #expect(cases.count > 1000)
+        // Python's integers have no size limit; Loopl's stop at 64 bits and say so.
+        let knownDifferences: Set<String> = ["{{ 1e100 | int }}", "{{ 1e100 | int(7) }}"]
+        var mismatches: [String] = []
+        for item in cases {
+            let source = item["template"]?.stringValue ?? ""
+            if knownDifferences.contains(source) {
+                #expect(throws: LooplError.self) { try ChatTemplate(source: source).render(context: [:]) }
+                continue
+            }
+            let rendered: String?
+            do { rendered = try ChatTemplate(source: source).render(context: [:]) } catch { rendered = nil }
+            switch (rendered, item["output"]?.stringValue) {
+            case (let mine?, let expected?) where mine == expected: continue
+            case (nil, nil): continue
+            case (let mine, let expected):
+                mismatches.append("\(source) → \(mine.map { "\"\($0)\"" } ?? "error"), jinja2: \(expected.map { "\"\($0)\"" } ?? "error \(item["error"]?.stringValue ?? "")")")
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count) of \(cases.count):\n\(mismatches.prefix(200).joined(separator: "\n"))")
+    }
+}
