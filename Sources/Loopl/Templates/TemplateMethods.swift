@@ -212,7 +212,8 @@ enum TemplateMethods {
             return .string(TemplateText.replace(s, old, new, count: try intArgument(arguments, 2, "count", -1)))
         case "format": return .string(try TemplateFormat.format(s, arguments))
         case "upper": return .string(TemplateText.upper(s))
-        case "lower", "casefold": return .string(TemplateText.lower(s))
+        case "lower": return .string(TemplateText.lower(s))
+        case "casefold": return .string(TemplateText.replace(TemplateText.lower(s), "ß", "ss"))
         case "title": return .string(TemplateText.title(s))
         case "capitalize": return .string(TemplateText.capitalize(s))
         case "swapcase":
@@ -271,8 +272,8 @@ enum TemplateMethods {
         case "partition":
             let separator = try stringArgument(arguments, 0, "sep") ?? ""
             let parts = try TemplateText.split(s, separator, maxSplit: 1)
-            return .list(parts.count == 2 ? [.string(parts[0]), .string(separator), .string(parts[1])]
-                                          : [.string(s), .string(""), .string("")])
+            return .tuple(parts.count == 2 ? [.string(parts[0]), .string(separator), .string(parts[1])]
+                                           : [.string(s), .string(""), .string("")])
         case "expandtabs": return .string(TemplateText.replace(s, "\t", "        "))
         default: throw TemplateFailure("'str' object has no attribute '\(name)'")
         }
