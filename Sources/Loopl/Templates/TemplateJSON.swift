@@ -65,14 +65,14 @@ enum TemplateJSON {
             case .dict(let object):
                 guard !object.isEmpty else { bytes.append(contentsOf: [0x7B, 0x7D]); return }
                 bytes.append(0x7B)
-                var order = Array(object.keys.indices)
-                if sortKeys { order.sort { templateCompare(object.keys[$0].value, object.keys[$1].value) ?? 0 < 0 } }
-                for (i, position) in order.enumerated() {
+                var entries = object.entries
+                if sortKeys { entries.sort { templateCompare($0.key.value, $1.key.value) ?? 0 < 0 } }
+                for (i, entry) in entries.enumerated() {
                     if i > 0 { bytes.append(contentsOf: item) }
                     newline(level + 1)
-                    string(object.keys[position].text)
+                    string(entry.key.text)
                     bytes.append(contentsOf: key)
-                    try write(object.values[position], level: level + 1)
+                    try write(entry.value, level: level + 1)
                 }
                 newline(level)
                 bytes.append(0x7D)

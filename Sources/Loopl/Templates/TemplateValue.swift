@@ -30,7 +30,7 @@ enum TemplateValue {
         case .string(let s): self = .string(s)
         case .array(let a): self = .list(a.map(TemplateValue.init))
         case .object(let o):
-            self = .dict(TemplateDictionary(keys: o.keys.map { .string($0) }, values: o.values.map(TemplateValue.init)))
+            self = .dict(TemplateDictionary(entries: o.map { .init(key: .string($0.key), value: TemplateValue($0.value)) }))
         }
     }
 
@@ -284,29 +284,35 @@ enum TemplateKey: Hashable {
 /// A dict that keeps insertion order, as Python's does. Small dicts (most of a chat) are searched
 /// linearly; a hash index appears past `indexThreshold` keys.
 struct TemplateDictionary: Sequence {
-    private(set) var keys: [TemplateKey] = []
-    private(set) var values: [TemplateValue] = []
+    struct Entry {
+        var key: TemplateKey
+        var value: TemplateValue
+    }
+
+    private(set) var entries: [Entry] = []
     private var index: [TemplateKey: Int]?
     private static let indexThreshold = 12
 
     init() {}
 
-    init(keys: [TemplateKey], values: [TemplateValue]) {
-        self.keys = keys
-        self.values = values
-        if keys.count > Self.indexThreshold { rebuildIndex() }
+    init(entries: [Entry]) {
+        self.entries = entries
+        if entries.count > Self.indexThreshold { rebuildIndex() }
     }
 
     private mutating func rebuildIndex() {
         var built: [TemplateKey: Int] = [:]
-        for (i, key) in keys.enumerated() { built[key] = i }
+        for (i, entry) in entries.enumerated() { built[entry.key] = i }
         index = built
     }
 
     private func position(_ key: TemplateKey) -> Int? {
         if let index { return index[key] }
-        return keys.firstIndex(of: key)
+        return entries.firstIndex { $0.key == key }
     }
+
+    var keys: [TemplateKey] { entries.map(\.key) }
+    var values: [TemplateValue] { entries.map(\.value) }
 
     subscript(key: String) -> TemplateValue? {
         get { self[.string(key)] }
@@ -314,37 +320,39 @@ struct TemplateDictionary: Sequence {
     }
 
     subscript(key: TemplateKey) -> TemplateValue? {
-        get { position(key).map { values[$0] } }
+        get { position(key).map { entries[$0].value } }
         set {
             if let newValue {
                 if let i = position(key) {
-                    values[i] = newValue
+                    entries[i].value = newValue
                 } else {
-                    keys.append(key)
-                    values.append(newValue)
-                    index?[key] = keys.count - 1
-                    if index == nil && keys.count > Self.indexThreshold { rebuildIndex() }
+                    entries.append(Entry(key: key, value: newValue))
+                    index?[key] = entries.count - 1
+                    if index == nil && entries.count > Self.indexThreshold { rebuildIndex() }
                 }
             } else if let i = position(key) {
-                keys.remove(at: i)
-                values.remove(at: i)
+                entries.remove(at: i)
                 if index != nil { rebuildIndex() }
             }
         }
     }
 
-    var count: Int { keys.count }
-    var isEmpty: Bool { keys.isEmpty }
+    var count: Int { entries.count }
+    var isEmpty: Bool { entries.isEmpty }
 
     func makeIterator() -> some IteratorProtocol<(key: TemplateKey, value: TemplateValue)> {
-        zip(keys, values).lazy.map { (key: $0.0, value: $0.1) }.makeIterator()
+        entries.lazy.map { (key: $0.key, value: $0.value) }.makeIterator()
     }
 }
 
 /// The variables of one scope: few, so searched linearly.
 struct TemplateScope {
-    private var names: [String] = []
-    private var values: [TemplateValue] = []
+    private struct Entry {
+        let name: String
+        var value: TemplateValue
+    }
+
+    private var entries: [Entry] = []
 
     init() {}
 
@@ -353,13 +361,15 @@ struct TemplateScope {
     }
 
     subscript(name: String) -> TemplateValue? {
-        get { names.firstIndex(of: name).map { values[$0] } }
+        get {
+            for entry in entries where entry.name == name { return entry.value }
+            return nil
+        }
         set {
-            if let i = names.firstIndex(of: name) {
-                if let newValue { values[i] = newValue } else { names.remove(at: i); values.remove(at: i) }
+            if let i = entries.firstIndex(where: { $0.name == name }) {
+                if let newValue { entries[i].value = newValue } else { entries.remove(at: i) }
             } else if let newValue {
-                names.append(name)
-                values.append(newValue)
+                entries.append(Entry(name: name, value: newValue))
             }
         }
     }
