@@ -127,6 +127,9 @@ import Testing
         var version = bytes
         version[4] = 9
         expectInvalid(version, "version 9")
+        var bigEndian = bytes
+        (bigEndian[4], bigEndian[7]) = (0, 3)
+        expectInvalid(bigEndian, "big-endian")
         // The first key's length says 2^62 bytes.
         var hugeKey = bytes
         hugeKey[24 + 7] = 0x40

@@ -25,6 +25,25 @@ enum TemplateGoldens {
 }
 
 @Suite struct TemplateGoldenTests {
+    /// `render(messages:)` gives templates the variables transformers gives them.
+    @Test(arguments: TemplateGoldens.names)
+    func messagesAPIMatchesGoldens(_ name: String) throws {
+        let template = try ChatTemplate(source: try TemplateGoldens.source(name))
+        let goldens = try #require(try TemplateGoldens.json("goldens/\(name).json").objectValue)
+        let conversations: [(String, [Message])] = [
+            ("plain", [.user("Hello!")]),
+            ("system", [.system("You are a helpful assistant."), .user("What is 2 + 2?")]),
+            ("multi_turn", [.system("You are a helpful assistant."), .user("Hi."), .assistant("Hello! How can I help?"),
+                            .user("Tell me a joke.")]),
+        ]
+        for (contextName, messages) in conversations {
+            let expected = goldens[contextName]?["output"]?.stringValue
+            let rendered = try? template.render(messages: messages, bosToken: "<|bos|>", eosToken: "<|eos|>",
+                                                now: TemplateGoldens.now)
+            #expect(rendered == expected, "\(name) / \(contextName)")
+        }
+    }
+
     @Test func goldensExist() {
         #expect(TemplateGoldens.names.count >= 70)
         #expect(TemplateGoldens.contexts.count >= 10)
