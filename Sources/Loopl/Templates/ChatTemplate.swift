@@ -32,7 +32,7 @@ public struct ChatTemplate: Sendable {
             if failure.raised { throw LooplError(.templateError, failure.message) }
             var message = failure.message
             if message.hasSuffix(".") { message.removeLast() }
-            throw LooplError(.templateError, "Template error at line \(renderer.line): \(message).")
+            throw LooplError(.templateError, "Template error at line \(failure.line ?? renderer.line): \(message).")
         }
     }
 

@@ -240,7 +240,13 @@ final class TemplateRenderer {
             }
             self.scopes[1]["varargs"] = .tuple(extra)
             self.scopes[1]["kwargs"] = .dict(extraKeywords)
-            return .string(try self.capture { _ = try self.execute(macro.body) })
+            do {
+                return .string(try self.capture { _ = try self.execute(macro.body) })
+            } catch var failure as TemplateFailure {
+                // Keep the line inside the macro, before the caller's line is restored.
+                if failure.line == nil { failure.line = self.line }
+                throw failure
+            }
         }
     }
 

@@ -53,6 +53,8 @@ import Testing
         #expect(renderError("{% for m in messages %}\n{{ m.content.upper() }}\n{% endfor %}", ["messages": [["content": nil]]])
                 == "Template error at line 2: 'None' has no attribute 'upper'.")
         #expect(renderError("\n\n{{ x | nosuchfilter }}") == "Template error at line 3: No filter named 'nosuchfilter'.")
+        #expect(renderError("{% macro m() %}\n\n{{ 1 + 'a' }}{% endmacro %}\n{{ m() }}")
+                == "Template error at line 3: unsupported operand type(s) for +: 'int' and 'str'.")
         #expect(renderError("{{ [].append(1) }}") == "Template error at line 1: access to attribute 'append' of 'list' object is unsafe.")
         #expect(renderError("{{ {}.update({}) }}") == "Template error at line 1: access to attribute 'update' of 'dict' object is unsafe.")
     }
