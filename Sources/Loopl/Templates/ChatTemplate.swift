@@ -62,3 +62,17 @@ public struct ChatTemplate: Sendable {
         return context
     }
 }
+
+extension ChatTemplate {
+    /// The model's own template: `tokenizer.chat_template`, or the variant called `name`
+    /// (`tokenizer.chat_template.<name>`). Throws a `templateError` naming the templates the model has.
+    public init(model metadata: GGUFMetadata, named name: String? = nil, limits: TemplateLimits = TemplateLimits()) throws {
+        guard let source = name.map(metadata.chatTemplate(named:)) ?? metadata.chatTemplate else {
+            let available = (metadata.chatTemplate == nil ? [] : ["default"]) + metadata.chatTemplateNames
+            let which = name.map { "no chat template named '\($0)'" } ?? "no chat template (tokenizer.chat_template)"
+            let hint = available.isEmpty ? "pass a template file instead" : "it has: \(available.joined(separator: ", "))"
+            throw LooplError(.templateError, "The model has \(which); \(hint).")
+        }
+        try self.init(source: source, limits: limits)
+    }
+}
