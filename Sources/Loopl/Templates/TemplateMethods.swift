@@ -36,6 +36,11 @@ enum TemplateMethods {
 
     /// `value.name`: Python attribute first, then item.
     static func attribute(of value: TemplateValue, _ name: String) throws -> TemplateValue {
+        // The common case first: a dict member that is not a method name.
+        if case .dict(let d) = value {
+            if isDictMethod(name) { return boundMethod(value, name) }
+            if let member = d[name], !isUnsafeDictMethod(name) { return member }
+        }
         switch value.plain {
         case .undefined(let why): throw TemplateFailure(why)
         case .dict(let d):
@@ -65,6 +70,14 @@ enum TemplateMethods {
 
     /// `value[key]`: item first, then attribute for a string key.
     static func item(of value: TemplateValue, _ key: TemplateValue) throws -> TemplateValue {
+        switch (value, key) {
+        case (.dict(let d), .string(let k)):
+            if let found = d[k] { return found }
+        case (.list(let l), .int(let i)):
+            if i >= 0 && i < l.count { return l[i] }
+            if i < 0 && i + l.count >= 0 { return l[i + l.count] }
+        default: break
+        }
         switch (value.plain, key.plain) {
         case (.undefined(let why), _): throw TemplateFailure(why)
         case (.dict(let d), _):

@@ -180,6 +180,9 @@ enum TemplateValue {
 
 /// Python's `==`: numbers compare by value across int, float and bool.
 func templateEquals(_ a: TemplateValue, _ b: TemplateValue) -> Bool {
+    if case .string(let x) = a, case .string(let y) = b {
+        return x.utf8.count == y.utf8.count && x.utf8.elementsEqual(y.utf8)
+    }
     switch (a.plain, b.plain) {
     case (.undefined, .undefined), (.none, .none): return true
     case (.string(let x), .string(let y)):
