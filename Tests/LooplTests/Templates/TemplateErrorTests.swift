@@ -116,6 +116,13 @@ import Testing
         #expect(TemplateTime(iso: "2026-13-01") == nil)
     }
 
+    @Test func strftimeNowReadsLooplTemplateNow() throws {
+        setenv("LOOPL_TEMPLATE_NOW", "2025-01-02T03:04:05", 1)
+        defer { unsetenv("LOOPL_TEMPLATE_NOW") }
+        #expect(TemplateTime.current() == TemplateTime(year: 2025, month: 1, day: 2, hour: 3, minute: 4, second: 5))
+        #expect(try ChatTemplate(source: "{{ strftime_now('%Y-%m-%d %H:%M:%S') }}").render(context: [:]) == "2025-01-02 03:04:05")
+    }
+
     @Test func sharedAcrossTasks() async throws {
         let template = try ChatTemplate(source: Self.smol)
         let prompts = try await withThrowingTaskGroup(of: String.self) { group in
