@@ -2,6 +2,8 @@
 final class TemplateLoop {
     let items: [TemplateValue]
     var index0 = 0
+    /// The arguments of the last `loop.changed(...)` call.
+    private var lastChanged: [TemplateValue]?
     let depth0: Int
     let recurse: TemplateFunction?
 
@@ -31,7 +33,12 @@ final class TemplateLoop {
                 return arguments.positional[index0 % arguments.positional.count]
             })
         case "changed":
-            return .function(TemplateFunction("loop.changed") { _ in .bool(true) })
+            return .function(TemplateFunction("loop.changed") { arguments in
+                let values = arguments.positional
+                defer { self.lastChanged = values }
+                guard let last = self.lastChanged, last.count == values.count else { return .bool(true) }
+                return .bool(!zip(last, values).allSatisfy { templateEquals($0, $1) })
+            })
         default: return .undefined("'LoopContext object' has no attribute '\(name)'")
         }
     }
