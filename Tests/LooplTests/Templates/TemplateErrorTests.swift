@@ -114,6 +114,8 @@ import Testing
         #expect(TemplateTime(iso: "2026-03-14") == TemplateTime(year: 2026, month: 3, day: 14))
         #expect(TemplateTime(iso: "yesterday") == nil)
         #expect(TemplateTime(iso: "2026-13-01") == nil)
+        #expect(TemplateTime(iso: "0000-01-01") == nil)
+        #expect(TemplateTime(year: Int.max, month: 1, day: 1).format("%A %Y") == "%A %Y")
     }
 
     @Test func strftimeNowReadsLooplTemplateNow() throws {
