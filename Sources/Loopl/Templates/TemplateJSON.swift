@@ -50,6 +50,7 @@ enum TemplateJSON {
         }
 
         mutating func write(_ value: TemplateValue, level: Int) throws {
+            guard level <= TemplateValue.maxDepth else { throw TemplateFailure("a value nested too deeply for tojson") }
             switch value {
             case .string(let s), .markup(let s): string(s)
             case .list(let elements), .tuple(let elements):

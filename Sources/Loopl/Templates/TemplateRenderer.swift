@@ -27,6 +27,8 @@ final class TemplateRenderer {
     private(set) var line = 1
     private var iterations = 0
     private var callDepth = 0
+    /// Namespaces made during the render, emptied at its end in case a template made one hold itself.
+    var namespaces: [TemplateNamespace] = []
 
     init(context: TemplateScope, limits: TemplateLimits, now: TemplateTime) {
         self.limits = limits
@@ -35,6 +37,9 @@ final class TemplateRenderer {
     }
 
     func render(_ nodes: [TemplateNode]) throws -> String {
+        defer {
+            for namespace in namespaces { namespace.attributes = TemplateDictionary() }
+        }
         _ = try execute(nodes)
         return output
     }
@@ -162,6 +167,11 @@ final class TemplateRenderer {
         case .attribute(let name, let attribute):
             guard case .namespace(let namespace) = lookup(name) else {
                 throw TemplateFailure("cannot assign attribute on non-namespace object")
+            }
+            // A namespace is how a value grows across loop iterations; keep its nesting shallow
+            // enough to print, compare and free without exhausting the stack.
+            if value.nestingDepth() > TemplateValue.maxDepth {
+                throw TemplateFailure("a value nested more than \(TemplateValue.maxDepth) levels deep")
             }
             namespace.attributes[attribute] = value
         }

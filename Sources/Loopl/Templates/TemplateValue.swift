@@ -88,9 +88,40 @@ enum TemplateValue {
         }
     }
 
+    /// Containers nested deeper than this print as `[...]` and fail in `tojson`, so that a value a
+    /// template built in a loop cannot exhaust the stack.
+    static let maxDepth = 200
+
+    /// How deeply containers nest in this value, counting no further than `limit + 1`.
+    func nestingDepth(limit: Int = TemplateValue.maxDepth) -> Int {
+        guard limit >= 0 else { return 1 }
+        let children: [TemplateValue] = switch self {
+        case .list(let l), .tuple(let l), .generator(let l): l
+        case .dict(let d): d.values
+        case .namespace(let n): n.attributes.values
+        default: []
+        }
+        guard !children.isEmpty else { return 0 }
+        var deepest = 0
+        for child in children {
+            deepest = max(deepest, child.nestingDepth(limit: limit - 1))
+            if deepest >= limit { break }
+        }
+        return deepest + 1
+    }
+
     /// Python's `repr()`.
-    var repr: String {
-        switch self {
+    var repr: String { repr(depth: 0) }
+
+    func repr(depth: Int) -> String {
+        if depth > Self.maxDepth {
+            switch self {
+            case .list, .tuple, .dict, .namespace, .generator: return "[...]"
+            default: break
+            }
+        }
+        let next = depth + 1
+        return switch self {
         case .undefined: "Undefined"
         case .none: "None"
         case .bool(let b): b ? "True" : "False"
@@ -98,12 +129,12 @@ enum TemplateValue {
         case .double(let d): TemplateValue.pythonFloat(d)
         case .string(let s): TemplateValue.pythonRepr(s)
         case .markup(let s): "Markup(" + TemplateValue.pythonRepr(s) + ")"
-        case .list(let l): "[" + l.map(\.repr).joined(separator: ", ") + "]"
-        case .tuple(let l): "(" + l.map(\.repr).joined(separator: ", ") + (l.count == 1 ? ",)" : ")")
+        case .list(let l): "[" + l.map { $0.repr(depth: next) }.joined(separator: ", ") + "]"
+        case .tuple(let l): "(" + l.map { $0.repr(depth: next) }.joined(separator: ", ") + (l.count == 1 ? ",)" : ")")
         case .dict(let d):
-            "{" + d.map { $0.key.value.repr + ": " + $0.value.repr }.joined(separator: ", ") + "}"
+            "{" + d.map { $0.key.value.repr + ": " + $0.value.repr(depth: next) }.joined(separator: ", ") + "}"
         case .namespace(let n):
-            "<Namespace " + n.attributes.map { $0.key.value.repr + ": " + $0.value.repr }
+            "<Namespace " + n.attributes.map { $0.key.value.repr + ": " + $0.value.repr(depth: next) }
                 .joined(separator: ", ") + ">"
         case .function(let f): "<function \(f.name)>"
         case .generator: "<generator object>"
@@ -160,22 +191,6 @@ enum TemplateValue {
         }
     }
 
-    /// The value as JSON, for `tojson`.
-    func json() throws -> JSONValue {
-        switch plain {
-        case .none: return .null
-        case .bool(let b): return .bool(b)
-        case .int(let i): return .integer(i)
-        case .double(let d): return .double(d)
-        case .string(let s): return .string(s)
-        case .list(let l): return .array(try l.map { try $0.json() })
-        case .dict(let d):
-            var object = JSONObject()
-            for (key, value) in d { object[key.text] = try value.json() }
-            return .object(object)
-        default: throw TemplateFailure("Object of type \(typeName) is not JSON serializable")
-        }
-    }
 }
 
 extension TemplateValue {

@@ -147,7 +147,7 @@ import Testing
         }
     }
 
-    @Test func hugeSizesAreErrorsNotCrashes() {
+    @Test func hugeSizesAreErrorsNotCrashes() throws {
         for source in ["{{ 'x' | indent(99999999999) }}", "{{ 'x'.center(99999999999) }}", "{{ '{:>99999999999}'.format(1) }}",
                        "{{ '%99999999999d' | format(1) }}", "{{ 'ab' * 9223372036854775807 }}", "{{ [1] * 4611686018427387904 }}",
                        "{{ range(-9223372036854775807, 9223372036854775807) | length }}", "{{ (-9223372036854775807 - 1) ** 100 }}",
@@ -161,6 +161,12 @@ import Testing
                 Issue.record("\(source): \(error)")
             }
         }
+        #expect(throws: LooplError.self) { try ChatTemplate(source: "{{ " + String(repeating: "not ", count: 100_000) + "x }}") }
+        #expect(throws: LooplError.self) { try ChatTemplate(source: "{{ " + String(repeating: "- ", count: 100_000) + "1 }}") }
+        let deepValue = "{% set ns = namespace(x=[]) %}{% for i in range(100000) %}{% set ns.x = [ns.x] %}{% endfor %}"
+        #expect(throws: LooplError.self) { try ChatTemplate(source: deepValue).render(context: [:]) }
+        let cycle = "{% set ns = namespace(x=1) %}{% set ns.x = ns %}{{ ns | string | length > 0 }}{{ ns == ns }}"
+        #expect(try ChatTemplate(source: cycle).render(context: [:]) == "TrueTrue")
         let nested = String(repeating: "{% if true %}", count: 3000) + String(repeating: "{% endif %}", count: 3000)
         #expect(throws: LooplError.self) { try ChatTemplate(source: nested) }
     }
