@@ -155,6 +155,15 @@ final class TemplateRenderer {
     }
 
     private func assign(_ target: TemplateTarget, _ value: TemplateValue) throws {
+        // Assignment is how a value can grow deeper step by step; keep its nesting shallow enough
+        // to print, compare and free without exhausting the stack.
+        switch value {
+        case .list, .tuple, .dict, .namespace:
+            if value.nestingDepth() > TemplateValue.maxDepth {
+                throw TemplateFailure("a value nested more than \(TemplateValue.maxDepth) levels deep")
+            }
+        default: break
+        }
         switch target {
         case .name(let name):
             scopes[scopes.count - 1][name] = value
@@ -167,11 +176,6 @@ final class TemplateRenderer {
         case .attribute(let name, let attribute):
             guard case .namespace(let namespace) = lookup(name) else {
                 throw TemplateFailure("cannot assign attribute on non-namespace object")
-            }
-            // A namespace is how a value grows across loop iterations; keep its nesting shallow
-            // enough to print, compare and free without exhausting the stack.
-            if value.nestingDepth() > TemplateValue.maxDepth {
-                throw TemplateFailure("a value nested more than \(TemplateValue.maxDepth) levels deep")
             }
             namespace.attributes[attribute] = value
         }

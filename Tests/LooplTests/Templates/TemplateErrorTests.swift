@@ -165,6 +165,8 @@ import Testing
         #expect(throws: LooplError.self) { try ChatTemplate(source: "{{ " + String(repeating: "- ", count: 100_000) + "1 }}") }
         let deepValue = "{% set ns = namespace(x=[]) %}{% for i in range(100000) %}{% set ns.x = [ns.x] %}{% endfor %}"
         #expect(throws: LooplError.self) { try ChatTemplate(source: deepValue).render(context: [:]) }
+        let unrolled = "{% set x = [] %}" + String(repeating: "{% set x = [x] %}", count: 5000) + "{{ x | length }}"
+        #expect(throws: LooplError.self) { try ChatTemplate(source: unrolled).render(context: [:]) }
         let cycle = "{% set ns = namespace(x=1) %}{% set ns.x = ns %}{{ ns | string | length > 0 }}{{ ns == ns }}"
         #expect(try ChatTemplate(source: cycle).render(context: [:]) == "TrueTrue")
         let nested = String(repeating: "{% if true %}", count: 3000) + String(repeating: "{% endif %}", count: 3000)
