@@ -83,6 +83,9 @@ struct GGUFReader {
             throw LooplError(.invalidModel, "\(name) is not a GGUF model (it does not start with 'GGUF'). Use a .gguf file, e.g. from Hugging Face.")
         }
         let version = try integer(UInt32.self)
+        if version.byteSwapped == 2 || version.byteSwapped == 3 {
+            throw LooplError(.invalidModel, "\(name) is a big-endian GGUF file, which Loopl does not read; use a little-endian conversion.")
+        }
         guard version == 2 || version == 3 else {
             throw LooplError(.invalidModel, "\(name) uses GGUF version \(version); only versions 2 and 3 are supported.")
         }

@@ -32,7 +32,7 @@ public struct ChatTemplate: Sendable {
             if failure.raised { throw LooplError(.templateError, failure.message) }
             var message = failure.message
             if message.hasSuffix(".") { message.removeLast() }
-            throw LooplError(.templateError, "Template error at line \(renderer.line): \(message).")
+            throw LooplError(.templateError, "Template error at line \(failure.line ?? renderer.line): \(message).")
         }
     }
 
@@ -60,5 +60,19 @@ public struct ChatTemplate: Sendable {
         ]
         for (key, value) in extra { context[key] = value }
         return context
+    }
+}
+
+extension ChatTemplate {
+    /// The model's own template: `tokenizer.chat_template`, or the variant called `name`
+    /// (`tokenizer.chat_template.<name>`). Throws a `templateError` naming the templates the model has.
+    public init(model metadata: GGUFMetadata, named name: String? = nil, limits: TemplateLimits = TemplateLimits()) throws {
+        guard let source = name.map(metadata.chatTemplate(named:)) ?? metadata.chatTemplate else {
+            let available = (metadata.chatTemplate == nil ? [] : ["default"]) + metadata.chatTemplateNames
+            let which = name.map { "no chat template named '\($0)'" } ?? "no chat template (tokenizer.chat_template)"
+            let hint = available.isEmpty ? "pass a template file instead" : "it has: \(available.joined(separator: ", "))"
+            throw LooplError(.templateError, "The model has \(which); \(hint).")
+        }
+        try self.init(source: source, limits: limits)
     }
 }

@@ -5,6 +5,8 @@ enum TemplateFilters {
     static func apply(_ name: String, to value: TemplateValue, _ arguments: TemplateArguments,
                       renderer: TemplateRenderer) throws -> TemplateValue {
         if name == "safe" { return .markup(value.text) }
+        let original = value
+        var text: String { original.text }
         let value = value.plain
         func argument(_ index: Int, _ key: String) -> TemplateValue? { arguments.value(index, key) }
         func flag(_ index: Int, _ key: String) -> Bool { argument(index, key)?.isTruthy ?? false }
@@ -16,22 +18,22 @@ enum TemplateFilters {
             return .string(try toJSON(value, arguments))
         case "string", "forceescape":
             if case .string = value { return value }
-            return .string(value.text)
+            return .string(text)
         case "e", "escape":
-            return .string(escapeHTML(value.text))
+            return .string(escapeHTML(text))
         case "trim":
             let chars: String? = if case .string(let c)? = argument(0, "chars") { c } else { nil }
-            return .string(TemplateText.strip(value.text, chars, leading: true, trailing: true))
+            return .string(TemplateText.strip(text, chars, leading: true, trailing: true))
         case "length", "count":
             return .int(try value.length())
-        case "upper": return .string(TemplateText.upper(value.text))
-        case "lower": return .string(TemplateText.lower(value.text))
-        case "capitalize": return .string(TemplateText.capitalize(value.text))
-        case "title": return .string(jinjaTitle(value.text))
+        case "upper": return .string(TemplateText.upper(text))
+        case "lower": return .string(TemplateText.lower(text))
+        case "capitalize": return .string(TemplateText.capitalize(text))
+        case "title": return .string(jinjaTitle(text))
         case "default", "d":
             let fallback = argument(0, "default_value") ?? .string("")
             if value.isUndefined || (flag(1, "boolean") && !value.isTruthy) { return fallback }
-            return value
+            return original
         case "first":
             return try value.iterated().first ?? .undefined("No first item, sequence was empty.")
         case "last":
@@ -47,15 +49,19 @@ enum TemplateFilters {
             }
             var count = -1
             if case .int(let c)? = argument(2, "count") { count = c }
-            return .string(TemplateText.replace(value.text, old.text, new.text, count: count))
+            return .string(TemplateText.replace(text, old.text, new.text, count: count))
         case "list":
             return .list(try value.iterated())
         case "int":
+            if case .undefined(let why) = value { throw TemplateFailure(why) }
             let fallback = argument(0, "default") ?? .int(0)
             switch value {
             case .int: return value
             case .bool(let b): return .int(b ? 1 : 0)
-            case .double(let d): return d.isFinite && abs(d) < 9.2e18 ? .int(Int(d)) : fallback
+            case .double(let d):
+                guard d.isFinite else { return fallback }
+                guard abs(d) < 9.2e18 else { throw TemplateFailure("\(TemplateValue.pythonFloat(d)) is too large for a 64-bit integer") }
+                return .int(Int(d))
             case .string(let s):
                 let trimmed = TemplateText.replace(TemplateText.strip(s, nil, leading: true, trailing: true), "_", "")
                 if let i = Int(trimmed) { return .int(i) }
@@ -64,6 +70,7 @@ enum TemplateFilters {
             default: return fallback
             }
         case "float":
+            if case .undefined(let why) = value { throw TemplateFailure(why) }
             let fallback = argument(0, "default") ?? .double(0)
             switch value {
             case .int, .bool, .double: return .double(value.asDouble)
@@ -92,7 +99,10 @@ enum TemplateFilters {
             if case .int = value.exactNumber, method == "common" { return value.exactNumber ?? value }
             return .double(rounded / scale)
         case "indent":
-            return .string(try indent(value.text, arguments))
+            guard case .string(let text) = value else {
+                throw TemplateFailure("unsupported operand type(s) for +=: '\(value.typeName)' and 'str'")
+            }
+            return .string(try indent(text, arguments))
         case "items":
             switch value {
             case .undefined: return .list([])
@@ -199,7 +209,7 @@ enum TemplateFilters {
             return .list(batches)
         case "wordcount":
             var count = 0, inWord = false
-            for scalar in value.text.unicodeScalars {
+            for scalar in text.unicodeScalars {
                 let isWord = scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar == "_"
                 if isWord && !inWord { count += 1 }
                 inWord = isWord
@@ -208,7 +218,7 @@ enum TemplateFilters {
         case "center":
             var width = 80
             if case .int(let w)? = argument(0, "width") { width = w }
-            return try TemplateMethods.callMethod(.string(value.text), "center", TemplateArguments(positional: [.int(width)]))
+            return try TemplateMethods.callMethod(.string(text), "center", TemplateArguments(positional: [.int(width)]))
                 ?? value
         case "format":
             return .string(try TemplateFormat.printf(value.text, arguments.positional))

@@ -2,7 +2,7 @@
 enum TemplateFormat {
     /// `"{} and {name}".format(...)`: positional and named fields, `{{`/`}}` escapes, `!r` and simple specs.
     static func format(_ s: String, _ arguments: TemplateArguments) throws -> String {
-        var out = "", auto = 0
+        var out = "", auto = 0, manual = false
         var scalars = s.unicodeScalars[...]
         while let scalar = scalars.popFirst() {
             if scalar == "}" {
@@ -19,9 +19,12 @@ enum TemplateFormat {
             if let bang = field.firstIndex(of: "!") { conversion = String(field[field.index(after: bang)...]); field = String(field[..<bang]) }
             var value: TemplateValue
             if field.isEmpty {
+                if manual { throw TemplateFailure("cannot switch from manual field specification to automatic field numbering") }
                 guard auto < arguments.positional.count else { throw TemplateFailure("Replacement index \(auto) out of range for positional args tuple") }
                 value = arguments.positional[auto]; auto += 1
             } else if let index = Int(field) {
+                if auto > 0 { throw TemplateFailure("cannot switch from automatic field numbering to manual field specification") }
+                manual = true
                 guard index < arguments.positional.count else { throw TemplateFailure("Replacement index \(index) out of range for positional args tuple") }
                 value = arguments.positional[index]
             } else {
@@ -90,7 +93,7 @@ enum TemplateFormat {
     }
 
     /// `"%s, %d" | format(a, b)`: printf-style with s, d, i, f, r and %%.
-    static func printf(_ s: String, _ values: [TemplateValue]) throws -> String {
+    static func printf(_ s: String, _ values: [TemplateValue], allowUnused: Bool = false) throws -> String {
         var out = "", index = 0
         var scalars = s.unicodeScalars[...]
         while let scalar = scalars.popFirst() {
@@ -126,7 +129,7 @@ enum TemplateFormat {
             }
             out += text
         }
-        guard index == values.count else { throw TemplateFailure("not all arguments converted during string formatting") }
+        guard index == values.count || allowUnused else { throw TemplateFailure("not all arguments converted during string formatting") }
         return out
     }
 }

@@ -24,8 +24,9 @@ enum TemplateGlobals {
                 guard count <= Double(maxItems) else { throw TemplateFailure("range of \(Int(min(count, 9e18))) items is too large") }
                 return .list(stride(from: start, to: stop, by: step).map { .int($0) })
             })
-        case "namespace": return .function(TemplateFunction("namespace") { arguments in
+        case "namespace": return .function(TemplateFunction("namespace") { [unowned renderer] arguments in
                 let namespace = TemplateNamespace()
+                renderer.namespaces.append(namespace)
                 for value in arguments.positional {
                     guard case .dict(let d) = value else { throw TemplateFailure("namespace() takes keyword arguments or a dict") }
                     for (key, item) in d { namespace.attributes[key] = item }

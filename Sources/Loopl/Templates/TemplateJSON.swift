@@ -50,6 +50,7 @@ enum TemplateJSON {
         }
 
         mutating func write(_ value: TemplateValue, level: Int) throws {
+            guard level <= TemplateValue.maxDepth else { throw TemplateFailure("a value nested too deeply for tojson") }
             switch value {
             case .string(let s), .markup(let s): string(s)
             case .list(let elements), .tuple(let elements):
@@ -65,14 +66,14 @@ enum TemplateJSON {
             case .dict(let object):
                 guard !object.isEmpty else { bytes.append(contentsOf: [0x7B, 0x7D]); return }
                 bytes.append(0x7B)
-                var order = Array(object.keys.indices)
-                if sortKeys { order.sort { templateCompare(object.keys[$0].value, object.keys[$1].value) ?? 0 < 0 } }
-                for (i, position) in order.enumerated() {
+                var entries = object.entries
+                if sortKeys { entries.sort { templateCompare($0.key.value, $1.key.value) ?? 0 < 0 } }
+                for (i, entry) in entries.enumerated() {
                     if i > 0 { bytes.append(contentsOf: item) }
                     newline(level + 1)
-                    string(object.keys[position].text)
+                    string(entry.key.text)
                     bytes.append(contentsOf: key)
-                    try write(object.values[position], level: level + 1)
+                    try write(entry.value, level: level + 1)
                 }
                 newline(level)
                 bytes.append(0x7D)

@@ -36,6 +36,11 @@ enum TemplateMethods {
 
     /// `value.name`: Python attribute first, then item.
     static func attribute(of value: TemplateValue, _ name: String) throws -> TemplateValue {
+        // The common case first: a dict member that is not a method name.
+        if case .dict(let d) = value {
+            if isDictMethod(name) { return boundMethod(value, name) }
+            if let member = d[name], !isUnsafeDictMethod(name) { return member }
+        }
         switch value.plain {
         case .undefined(let why): throw TemplateFailure(why)
         case .dict(let d):
@@ -65,6 +70,14 @@ enum TemplateMethods {
 
     /// `value[key]`: item first, then attribute for a string key.
     static func item(of value: TemplateValue, _ key: TemplateValue) throws -> TemplateValue {
+        switch (value, key) {
+        case (.dict(let d), .string(let k)):
+            if let found = d[k] { return found }
+        case (.list(let l), .int(let i)):
+            if i >= 0 && i < l.count { return l[i] }
+            if i < 0 && i + l.count >= 0 { return l[i + l.count] }
+        default: break
+        }
         switch (value.plain, key.plain) {
         case (.undefined(let why), _): throw TemplateFailure(why)
         case (.dict(let d), _):
@@ -117,15 +130,16 @@ enum TemplateMethods {
             let to = clamp(try integer(stop), stepValue > 0 ? count : -1)
             return Array(stride(from: from, to: to, by: stepValue))
         }
-        switch value.plain {
+        switch value {
         case .undefined(let why): throw TemplateFailure(why)
         case .list(let l): return .list(try indices(l.count).map { l[$0] })
-        case .string(let s):
+        case .tuple(let l): return .tuple(try indices(l.count).map { l[$0] })
+        case .string(let s), .markup(let s):
             let scalars = Array(s.unicodeScalars)
             var out = String.UnicodeScalarView()
             for i in try indices(scalars.count) { out.append(scalars[i]) }
             return .string(String(out))
-        default: throw TemplateFailure("'\(value.typeName)' object is not subscriptable")
+        default: return .undefined("'\(value.typeName)' object is not subscriptable")
         }
     }
 
@@ -211,7 +225,8 @@ enum TemplateMethods {
             return .string(TemplateText.replace(s, old, new, count: try intArgument(arguments, 2, "count", -1)))
         case "format": return .string(try TemplateFormat.format(s, arguments))
         case "upper": return .string(TemplateText.upper(s))
-        case "lower", "casefold": return .string(TemplateText.lower(s))
+        case "lower": return .string(TemplateText.lower(s))
+        case "casefold": return .string(TemplateText.replace(TemplateText.lower(s), "ß", "ss"))
         case "title": return .string(TemplateText.title(s))
         case "capitalize": return .string(TemplateText.capitalize(s))
         case "swapcase":
@@ -270,8 +285,8 @@ enum TemplateMethods {
         case "partition":
             let separator = try stringArgument(arguments, 0, "sep") ?? ""
             let parts = try TemplateText.split(s, separator, maxSplit: 1)
-            return .list(parts.count == 2 ? [.string(parts[0]), .string(separator), .string(parts[1])]
-                                          : [.string(s), .string(""), .string("")])
+            return .tuple(parts.count == 2 ? [.string(parts[0]), .string(separator), .string(parts[1])]
+                                           : [.string(s), .string(""), .string("")])
         case "expandtabs": return .string(TemplateText.replace(s, "\t", "        "))
         default: throw TemplateFailure("'str' object has no attribute '\(name)'")
         }

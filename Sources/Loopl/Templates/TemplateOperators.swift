@@ -4,6 +4,27 @@ import Foundation
 enum TemplateOperators {
     static func binary(_ op: String, _ a: TemplateValue, _ b: TemplateValue) throws -> TemplateValue {
         if op == "~" { return .string(a.text + b.text) }
+        if op == "%", case .string(let format) = a.plain {
+            // printf-style: a tuple gives the values; a list, dict or undefined is one value that may go unused.
+            switch b {
+            case .tuple(let values): return .string(try TemplateFormat.printf(format, values, allowUnused: false))
+            case .list, .dict, .undefined: return .string(try TemplateFormat.printf(format, [b], allowUnused: true))
+            default: return .string(try TemplateFormat.printf(format, [b], allowUnused: false))
+            }
+        }
+        if case .tuple(let x) = a {
+            switch (op, b) {
+            case ("+", .tuple(let y)): return .tuple(x + y)
+            case ("+", _): throw TemplateFailure("can only concatenate tuple (not \"\(b.typeName)\") to tuple")
+            case ("*", _):
+                if case .list(let repeated) = try binary(op, .list(x), b) { return .tuple(repeated) }
+            default: break
+            }
+        }
+        if op == "*", case .tuple(let y) = b, case .list(let repeated) = try binary(op, a, .list(y)) { return .tuple(repeated) }
+        if op == "+", case .list = a, case .tuple = b {
+            throw TemplateFailure("can only concatenate list (not \"tuple\") to list")
+        }
         if case .undefined(let why) = a { throw TemplateFailure(why) }
         if case .undefined(let why) = b { throw TemplateFailure(why) }
         if let x = a.exactNumber, let y = b.exactNumber { return try arithmetic(op, x, y) }
@@ -21,6 +42,10 @@ enum TemplateOperators {
         case ("+", .list(let x), .list(let y)): return .list(x + y)
         case ("+", .string, _), ("+", .list, _):
             throw TemplateFailure("can only concatenate \(a.typeName) (not \"\(b.typeName)\") to \(a.typeName)")
+        case ("*", .string(let s), .bool(let flag)), ("*", .bool(let flag), .string(let s)):
+            return .string(flag ? s : "")
+        case ("*", .list(let l), .bool(let flag)), ("*", .bool(let flag), .list(let l)):
+            return .list(flag ? l : [])
         case ("*", .string(let s), .int(let n)), ("*", .int(let n), .string(let s)):
             let (size, overflow) = s.utf8.count.multipliedReportingOverflow(by: max(n, 0))
             guard !overflow, size <= 16 << 20 else { throw TemplateFailure("string repetition too large") }
@@ -29,8 +54,6 @@ enum TemplateOperators {
             let (size, overflow) = l.count.multipliedReportingOverflow(by: max(n, 0))
             guard !overflow, size <= 1 << 20 else { throw TemplateFailure("list repetition too large") }
             return .list(n > 0 ? Array([[TemplateValue]](repeating: l, count: n).joined()) : [])
-        case ("%", .string, _):
-            throw TemplateFailure("printf-style formatting with '%' is not supported; use the format filter")
         default:
             throw TemplateFailure("unsupported operand type(s) for \(op): '\(a.typeName)' and '\(b.typeName)'")
         }
@@ -65,6 +88,7 @@ enum TemplateOperators {
                     if y > 64 && x.magnitude > 1 { throw TemplateFailure("integer overflow in \(x) ** \(y)") }
                     return .int(y > 64 && x == -1 ? (y % 2 == 0 ? 1 : -1) : result)
                 }
+                guard x != 0 else { throw TemplateFailure("0.0 cannot be raised to a negative power") }
                 return .double(pow(Double(x), Double(y)))
             default: break
             }
@@ -83,8 +107,14 @@ enum TemplateOperators {
         case "%":
             guard y != 0 else { throw TemplateFailure("float modulo") }
             let r = x.truncatingRemainder(dividingBy: y)
-            return .double(r != 0 && (r < 0) != (y < 0) ? r + y : r)
-        case "**": return .double(pow(x, y))
+            if r == 0 { return .double(y < 0 ? -0.0 : 0.0) }
+            return .double((r < 0) != (y < 0) ? r + y : r)
+        case "**":
+            if x == 0 && y < 0 { throw TemplateFailure("0.0 cannot be raised to a negative power") }
+            let result = pow(x, y)
+            if result.isInfinite && x.isFinite && y.isFinite { throw TemplateFailure("(34, 'Numerical result out of range')") }
+            if result.isNaN && !x.isNaN && !y.isNaN { throw TemplateFailure("complex result from a negative number to a fractional power") }
+            return .double(result)
         default: throw TemplateFailure("unknown operator \(op)")
         }
     }
@@ -98,6 +128,11 @@ enum TemplateOperators {
         default:
             if case .undefined(let why) = a { throw TemplateFailure(why) }
             if case .undefined(let why) = b { throw TemplateFailure(why) }
+            switch (a, b) {
+            case (.tuple, .list), (.list, .tuple):
+                throw TemplateFailure("'\(op)' not supported between instances of '\(a.typeName)' and '\(b.typeName)'")
+            default: break
+            }
             guard let order = templateCompare(a, b) else {
                 throw TemplateFailure("'\(op)' not supported between instances of '\(a.typeName)' and '\(b.typeName)'")
             }
@@ -120,7 +155,10 @@ enum TemplateOperators {
             return TemplateText.find(n, in: s) != nil
         case .list(let l): return l.contains { templateEquals($0, needle) }
         case .dict(let d):
-            return TemplateKey(needle).map { d[$0] != nil } ?? false
+            switch needle {
+            case .list, .dict: throw TemplateFailure("unhashable type: '\(needle.typeName)'")
+            default: return TemplateKey(needle).map { d[$0] != nil } ?? false
+            }
         case .undefined: return false
         case .namespace(let n):
             if case .string(let key) = needle { return n.attributes[key] != nil }

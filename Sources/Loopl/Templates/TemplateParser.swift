@@ -288,7 +288,12 @@ struct TemplateParser {
     }
 
     private mutating func parseNot() throws -> TemplateExpression {
-        if skip(name: "not") { return .not(try parseNot()) }
+        if skip(name: "not") {
+            depth += 1
+            defer { depth -= 1 }
+            guard depth < Self.maxDepth else { throw error("expression nested too deeply") }
+            return .not(try parseNot())
+        }
         return try parseCompare()
     }
 
@@ -342,6 +347,9 @@ struct TemplateParser {
     }
 
     private mutating func parseUnary(filters: Bool) throws -> TemplateExpression {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth < Self.maxDepth else { throw error("expression nested too deeply") }
         var node: TemplateExpression
         if skip(op: "-") {
             node = .negate(try parseUnary(filters: false))

@@ -33,7 +33,7 @@ enum TemplatePredicates {
             }
         case "callable":
             switch value {
-            case .function: return true
+            case .function, .undefined: return true
             case .loop(let loop): return loop.recurse != nil
             default: return false
             }
@@ -53,10 +53,8 @@ enum TemplatePredicates {
             default: return false
             }
         case "odd", "even":
-            guard case .int(let i) = value.exactNumber ?? .none else {
-                throw TemplateFailure("not all arguments converted during string formatting")
-            }
-            return (i % 2 != 0) == (name == "odd")
+            let remainder = try TemplateOperators.binary("%", value, .int(2))
+            return templateEquals(remainder, .int(name == "odd" ? 1 : 0))
         case "divisibleby":
             let divisor = try other()
             guard case .int(let i) = value.exactNumber ?? .none, case .int(let d) = divisor.exactNumber ?? .none else {
@@ -64,12 +62,14 @@ enum TemplatePredicates {
             }
             guard d != 0 else { throw TemplateFailure("integer division or modulo by zero") }
             return i % d == 0
-        case "lower":
-            let s = value.text
-            return s == s.lowercased()
-        case "upper":
-            let s = value.text
-            return s == s.uppercased()
+        case "lower", "upper":
+            // Python's islower/isupper: at least one cased letter, and all cased letters in that case.
+            var cased = false
+            for scalar in value.text.unicodeScalars where scalar.properties.isCased {
+                cased = true
+                if name == "lower" ? scalar.properties.isUppercase : scalar.properties.isLowercase { return false }
+            }
+            return cased
         case "escaped": return false
         case "filter", "test": return false
         default: throw TemplateFailure("No test named '\(name)'")

@@ -27,6 +27,8 @@ final class TemplateRenderer {
     private(set) var line = 1
     private var iterations = 0
     private var callDepth = 0
+    /// Namespaces made during the render, emptied at its end in case a template made one hold itself.
+    var namespaces: [TemplateNamespace] = []
 
     init(context: TemplateScope, limits: TemplateLimits, now: TemplateTime) {
         self.limits = limits
@@ -35,6 +37,9 @@ final class TemplateRenderer {
     }
 
     func render(_ nodes: [TemplateNode]) throws -> String {
+        defer {
+            for namespace in namespaces { namespace.attributes = TemplateDictionary() }
+        }
         _ = try execute(nodes)
         return output
     }
@@ -150,6 +155,15 @@ final class TemplateRenderer {
     }
 
     private func assign(_ target: TemplateTarget, _ value: TemplateValue) throws {
+        // Assignment is how a value can grow deeper step by step; keep its nesting shallow enough
+        // to print, compare and free without exhausting the stack.
+        switch value {
+        case .list, .tuple, .dict, .namespace:
+            if value.nestingDepth() > TemplateValue.maxDepth {
+                throw TemplateFailure("a value nested more than \(TemplateValue.maxDepth) levels deep")
+            }
+        default: break
+        }
         switch target {
         case .name(let name):
             scopes[scopes.count - 1][name] = value
@@ -240,7 +254,13 @@ final class TemplateRenderer {
             }
             self.scopes[1]["varargs"] = .tuple(extra)
             self.scopes[1]["kwargs"] = .dict(extraKeywords)
-            return .string(try self.capture { _ = try self.execute(macro.body) })
+            do {
+                return .string(try self.capture { _ = try self.execute(macro.body) })
+            } catch var failure as TemplateFailure {
+                // Keep the line inside the macro, before the caller's line is restored.
+                if failure.line == nil { failure.line = self.line }
+                throw failure
+            }
         }
     }
 

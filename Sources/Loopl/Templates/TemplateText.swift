@@ -141,7 +141,7 @@ enum TemplateText {
     /// Python's `capitalize`: the first character upper case, the rest lower case.
     static func capitalize(_ s: String) -> String {
         guard let first = s.unicodeScalars.first else { return s }
-        return String(first).uppercased() + String(String.UnicodeScalarView(s.unicodeScalars.dropFirst())).lowercased()
+        return first.properties.titlecaseMapping + String(String.UnicodeScalarView(s.unicodeScalars.dropFirst())).lowercased()
     }
 
     /// Python's `str.title`: a letter after a non-letter goes upper case, the others lower case.
@@ -149,7 +149,7 @@ enum TemplateText {
         var out = "", previousCased = false
         for scalar in s.unicodeScalars {
             let isLetter = scalar.properties.isAlphabetic
-            out += previousCased ? String(scalar).lowercased() : String(scalar).uppercased()
+            out += previousCased ? scalar.properties.lowercaseMapping : scalar.properties.titlecaseMapping
             previousCased = isLetter
         }
         return out

@@ -13,7 +13,7 @@ public struct TemplateTime: Sendable, Hashable {
         let digits = text.split(whereSeparator: { "-T :".contains($0) }).map { Int($0) }
         guard digits.count == 3 || digits.count == 5 || digits.count == 6, digits.allSatisfy({ $0 != nil }) else { return nil }
         let v = digits.map { $0 ?? 0 }
-        guard (1...12).contains(v[1]), (1...31).contains(v[2]) else { return nil }
+        guard (1...9999).contains(v[0]), (1...12).contains(v[1]), (1...31).contains(v[2]) else { return nil }
         self.init(year: v[0], month: v[1], day: v[2], hour: v.count > 3 ? v[3] : 0, minute: v.count > 4 ? v[4] : 0,
                   second: v.count > 5 ? v[5] : 0)
         guard (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else { return nil }
@@ -48,8 +48,8 @@ public struct TemplateTime: Sendable, Hashable {
     }
 
     /// Python's `strftime` for the C-locale directives, with glibc's `%-d` style flags.
-    func format(_ pattern: String) -> String {
-        guard (1...12).contains(month), (1...31).contains(day) else { return pattern }
+    public func format(_ pattern: String) -> String {
+        guard (1...9999).contains(year), (1...12).contains(month), (1...31).contains(day) else { return pattern }
         func pad(_ n: Int, _ width: Int, _ noPad: Bool) -> String {
             let s = String(n)
             return noPad || s.count >= width ? s : String(repeating: "0", count: width - s.count) + s

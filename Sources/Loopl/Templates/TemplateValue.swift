@@ -30,7 +30,7 @@ enum TemplateValue {
         case .string(let s): self = .string(s)
         case .array(let a): self = .list(a.map(TemplateValue.init))
         case .object(let o):
-            self = .dict(TemplateDictionary(keys: o.keys.map { .string($0) }, values: o.values.map(TemplateValue.init)))
+            self = .dict(TemplateDictionary(entries: o.map { .init(key: .string($0.key), value: TemplateValue($0.value)) }))
         }
     }
 
@@ -88,22 +88,53 @@ enum TemplateValue {
         }
     }
 
+    /// Containers nested deeper than this print as `[...]` and fail in `tojson`, so that a value a
+    /// template built in a loop cannot exhaust the stack.
+    static let maxDepth = 200
+
+    /// How deeply containers nest in this value, counting no further than `limit + 1`.
+    func nestingDepth(limit: Int = TemplateValue.maxDepth) -> Int {
+        guard limit >= 0 else { return 1 }
+        let children: [TemplateValue] = switch self {
+        case .list(let l), .tuple(let l), .generator(let l): l
+        case .dict(let d): d.values
+        case .namespace(let n): n.attributes.values
+        default: []
+        }
+        guard !children.isEmpty else { return 0 }
+        var deepest = 0
+        for child in children {
+            deepest = max(deepest, child.nestingDepth(limit: limit - 1))
+            if deepest >= limit { break }
+        }
+        return deepest + 1
+    }
+
     /// Python's `repr()`.
-    var repr: String {
-        switch self {
-        case .undefined: ""
+    var repr: String { repr(depth: 0) }
+
+    func repr(depth: Int) -> String {
+        if depth > Self.maxDepth {
+            switch self {
+            case .list, .tuple, .dict, .namespace, .generator: return "[...]"
+            default: break
+            }
+        }
+        let next = depth + 1
+        return switch self {
+        case .undefined: "Undefined"
         case .none: "None"
         case .bool(let b): b ? "True" : "False"
         case .int(let i): String(i)
         case .double(let d): TemplateValue.pythonFloat(d)
         case .string(let s): TemplateValue.pythonRepr(s)
         case .markup(let s): "Markup(" + TemplateValue.pythonRepr(s) + ")"
-        case .list(let l): "[" + l.map(\.repr).joined(separator: ", ") + "]"
-        case .tuple(let l): "(" + l.map(\.repr).joined(separator: ", ") + (l.count == 1 ? ",)" : ")")
+        case .list(let l): "[" + l.map { $0.repr(depth: next) }.joined(separator: ", ") + "]"
+        case .tuple(let l): "(" + l.map { $0.repr(depth: next) }.joined(separator: ", ") + (l.count == 1 ? ",)" : ")")
         case .dict(let d):
-            "{" + d.map { $0.key.value.repr + ": " + $0.value.repr }.joined(separator: ", ") + "}"
+            "{" + d.map { $0.key.value.repr + ": " + $0.value.repr(depth: next) }.joined(separator: ", ") + "}"
         case .namespace(let n):
-            "<Namespace " + n.attributes.map { $0.key.value.repr + ": " + $0.value.repr }
+            "<Namespace " + n.attributes.map { $0.key.value.repr + ": " + $0.value.repr(depth: next) }
                 .joined(separator: ", ") + ">"
         case .function(let f): "<function \(f.name)>"
         case .generator: "<generator object>"
@@ -160,47 +191,6 @@ enum TemplateValue {
         }
     }
 
-    /// The value as JSON, for `tojson`.
-    func json() throws -> JSONValue {
-        switch plain {
-        case .none: return .null
-        case .bool(let b): return .bool(b)
-        case .int(let i): return .integer(i)
-        case .double(let d): return .double(d)
-        case .string(let s): return .string(s)
-        case .list(let l): return .array(try l.map { try $0.json() })
-        case .dict(let d):
-            var object = JSONObject()
-            for (key, value) in d { object[key.text] = try value.json() }
-            return .object(object)
-        default: throw TemplateFailure("Object of type \(typeName) is not JSON serializable")
-        }
-    }
-}
-
-/// Python's `==`: numbers compare by value across int, float and bool.
-func templateEquals(_ a: TemplateValue, _ b: TemplateValue) -> Bool {
-    switch (a.plain, b.plain) {
-    case (.undefined, .undefined), (.none, .none): return true
-    case (.string(let x), .string(let y)):
-        // Python compares code points; Swift's == would equate canonically equivalent strings.
-        return x.utf8.count == y.utf8.count && x.utf8.elementsEqual(y.utf8)
-    case (.list(let x), .list(let y)):
-        return x.count == y.count && zip(x, y).allSatisfy { templateEquals($0, $1) }
-    case (.dict(let x), .dict(let y)):
-        return x.count == y.count && x.allSatisfy { key, value in y[key].map { templateEquals(value, $0) } ?? false }
-    case (.namespace(let x), .namespace(let y)): return x === y
-    case (.function(let x), .function(let y)): return x === y
-    case (.loop(let x), .loop(let y)): return x === y
-    default:
-        if let x = a.exactNumber, let y = b.exactNumber {
-            switch (x, y) {
-            case (.int(let i), .int(let j)): return i == j
-            default: return x.asDouble == y.asDouble
-            }
-        }
-        return false
-    }
 }
 
 extension TemplateValue {
@@ -220,225 +210,5 @@ extension TemplateValue {
         case .bool(let b): b ? 1 : 0
         default: .nan
         }
-    }
-}
-
-/// Python's ordering for `<`, `sort` and friends; nil when Python would raise a TypeError.
-func templateCompare(_ a: TemplateValue, _ b: TemplateValue) -> Int? {
-    if let x = a.exactNumber, let y = b.exactNumber {
-        if case .int(let i) = x, case .int(let j) = y { return i < j ? -1 : (i == j ? 0 : 1) }
-        let (p, q) = (x.asDouble, y.asDouble)
-        return p < q ? -1 : (p == q ? 0 : 1)
-    }
-    switch (a.plain, b.plain) {
-    case (.string(let x), .string(let y)):
-        var i = x.unicodeScalars.makeIterator(), j = y.unicodeScalars.makeIterator()
-        while true {
-            switch (i.next(), j.next()) {
-            case (nil, nil): return 0
-            case (nil, _): return -1
-            case (_, nil): return 1
-            case (let p?, let q?): if p != q { return p.value < q.value ? -1 : 1 }
-            }
-        }
-    case (.list(let x), .list(let y)):
-        for (p, q) in zip(x, y) where !templateEquals(p, q) { return templateCompare(p, q) }
-        return x.count < y.count ? -1 : (x.count == y.count ? 0 : 1)
-    default: return nil
-    }
-}
-
-/// A dict that keeps insertion order, as Python's does.
-/// A dict key: Python allows more, templates use strings and integers.
-enum TemplateKey: Hashable {
-    case string(String)
-    case int(Int)
-
-    /// The key for a value, nil when the value cannot be one.
-    init?(_ value: TemplateValue) {
-        switch value {
-        case .string(let s): self = .string(s)
-        case .int(let i): self = .int(i)
-        case .bool(let b): self = .int(b ? 1 : 0)
-        case .double(let d) where d == d.rounded() && abs(d) < 9e18: self = .int(Int(d))
-        default: return nil
-        }
-    }
-
-    var value: TemplateValue {
-        switch self {
-        case .string(let s): .string(s)
-        case .int(let i): .int(i)
-        }
-    }
-
-    /// The key as JSON writes it.
-    var text: String {
-        switch self {
-        case .string(let s): s
-        case .int(let i): String(i)
-        }
-    }
-}
-
-/// A dict that keeps insertion order, as Python's does. Small dicts (most of a chat) are searched
-/// linearly; a hash index appears past `indexThreshold` keys.
-struct TemplateDictionary: Sequence {
-    private(set) var keys: [TemplateKey] = []
-    private(set) var values: [TemplateValue] = []
-    private var index: [TemplateKey: Int]?
-    private static let indexThreshold = 12
-
-    init() {}
-
-    init(keys: [TemplateKey], values: [TemplateValue]) {
-        self.keys = keys
-        self.values = values
-        if keys.count > Self.indexThreshold { rebuildIndex() }
-    }
-
-    private mutating func rebuildIndex() {
-        var built: [TemplateKey: Int] = [:]
-        for (i, key) in keys.enumerated() { built[key] = i }
-        index = built
-    }
-
-    private func position(_ key: TemplateKey) -> Int? {
-        if let index { return index[key] }
-        return keys.firstIndex(of: key)
-    }
-
-    subscript(key: String) -> TemplateValue? {
-        get { self[.string(key)] }
-        set { self[.string(key)] = newValue }
-    }
-
-    subscript(key: TemplateKey) -> TemplateValue? {
-        get { position(key).map { values[$0] } }
-        set {
-            if let newValue {
-                if let i = position(key) {
-                    values[i] = newValue
-                } else {
-                    keys.append(key)
-                    values.append(newValue)
-                    index?[key] = keys.count - 1
-                    if index == nil && keys.count > Self.indexThreshold { rebuildIndex() }
-                }
-            } else if let i = position(key) {
-                keys.remove(at: i)
-                values.remove(at: i)
-                if index != nil { rebuildIndex() }
-            }
-        }
-    }
-
-    var count: Int { keys.count }
-    var isEmpty: Bool { keys.isEmpty }
-
-    func makeIterator() -> some IteratorProtocol<(key: TemplateKey, value: TemplateValue)> {
-        zip(keys, values).lazy.map { (key: $0.0, value: $0.1) }.makeIterator()
-    }
-}
-
-/// The variables of one scope: few, so searched linearly.
-struct TemplateScope {
-    private var names: [String] = []
-    private var values: [TemplateValue] = []
-
-    init() {}
-
-    init(_ pairs: some Sequence<(String, TemplateValue)>) {
-        for (name, value) in pairs { self[name] = value }
-    }
-
-    subscript(name: String) -> TemplateValue? {
-        get { names.firstIndex(of: name).map { values[$0] } }
-        set {
-            if let i = names.firstIndex(of: name) {
-                if let newValue { values[i] = newValue } else { names.remove(at: i); values.remove(at: i) }
-            } else if let newValue {
-                names.append(name)
-                values.append(newValue)
-            }
-        }
-    }
-}
-
-/// The mutable object `namespace()` makes, whose attributes `{% set ns.x = ... %}` assigns.
-final class TemplateNamespace {
-    var attributes = TemplateDictionary()
-}
-
-/// A callable: a global, a macro or a bound method.
-final class TemplateFunction {
-    let name: String
-    let body: (TemplateArguments) throws -> TemplateValue
-
-    init(_ name: String, _ body: @escaping (TemplateArguments) throws -> TemplateValue) {
-        self.name = name
-        self.body = body
-    }
-}
-
-/// Positional and keyword arguments of a call.
-struct TemplateArguments {
-    var positional: [TemplateValue] = []
-    var keywords: [(name: String, value: TemplateValue)] = []
-
-    /// The argument at `index` or named `name`, else nil.
-    func value(_ index: Int, _ name: String) -> TemplateValue? {
-        if index < positional.count { return positional[index] }
-        return keywords.first { $0.name == name }?.value
-    }
-}
-
-/// The `loop` variable inside a `for` block.
-final class TemplateLoop {
-    let items: [TemplateValue]
-    var index0 = 0
-    let depth0: Int
-    let recurse: TemplateFunction?
-
-    init(items: [TemplateValue], depth0: Int, recurse: TemplateFunction?) {
-        self.items = items
-        self.depth0 = depth0
-        self.recurse = recurse
-    }
-
-    func attribute(_ name: String) -> TemplateValue {
-        let count = items.count
-        switch name {
-        case "index": return .int(index0 + 1)
-        case "index0": return .int(index0)
-        case "revindex": return .int(count - index0)
-        case "revindex0": return .int(count - index0 - 1)
-        case "first": return .bool(index0 == 0)
-        case "last": return .bool(index0 == count - 1)
-        case "length": return .int(count)
-        case "depth": return .int(depth0 + 1)
-        case "depth0": return .int(depth0)
-        case "previtem": return index0 > 0 ? items[index0 - 1] : .undefined("there is no previous item")
-        case "nextitem": return index0 + 1 < count ? items[index0 + 1] : .undefined("there is no next item")
-        case "cycle":
-            return .function(TemplateFunction("loop.cycle") { [index0] arguments in
-                guard !arguments.positional.isEmpty else { throw TemplateFailure("no items for cycling given") }
-                return arguments.positional[index0 % arguments.positional.count]
-            })
-        case "changed":
-            return .function(TemplateFunction("loop.changed") { _ in .bool(true) })
-        default: return .undefined("'LoopContext object' has no attribute '\(name)'")
-        }
-    }
-}
-
-/// An error while rendering, before the renderer adds the template line.
-struct TemplateFailure: Error {
-    let message: String
-    /// True for `raise_exception`, whose message reaches the user unchanged.
-    var raised = false
-    init(_ message: String, raised: Bool = false) {
-        self.message = message
-        self.raised = raised
     }
 }

@@ -77,6 +77,17 @@ import Testing
         #expect(json["metadata"]?["test.u8"]?["type"] == "UINT8")
     }
 
+    @Test func templatesFromTheModel() throws {
+        let metadata = try GGUFMetadata(contentsOf: Self.fixture)
+        let template = try ChatTemplate(model: metadata)
+        #expect(try template.render(messages: [.user("Hi")]) == "<|im_start|>user\nHi<|im_end|>\n")
+        let tools = try ChatTemplate(model: metadata, named: "tool_use")
+        #expect(try tools.render(messages: [], tools: [ToolSpec(name: "f", description: "")]).hasPrefix(#"[{"type": "function""#))
+        #expect(throws: LooplError(.templateError, "The model has no chat template named 'rag'; it has: default, tool_use.")) {
+            try ChatTemplate(model: metadata, named: "rag")
+        }
+    }
+
     @Test(.enabled(if: FileManager.default.fileExists(atPath: model), "the default model is not downloaded"))
     func defaultModelMatchesPythonGGUF() throws {
         try Self.expectMatchesOracle(Self.model, Self.data.appendingPathComponent("SmolLM2-135M-Instruct.Q4_1.expected.json").path)
@@ -127,6 +138,9 @@ import Testing
         var version = bytes
         version[4] = 9
         expectInvalid(version, "version 9")
+        var bigEndian = bytes
+        (bigEndian[4], bigEndian[7]) = (0, 3)
+        expectInvalid(bigEndian, "big-endian")
         // The first key's length says 2^62 bytes.
         var hugeKey = bytes
         hugeKey[24 + 7] = 0x40

@@ -53,6 +53,8 @@ import Testing
         #expect(renderError("{% for m in messages %}\n{{ m.content.upper() }}\n{% endfor %}", ["messages": [["content": nil]]])
                 == "Template error at line 2: 'None' has no attribute 'upper'.")
         #expect(renderError("\n\n{{ x | nosuchfilter }}") == "Template error at line 3: No filter named 'nosuchfilter'.")
+        #expect(renderError("{% macro m() %}\n\n{{ 1 + 'a' }}{% endmacro %}\n{{ m() }}")
+                == "Template error at line 3: unsupported operand type(s) for +: 'int' and 'str'.")
         #expect(renderError("{{ [].append(1) }}") == "Template error at line 1: access to attribute 'append' of 'list' object is unsafe.")
         #expect(renderError("{{ {}.update({}) }}") == "Template error at line 1: access to attribute 'update' of 'dict' object is unsafe.")
     }
@@ -112,6 +114,15 @@ import Testing
         #expect(TemplateTime(iso: "2026-03-14") == TemplateTime(year: 2026, month: 3, day: 14))
         #expect(TemplateTime(iso: "yesterday") == nil)
         #expect(TemplateTime(iso: "2026-13-01") == nil)
+        #expect(TemplateTime(iso: "0000-01-01") == nil)
+        #expect(TemplateTime(year: Int.max, month: 1, day: 1).format("%A %Y") == "%A %Y")
+    }
+
+    @Test func strftimeNowReadsLooplTemplateNow() throws {
+        setenv("LOOPL_TEMPLATE_NOW", "2025-01-02T03:04:05", 1)
+        defer { unsetenv("LOOPL_TEMPLATE_NOW") }
+        #expect(TemplateTime.current() == TemplateTime(year: 2025, month: 1, day: 2, hour: 3, minute: 4, second: 5))
+        #expect(try ChatTemplate(source: "{{ strftime_now('%Y-%m-%d %H:%M:%S') }}").render(context: [:]) == "2025-01-02 03:04:05")
     }
 
     @Test func sharedAcrossTasks() async throws {
@@ -136,7 +147,7 @@ import Testing
         }
     }
 
-    @Test func hugeSizesAreErrorsNotCrashes() {
+    @Test func hugeSizesAreErrorsNotCrashes() throws {
         for source in ["{{ 'x' | indent(99999999999) }}", "{{ 'x'.center(99999999999) }}", "{{ '{:>99999999999}'.format(1) }}",
                        "{{ '%99999999999d' | format(1) }}", "{{ 'ab' * 9223372036854775807 }}", "{{ [1] * 4611686018427387904 }}",
                        "{{ range(-9223372036854775807, 9223372036854775807) | length }}", "{{ (-9223372036854775807 - 1) ** 100 }}",
@@ -150,6 +161,14 @@ import Testing
                 Issue.record("\(source): \(error)")
             }
         }
+        #expect(throws: LooplError.self) { try ChatTemplate(source: "{{ " + String(repeating: "not ", count: 100_000) + "x }}") }
+        #expect(throws: LooplError.self) { try ChatTemplate(source: "{{ " + String(repeating: "- ", count: 100_000) + "1 }}") }
+        let deepValue = "{% set ns = namespace(x=[]) %}{% for i in range(100000) %}{% set ns.x = [ns.x] %}{% endfor %}"
+        #expect(throws: LooplError.self) { try ChatTemplate(source: deepValue).render(context: [:]) }
+        let unrolled = "{% set x = [] %}" + String(repeating: "{% set x = [x] %}", count: 5000) + "{{ x | length }}"
+        #expect(throws: LooplError.self) { try ChatTemplate(source: unrolled).render(context: [:]) }
+        let cycle = "{% set ns = namespace(x=1) %}{% set ns.x = ns %}{{ ns | string | length > 0 }}{{ ns == ns }}"
+        #expect(try ChatTemplate(source: cycle).render(context: [:]) == "TrueTrue")
         let nested = String(repeating: "{% if true %}", count: 3000) + String(repeating: "{% endif %}", count: 3000)
         #expect(throws: LooplError.self) { try ChatTemplate(source: nested) }
     }

@@ -25,6 +25,25 @@ enum TemplateGoldens {
 }
 
 @Suite struct TemplateGoldenTests {
+    /// `render(messages:)` gives templates the variables transformers gives them.
+    @Test(arguments: TemplateGoldens.names)
+    func messagesAPIMatchesGoldens(_ name: String) throws {
+        let template = try ChatTemplate(source: try TemplateGoldens.source(name))
+        let goldens = try #require(try TemplateGoldens.json("goldens/\(name).json").objectValue)
+        let conversations: [(String, [Message])] = [
+            ("plain", [.user("Hello!")]),
+            ("system", [.system("You are a helpful assistant."), .user("What is 2 + 2?")]),
+            ("multi_turn", [.system("You are a helpful assistant."), .user("Hi."), .assistant("Hello! How can I help?"),
+                            .user("Tell me a joke.")]),
+        ]
+        for (contextName, messages) in conversations {
+            let expected = goldens[contextName]?["output"]?.stringValue
+            let rendered = try? template.render(messages: messages, bosToken: "<|bos|>", eosToken: "<|eos|>",
+                                                now: TemplateGoldens.now)
+            #expect(rendered == expected, "\(name) / \(contextName)")
+        }
+    }
+
     @Test func goldensExist() {
         #expect(TemplateGoldens.names.count >= 70)
         #expect(TemplateGoldens.contexts.count >= 10)
@@ -88,5 +107,32 @@ enum TemplateGoldens {
             #expect(error.code == .templateError)
             if snippet["type"]?.stringValue == "TemplateError" { #expect(error.message == snippet["error"]?.stringValue) }
         }
+    }
+}
+
+/// Generated expressions over a pool of values (expressions.json): Python's value semantics.
+@Suite struct TemplateExpressionTests {
+    @Test func expressionsRenderAsJinja2() throws {
+        let cases = try #require(try TemplateGoldens.json("expressions.json").arrayValue)
+        #expect(cases.count > 4000)
+        // Python's integers have no size limit; Loopl's stop at 64 bits and say so.
+        let knownDifferences: Set<String> = ["{{ 1e100 | int }}", "{{ 1e100 | int(7) }}"]
+        var mismatches: [String] = []
+        for item in cases {
+            let source = item["template"]?.stringValue ?? ""
+            if knownDifferences.contains(source) {
+                #expect(throws: LooplError.self) { try ChatTemplate(source: source).render(context: [:]) }
+                continue
+            }
+            let rendered: String?
+            do { rendered = try ChatTemplate(source: source).render(context: [:]) } catch { rendered = nil }
+            switch (rendered, item["output"]?.stringValue) {
+            case (let mine?, let expected?) where mine == expected: continue
+            case (nil, nil): continue
+            case (let mine, let expected):
+                mismatches.append("\(source) → \(mine.map { "\"\($0)\"" } ?? "error"), jinja2: \(expected.map { "\"\($0)\"" } ?? "error \(item["error"]?.stringValue ?? "")")")
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count) of \(cases.count):\n\(mismatches.prefix(200).joined(separator: "\n"))")
     }
 }
