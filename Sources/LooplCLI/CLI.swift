@@ -6,6 +6,7 @@ public enum CLI {
 
     static let commands: [any Command.Type] = [
         RunCommand.self,
+        ChatCommand.self,
         BackendsCommand.self,
         ParseCommand.self,
         TemplateCommand.self,

@@ -38,13 +38,20 @@ struct LlamaPrompt: Sendable {
     }
 
     /// The prompt for `messages` with `tools` offered (none when empty).
+    ///
+    /// An assistant turn with calls and no text gets content "" rather than null: many real
+    /// templates (Qwen3, gpt-oss, Phi-3.5, Granite, ...) fail on null.
     func render(messages: [Message], tools: [ToolSpec]) throws -> String {
-        if supportsTools || tools.isEmpty && !messages.contains(where: { !$0.toolCalls.isEmpty || $0.role == "tool" }) {
-            return try template.render(messages: messages, tools: tools, addGenerationPrompt: true,
-                                       bosToken: bosText, eosToken: eosText)
+        let plain = supportsTools || tools.isEmpty && !messages.contains(where: { !$0.toolCalls.isEmpty || $0.role == "tool" })
+        let turns = plain ? messages : LlamaPrompt.hermesMessages(messages, tools: tools)
+        let values = turns.map { message -> JSONValue in
+            guard case .object(var object) = message.templateValue, object["content"] == .null else { return message.templateValue }
+            object["content"] = ""
+            return .object(object)
         }
-        return try template.render(messages: LlamaPrompt.hermesMessages(messages, tools: tools), tools: [],
-                                   addGenerationPrompt: true, bosToken: bosText, eosToken: eosText)
+        let context = ChatTemplate.context(messages: values, tools: plain ? tools.map(\.openAIValue) : [],
+                                           addGenerationPrompt: true, bosToken: bosText, eosToken: eosText)
+        return try template.render(context: context)
     }
 
     /// The conversation in plain turns: tools described in the system turn, calls as markup, results as user turns.
