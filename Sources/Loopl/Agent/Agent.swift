@@ -91,10 +91,7 @@ public actor Agent {
         var generation = options.generation
         generation.toolChoice = iteration == 1 ? options.firstToolChoice : .auto
         let specs = tools.map(\.spec)
-        var parser: ToolCallParser?
-        if case .text(let format) = model.toolCallStyle {
-            parser = ToolCallParser(format: format, tools: specs)
-        }
+        var lifter = CallLifter(style: model.toolCallStyle, tools: specs)
         var turn = Turn()
         func take(_ events: [ToolCallParser.Event]) {
             for event in events {
@@ -116,7 +113,7 @@ public actor Agent {
             for try await event in model.generate(messages: messages, tools: specs, options: generation) {
                 switch event {
                 case .text(let delta):
-                    if parser != nil { take(parser!.feed(delta)) } else { turn.text += delta; channel.send(.text(delta)) }
+                    take(lifter.feed(delta))
                 case .toolCall(let call):
                     turn.calls.append(call)
                 case .metrics(let metrics):
@@ -130,7 +127,7 @@ public actor Agent {
         } catch is CancellationError {
             turn.cancelled = true
         }
-        if parser != nil { take(parser!.finish()) }
+        take(lifter.finish())
         if Task.isCancelled { turn.cancelled = true }
         if turn.cancelled { turn.calls = [] }
         return turn

@@ -58,20 +58,18 @@ final class FallbackModel: Model {
                      into continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation) async throws {
         while true {
             let model = state.withLock { $0.current }
-            var parser: ToolCallParser?
-            if case .text(let format) = model.toolCallStyle { parser = ToolCallParser(format: format, tools: tools) }
+            var lifter = CallLifter(style: model.toolCallStyle, tools: tools)
             var started = false
             do {
                 for try await event in model.generate(messages: messages, tools: tools, options: options) {
                     started = true
-                    switch event {
-                    case .text(let delta) where parser != nil:
-                        forward(parser!.feed(delta), into: continuation)
-                    default:
+                    if case .text(let delta) = event {
+                        forward(lifter.feed(delta), into: continuation)
+                    } else {
                         continuation.yield(event)
                     }
                 }
-                if parser != nil { forward(parser!.finish(), into: continuation) }
+                forward(lifter.finish(), into: continuation)
                 return
             } catch {
                 guard !started, !Task.isCancelled, !(error is CancellationError), try await moveOn(after: error) else { throw error }
