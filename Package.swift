@@ -13,6 +13,11 @@ var targets: [Target] = [
     .target(name: "LooplStdio", dependencies: ["Loopl"], swiftSettings: strict),
     .target(name: "LooplTestKit", dependencies: ["Loopl"], swiftSettings: strict),
     .testTarget(name: "LooplTests", dependencies: ["Loopl", "LooplTestKit"], swiftSettings: strict),
+    // A host process for the tests that kill the host of a child llama-server.
+    .executableTarget(name: "loopl-test-host", dependencies: ["LooplServer"], swiftSettings: strict),
+    .testTarget(name: "LooplServerTests",
+                dependencies: ["LooplServer", "LooplTestKit", "loopl-test-host"] + (withLlama ? ["LooplLlama"] : []),
+                swiftSettings: strict),
 ]
 var products: [Product] = [.library(name: "Loopl", targets: ["Loopl"])]
 
