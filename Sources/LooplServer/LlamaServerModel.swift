@@ -11,7 +11,7 @@ import Loopl
 public final class LlamaServerModel: Model {
     public let configuration: LlamaServerConfiguration
     public let toolCallStyle: ToolCallStyle
-    private let session: ServerSession
+    let session: ServerSession
 
     public init(configuration: LlamaServerConfiguration) {
         self.configuration = configuration

@@ -52,6 +52,11 @@ enum ServerRequest {
         body["min_p"] = .double(options.minP)
         body["repeat_penalty"] = .double(options.repeatPenalty)
         if options.ignoreEndOfGeneration { body["ignore_eos"] = true }
+        if options.temperature <= 0, options.repeatPenalty == 1 {
+            // Greedy: the shortest chain that picks the most likely token (top-k 1, then a trivial draw).
+            body["samplers"] = ["top_k"]
+            body["top_k"] = 1
+        }
     }
 
     /// The OpenAI wire form of a message: tool-call arguments as a JSON string.

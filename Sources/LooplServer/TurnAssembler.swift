@@ -105,7 +105,13 @@ struct TurnAssembler {
             else if !options.stop.isEmpty && options.ignoreEndOfGeneration { reason = .stop }
             else { reason = .endTurn }
         }
-        events.append(.metrics(metrics(finished: true, reason: reason)))
+        var last = metrics(finished: true, reason: reason)
+        if reason == .endTurn, timings?["predicted_n"] != nil, last.generatedTokens > 0 {
+            // llama-server counts the end-of-generation token; Loopl counts the tokens of the answer.
+            last.generatedTokens -= 1
+            last.contextUsed -= 1
+        }
+        events.append(.metrics(last))
         return events
     }
 
