@@ -218,3 +218,49 @@ import Testing
         await server.terminate()
     }
 }
+
+/// The own-rendering path: Loopl renders the prompt and a grammar, llama-server's `/completion` runs it.
+@Suite(.serialized) struct RenderedPromptTests {
+    @Test(.timeLimit(.minutes(10)))
+    func conformanceThroughCompletion() async throws {
+        var configuration = LlamaServerConfiguration.child(model: LooplHome.defaultModel, contextLength: 2048, threads: 2)
+        configuration.renderer = ChatMLTestRenderer()
+        let model = LlamaServerModel(configuration: configuration)
+        #expect(model.toolCallStyle == .text(.hermes))
+        do {
+            try await ModelConformance(model: model).runAll()
+        } catch {
+            await model.close()
+            throw error
+        }
+    }
+
+    /// The body sent to /completion: the rendered prompt, its grammar, exact token limits.
+    @Test(.timeLimit(.minutes(1)))
+    func completionRequestCarriesPromptAndGrammar() async throws {
+        let server = try FakeServer { request in
+            if request.line.hasPrefix("GET /props") { return FakeServer.props() }
+            return FakeServer.events([#"{"content":"<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>","stop":false}"#,
+                                      #"{"content":"","stop":true,"stop_type":"eos","tokens_predicted":20,"tokens_evaluated":50,"tokens_cached":0,"timings":{"cache_n":0,"prompt_n":50,"predicted_n":20,"predicted_per_second":50.0}}"#])
+        }
+        defer { server.stop() }
+        var configuration = LlamaServerConfiguration.attach(url: server.url)
+        configuration.renderer = ChatMLTestRenderer()
+        let model = LlamaServerModel(configuration: configuration)
+        var options = GenerationOptions.greedy(maxTokens: 64)
+        options.toolChoice = .required
+        let turn = try await ModelConformance(model: model).run("completion", ModelConformance.weatherQuestion,
+                                                                tools: [ModelConformance.weatherTool], options: options)
+        await model.close()
+        #expect(ToolCallParser(format: .hermes).parse(turn.text).toolCalls.first?.arguments["city"] == "Paris")
+        #expect(turn.toolCalls.isEmpty, "a .text model must not lift calls itself")
+        let metrics = try #require(turn.metrics.last)
+        #expect(metrics.promptTokens == 50 && metrics.generatedTokens == 19 && metrics.stopReason == .endTurn)
+        let request = try #require(server.requests.last)
+        #expect(request.line.hasPrefix("POST /completion"))
+        let body = try JSONValue(parsing: request.body)
+        #expect(body["prompt"]?.stringValue?.hasSuffix("<|im_start|>assistant\n") == true)
+        #expect(body["grammar"]?.stringValue?.contains("get_weather") == true)
+        #expect(body["n_predict"] == 64 && body["stream"] == true)
+    }
+}
