@@ -76,6 +76,12 @@ import Testing
             #expect(metrics.promptTokens > 10 && metrics.generatedTokens > 0 && metrics.generatedTokens <= 24)
             #expect(metrics.contextMax == 2048 && metrics.contextUsed == metrics.promptTokens + metrics.generatedTokens)
             #expect((metrics.tokensPerSecond ?? 0) > 0 && (metrics.ttftMs ?? 0) > 0)
+            var long = GenerationOptions.greedy(maxTokens: 300)
+            long.ignoreEndOfGeneration = true
+            let streamed = try await suite.run("stream", ModelConformance.greeting, options: long)
+            let interim = streamed.metrics.dropLast()
+            #expect(!interim.isEmpty && interim.allSatisfy { !$0.finished && !$0.estimated }, "no metrics while generating")
+            #expect(streamed.metrics.last?.generatedTokens == 300)
             let second = try await suite.run("stream", ModelConformance.greeting, options: .greedy(maxTokens: 24))
             #expect(second.text == first.text, "greedy answers differ")
             let cached = try #require(second.metrics.last)
