@@ -133,6 +133,9 @@ actor ServerSession {
 
     /// The error for a request that failed with `error`: the child's death when it died.
     func explain(_ error: any Error, url: URL) async -> any Error {
+        if let error = error as? HTTPStatusError, child?.exitStatus == nil {
+            return ServerFailure.http(status: error.status, body: error.body, url: url)
+        }
         if let child {
             let status = await Task.detached { await child.process.waitForExit(timeout: .milliseconds(500)) }.value
             if status != nil {
@@ -142,7 +145,6 @@ actor ServerSession {
             }
         }
         if closed { return LooplError(.closed, "The model was closed during the request.") }
-        if let error = error as? HTTPStatusError { return ServerFailure.http(status: error.status, body: error.body, url: url) }
         return ServerFailure.connection(error, url: url)
     }
 }
