@@ -116,10 +116,11 @@ actor ServerSession {
         let idle = await Task.detached {
             let deadline = ContinuousClock.now + grace
             while ContinuousClock.now < deadline {
-                // A server without /slots cannot be checked; a dead child is replaced by the next request.
-                guard let slots = try? await info.endpoint.fetch("/slots", timeout: 1), slots.status == 200,
-                      let list = slots.json.arrayValue else { return true }
-                if !list.contains(where: { $0["is_processing"]?.boolValue == true }) { return true }
+                // No answer counts as busy (a hung server); a server without /slots cannot be checked.
+                if let slots = try? await info.endpoint.fetch("/slots", timeout: 0.5) {
+                    guard slots.status == 200, let list = slots.json.arrayValue else { return true }
+                    if !list.contains(where: { $0["is_processing"]?.boolValue == true }) { return true }
+                }
                 try? await Task.sleep(for: .milliseconds(20))
             }
             return false

@@ -117,6 +117,25 @@ import Testing
         }
     }
 
+    /// A child that does not confirm it stopped within the grace period is replaced.
+    @Test(.timeLimit(.minutes(5)))
+    func aChildThatDoesNotStopIsRestarted() async throws {
+        try await Self.withModel { model in
+            let consumer = try await Self.startLongAnswer(model)
+            let pid = try #require(await model.serverProcessID)
+            kill(pid, SIGSTOP)
+            consumer.cancel()
+            _ = await consumer.value
+            let start = ContinuousClock.now
+            let turn = try await ModelConformance(model: model).run("after", ModelConformance.greeting, options: .greedy(maxTokens: 4))
+            #expect(!turn.text.isEmpty)
+            #expect(ContinuousClock.now - start >= .seconds(2), "the next request did not wait for the check")
+            let newPID = try #require(await model.serverProcessID)
+            #expect(newPID != pid)
+            #expect(await waitUntilGone(pid, timeout: .seconds(5)), "the stopped child was not ended")
+        }
+    }
+
     @Test(.timeLimit(.minutes(5)))
     func killedChildFailsTheRequestAndTheNextOneRecovers() async throws {
         try await Self.withModel { model in
