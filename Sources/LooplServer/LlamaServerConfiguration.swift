@@ -14,8 +14,11 @@ public struct LlamaServerConfiguration: Sendable {
     public var target: Target
     /// The llama-server binary for a child.
     public var serverPath: String
-    /// Context length in tokens for a child; in attach mode, the size to report when the server does not say.
+    /// Context length in tokens for a child (nil is ``defaultChildContext``); in attach mode, the
+    /// size to report when the server does not say.
     public var contextLength: Int?
+    /// A child's context when none is given, as the in-process backend's default.
+    public static let defaultChildContext = 4096
     /// CPU threads for a child; nil is the machine's core count.
     public var threads: Int?
     /// More arguments for a child's command line.

@@ -61,9 +61,9 @@ final class ServerChild: Sendable {
     }
 
     static func arguments(model: String, port: Int, key: String, configuration: LlamaServerConfiguration) -> [String] {
-        var arguments = ["-m", model, "--host", "127.0.0.1", "--port", String(port), "--api-key", key,
-                         "-np", "1", "-t", String(configuration.resolvedThreads), "--no-webui", "--slots"]
-        if let context = configuration.contextLength { arguments += ["-c", String(context)] }
+        let arguments = ["-m", model, "--host", "127.0.0.1", "--port", String(port), "--api-key", key,
+                         "-np", "1", "-t", String(configuration.resolvedThreads), "--no-webui", "--slots",
+                         "-c", String(configuration.contextLength ?? LlamaServerConfiguration.defaultChildContext)]
         return arguments + configuration.extraArguments
     }
 

@@ -10,13 +10,24 @@ enum ServerRequest {
             "stream": true,
             "stream_options": ["include_usage": true],
         ]
-        if !tools.isEmpty, options.toolChoice != .none {
+        switch options.toolChoice {
+        case .none:
+            break
+        case .auto where !tools.isEmpty:
             body["tools"] = .array(tools.map(\.openAIValue))
-            switch options.toolChoice {
-            case .auto, .none: body["tool_choice"] = "auto"
-            case .required: body["tool_choice"] = "required"
-            case .tool(let name): body["tool_choice"] = ["type": "function", "function": ["name": .string(name)]]
+            body["tool_choice"] = "auto"
+        case .required where !tools.isEmpty:
+            body["tools"] = .array(tools.map(\.openAIValue))
+            body["tool_choice"] = "required"
+        case .tool(let name):
+            // llama-server reads tool_choice only as a string: offer just that tool, and require a call.
+            let named = tools.filter { $0.name == name }
+            if !named.isEmpty {
+                body["tools"] = .array(named.map(\.openAIValue))
+                body["tool_choice"] = "required"
             }
+        default:
+            break
         }
         addSampling(options, to: &body, llamaCpp: llamaCpp)
         if llamaCpp { body["timings_per_token"] = true }

@@ -86,6 +86,27 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1)))
+    func toolChoiceShapesTheRequest() async throws {
+        let server = try Self.server { _ in FakeServer.events([FakeServer.content("ok"), "[DONE]"]) }
+        defer { server.stop() }
+        let other = ToolSpec(name: "get_time", description: "Get the time.")
+        var options = GenerationOptions.greedy(maxTokens: 4)
+        options.toolChoice = .tool("get_weather")
+        _ = try await Self.run(server, tools: [other, ModelConformance.weatherTool], options: options)
+        let named = try JSONValue(parsing: try #require(server.requests.last).body)
+        #expect(named["tool_choice"] == "required")
+        #expect(named["tools"]?.arrayValue?.compactMap { $0["function"]?["name"]?.stringValue } == ["get_weather"])
+        options.toolChoice = .none
+        _ = try await Self.run(server, tools: [other, ModelConformance.weatherTool], options: options)
+        let none = try JSONValue(parsing: try #require(server.requests.last).body)
+        #expect(none["tools"] == nil && none["tool_choice"] == nil)
+        options.toolChoice = .auto
+        _ = try await Self.run(server, tools: [other], options: options)
+        let auto = try JSONValue(parsing: try #require(server.requests.last).body)
+        #expect(auto["tool_choice"] == "auto" && auto["tools"]?.arrayValue?.count == 1)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
     func callWrittenAsTextIsLifted() async throws {
         let server = try Self.server { _ in
             FakeServer.events([
