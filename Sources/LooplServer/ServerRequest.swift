@@ -36,7 +36,8 @@ enum ServerRequest {
 
     /// A streamed `/completion` request on a prompt Loopl rendered.
     static func completion(_ prompt: RenderedPrompt, options: GenerationOptions) -> JSONValue {
-        var body: JSONObject = ["prompt": .string(prompt.text), "stream": true, "cache_prompt": true]
+        var body: JSONObject = ["prompt": .string(prompt.text), "stream": true, "cache_prompt": true,
+                                "timings_per_token": true]
         addSampling(options, to: &body, llamaCpp: true)
         body["n_predict"] = .integer(options.maxTokens ?? -1)
         body["max_tokens"] = nil

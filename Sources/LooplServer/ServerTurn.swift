@@ -31,7 +31,8 @@ struct ServerTurn {
         let url = request.url ?? info.endpoint.baseURL
         var assembler = TurnAssembler(options: options, contextMax: info.contextSize ?? 0, start: start,
                                       promptCharacters: promptCharacters,
-                                      liftsLeakedCalls: configuration.renderer == nil && !tools.isEmpty && options.toolChoice != .none)
+                                      liftsLeakedCalls: configuration.renderer == nil && !tools.isEmpty && options.toolChoice != .none,
+                                      expectsTimings: info.llamaCpp || configuration.renderer != nil)
         let (events, cancel) = EventStream.open(request)
         var finish: TurnAssembler.Finish?
         var terminated = false

@@ -14,6 +14,7 @@ struct TurnAssembler {
     private let contextMax: Int
     private let start: ContinuousClock.Instant
     private let promptCharacters: Int
+    private let expectsTimings: Bool
     private var stops: StopStringFilter
     private var leak: LeakedCallFilter?
     private var calls: [Int: PartialCall] = [:]
@@ -25,9 +26,11 @@ struct TurnAssembler {
     /// True once a stop string was seen here (a server that does not apply stop strings itself).
     private(set) var stoppedByFilter = false
 
-    /// `liftsLeakedCalls` holds back `<tool_call>` markup in the text and lifts it into calls.
+    /// `liftsLeakedCalls` holds back `<tool_call>` markup in the text and lifts it into calls;
+    /// `expectsTimings` (llama-server) holds back metrics until exact counts have arrived.
     init(options: GenerationOptions, contextMax: Int, start: ContinuousClock.Instant, promptCharacters: Int,
-         liftsLeakedCalls: Bool) {
+         liftsLeakedCalls: Bool, expectsTimings: Bool) {
+        self.expectsTimings = expectsTimings
         self.options = options
         self.contextMax = contextMax
         self.start = start
@@ -70,7 +73,7 @@ struct TurnAssembler {
     /// Metrics so far, at most every 250 ms.
     mutating func interimMetrics() -> ModelEvent? {
         let now = ContinuousClock.now
-        guard now - lastReport >= .milliseconds(250) else { return nil }
+        guard now - lastReport >= .milliseconds(250), timings != nil || !expectsTimings, firstToken != nil else { return nil }
         lastReport = now
         return .metrics(metrics(finished: false, reason: nil))
     }

@@ -253,6 +253,12 @@ import Testing
         let model = LlamaServerModel(configuration: configuration)
         #expect(model.toolCallStyle == .text(.hermes))
         do {
+            var long = GenerationOptions.greedy(maxTokens: 200)
+            long.ignoreEndOfGeneration = true
+            let streamed = try await ModelConformance(model: model).run("interim", ModelConformance.greeting, options: long)
+            let interim = streamed.metrics.dropLast()
+            #expect(!interim.isEmpty && interim.allSatisfy { !$0.finished && !$0.estimated }, "no exact metrics while generating")
+            #expect(streamed.metrics.last?.generatedTokens == 200 && streamed.metrics.last?.stopReason == .maxTokens)
             try await ModelConformance(model: model).runAll()
         } catch {
             await model.close()
