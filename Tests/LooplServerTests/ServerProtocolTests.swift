@@ -140,6 +140,22 @@ import Testing
         await model.close()
     }
 
+    /// A large body goes out at once: no `Expect: 100-continue` round trip that would delay the first token.
+    @Test(.timeLimit(.minutes(1)))
+    func largeRequestsAreSentAtOnce() async throws {
+        let server = try Self.server { _ in FakeServer.events([FakeServer.content("ok"), "[DONE]"]) }
+        defer { server.stop() }
+        let model = LlamaServerModel(url: server.url)
+        try await model.start()
+        let start = ContinuousClock.now
+        _ = try await ModelConformance(model: model).run("large", [.user(String(repeating: "word ", count: 20000))], options: .greedy(maxTokens: 1))
+        #expect(ContinuousClock.now - start < .milliseconds(500))
+        let request = try #require(server.requests.last)
+        #expect(!request.headers.lowercased().contains("100-continue"))
+        #expect(request.body.count > 100_000)
+        await model.close()
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func streamCutBeforeItsEndIsAnError() async throws {
         let server = try Self.server { _ in FakeServer.events([FakeServer.content("Hello"), FakeServer.content(" wor")]) }
