@@ -15,6 +15,7 @@ actor ServerSession {
     let configuration: LlamaServerConfiguration
     private var child: ServerChild?
     private var info: ServerInfo?
+    private var starting: Task<ServerInfo, any Error>?
     private var closed = false
     private var busy = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
@@ -32,16 +33,24 @@ actor ServerSession {
         switch configuration.target {
         case .child(let model):
             if let child, let info, child.exitStatus == nil { return info }
+            // Callers that arrive while a child starts wait for that one rather than start another.
+            if let starting { return try await starting.value }
             child = nil
             info = nil
-            let started = try await ServerChild.start(model: model, configuration: configuration)
+            let configuration = self.configuration
+            let task = Task { () throws -> (ServerChild, ServerInfo) in
+                let started = try await ServerChild.start(model: model, configuration: configuration)
+                let props = try? await started.endpoint.fetch("/props")
+                let context = props?.json["default_generation_settings"]?["n_ctx"]?.intValue ?? configuration.contextLength
+                return (started, ServerInfo(endpoint: started.endpoint, contextSize: context, llamaCpp: true))
+            }
+            starting = Task { try await task.value.1 }
+            defer { starting = nil }
+            let (started, connected) = try await task.value
             guard !closed else {
                 await started.stop()
                 throw LooplError(.closed, "The model was closed while its server was starting.")
             }
-            let props = try? await started.endpoint.fetch("/props")
-            let context = props?.json["default_generation_settings"]?["n_ctx"]?.intValue ?? configuration.contextLength
-            let connected = ServerInfo(endpoint: started.endpoint, contextSize: context, llamaCpp: true)
             child = started
             info = connected
             return connected

@@ -65,7 +65,12 @@ import Testing
     @Test(.timeLimit(.minutes(5)))
     func streamedAnswerWithMetricsFromTimings() async throws {
         try await Self.withModel { model in
-            try await model.start()
+            let before = ownLlamaServers()
+            async let started: Void = model.start()
+            async let size = model.contextSize
+            try await started
+            #expect(try await size == 2048)
+            #expect(ownLlamaServers().subtracting(before).count == 1, "concurrent first calls started more than one child")
             let load = try #require(await model.loadTime)
             #expect(load > .zero && load < .seconds(120))
             let suite = ModelConformance(model: model)

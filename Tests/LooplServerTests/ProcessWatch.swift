@@ -18,10 +18,15 @@ func waitUntilGone(_ pid: Int32, timeout: Duration) async -> Bool {
     return !isRunning(pid)
 }
 
-/// The llama-server processes running now.
-func llamaServerPIDs() -> Set<Int32> {
+/// The llama-server processes this test process started that still run.
+func ownLlamaServers() -> Set<Int32> {
+    let me = getpid()
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
     return Set(entries.compactMap(Int32.init).filter { pid in
-        isRunning(pid) && ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "").hasPrefix("llama-server")
+        guard isRunning(pid), ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "").hasPrefix("llama-server"),
+              let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 1 && Int32(fields[1]) == me
     })
 }
