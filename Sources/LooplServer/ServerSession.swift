@@ -65,6 +65,16 @@ actor ServerSession {
     /// Checks that an OpenAI-compatible server answers at `endpoint`, and whether it is llama-server.
     private static func probe(_ endpoint: ServerEndpoint, configuration: LlamaServerConfiguration) async throws -> ServerInfo {
         let url = endpoint.baseURL
+        // A llama-server that is still loading answers 503 on /health (and on /v1/models): wait for it.
+        var health = try await endpoint.fetch("/health")
+        let deadline = ContinuousClock.now + configuration.readinessStallTimeout
+        while health.status == 503, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(250))
+            health = try await endpoint.fetch("/health")
+        }
+        if health.status == 503 {
+            throw LooplError(.connectionFailed, "The server at \(url.absoluteString) is still loading after \(configuration.readinessStallTimeout). Try again later.")
+        }
         let props = try await endpoint.fetch("/props")
         if props.status == 401 || props.status == 403 {
             throw ServerFailure.http(status: props.status, body: Data(props.text.utf8), url: url)

@@ -2,6 +2,7 @@ import Foundation
 import Loopl
 import LooplServer
 import LooplTestKit
+import Synchronization
 import Testing
 
 /// The streaming client against a fake server: each wire shape and each error shape.
@@ -204,6 +205,25 @@ import Testing
         web.stop()
         let nothing = LlamaServerModel(url: URL(string: "http://127.0.0.1:\(port)")!)
         await #expect { try await nothing.start() } throws: { ($0 as? LooplError)?.code == .connectionFailed }
+    }
+
+    /// Attaching to a llama-server that is still loading waits for it instead of taking it for another server.
+    @Test(.timeLimit(.minutes(1)))
+    func attachWaitsForALoadingServer() async throws {
+        let healthChecks = Atomic<Int>(0)
+        let loading = #"{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}"#
+        let server = try FakeServer { request in
+            if request.line.hasPrefix("GET /health") {
+                return healthChecks.add(1, ordering: .relaxed).newValue <= 3 ? FakeServer.json(503, loading) : FakeServer.json(200, #"{"status":"ok"}"#)
+            }
+            if request.line.hasPrefix("GET /props") { return FakeServer.props(context: 777) }
+            return FakeServer.json(503, loading)
+        }
+        defer { server.stop() }
+        let model = LlamaServerModel(url: server.url)
+        #expect(try await model.contextSize == 777)
+        #expect(healthChecks.load(ordering: .relaxed) == 4)
+        await model.close()
     }
 
     @Test(.timeLimit(.minutes(1)))
