@@ -16,8 +16,10 @@ final class ServerChild: Sendable {
         self.loadTime = loadTime
     }
 
-    /// Starts llama-server on `model` and waits until it answers /health with 200.
-    static func start(model: String, configuration: LlamaServerConfiguration) async throws -> ServerChild {
+    /// Starts llama-server on `model` and waits until it answers /health with 200. `port` picks
+    /// the port of each attempt.
+    static func start(model: String, configuration: LlamaServerConfiguration,
+                      port nextPort: () throws -> Int = FreePort.find) async throws -> ServerChild {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: model, isDirectory: &isDirectory), !isDirectory.boolValue else {
             throw LooplError(.modelNotFound, "There is no model file at \(model). Check the path (scripts/bootstrap fetches the default model).")
@@ -25,7 +27,7 @@ final class ServerChild: Sendable {
         var attempt = 0
         while true {
             attempt += 1
-            let port = try FreePort.find()
+            let port = try nextPort()
             let key = randomKey()
             let process = try ChildProcess(executable: configuration.serverPath,
                                            arguments: arguments(model: model, port: port, key: key, configuration: configuration))

@@ -5,6 +5,7 @@ import FoundationNetworking
 import Loopl
 @testable import LooplServer
 import LooplTestKit
+import Synchronization
 import Testing
 
 /// The backend on a real child llama-server and the default model. One server at a time.
@@ -202,6 +203,21 @@ import Testing
             await model.close()
         }
         for pid in pids { #expect(await waitUntilGone(pid, timeout: .seconds(2))) }
+    }
+
+    /// A port taken between the probe and the child's bind makes the child fail; a new port is tried.
+    @Test(.timeLimit(.minutes(3)))
+    func aTakenPortIsRetried() async throws {
+        let squatter = try FakeServer { _ in FakeServer.json(404, "{}") }
+        defer { squatter.stop() }
+        let ports = Mutex([squatter.port])
+        let configuration = LlamaServerConfiguration.child(model: LooplHome.defaultModel, contextLength: 256, threads: 1)
+        let child = try await ServerChild.start(model: LooplHome.defaultModel, configuration: configuration) {
+            try ports.withLock { $0.isEmpty ? try FreePort.find() : $0.removeFirst() }
+        }
+        #expect(child.port != squatter.port)
+        #expect(try await child.endpoint.fetch("/health").status == 200)
+        await child.stop()
     }
 
     @Test(.timeLimit(.minutes(3)))
