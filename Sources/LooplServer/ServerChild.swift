@@ -97,7 +97,10 @@ final class ServerChild: Sendable {
 
     private static func randomKey() -> String {
         var rng = SystemRandomNumberGenerator()
-        return (0..<4).map { _ in String(rng.next() as UInt64, radix: 16) }.joined()
+        return (0..<4).map { _ in
+            let hex = String(rng.next() as UInt64, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
     }
 
     /// The last few lines of a log, for an error message.

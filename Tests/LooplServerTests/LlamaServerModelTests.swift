@@ -228,6 +228,8 @@ import Testing
             let anonymous = try await ServerEndpoint(baseURL: url, apiKey: nil)
                 .fetch("/v1/chat/completions", method: "POST", body: ["messages": [["role": "user", "content": "hi"]], "max_tokens": 1])
             #expect(anonymous.status == 401)
+            let key = await model.session.currentChild?.endpoint.apiKey ?? ""
+            #expect(key.count == 64 && key.allSatisfy(\.isHexDigit), "the key is not 256 random bits: \(key)")
             let intruder = LlamaServerModel(url: url, apiKey: "wrong")
             await #expect { _ = try await ModelConformance(model: intruder).run("intruder", ModelConformance.greeting, options: .greedy(maxTokens: 1)) }
                 throws: { ($0 as? LooplError)?.code == .unauthorized }
