@@ -15,6 +15,11 @@ var targets: [Target] = [
     .target(name: "LooplTerminal", dependencies: ["Loopl"], swiftSettings: strict),
     .testTarget(name: "LooplTerminalTests", dependencies: ["LooplTerminal"], exclude: ["Golden"], swiftSettings: strict),
     .testTarget(name: "LooplTests", dependencies: ["Loopl", "LooplTestKit"], swiftSettings: strict),
+    // A host process for the tests that kill the host of a child llama-server.
+    .executableTarget(name: "loopl-test-host", dependencies: ["LooplServer"], swiftSettings: strict),
+    .testTarget(name: "LooplServerTests",
+                dependencies: ["LooplServer", "LooplTestKit", "loopl-test-host"] + (withLlama ? ["LooplLlama"] : []),
+                swiftSettings: strict),
 ]
 var products: [Product] = [.library(name: "Loopl", targets: ["Loopl"])]
 
