@@ -1,6 +1,7 @@
 import Foundation
 import Loopl
 import LooplLlama
+import LooplServer
 
 /// Builds a model from a configured backend: the bridge between the router and the backend modules.
 enum BackendFactory {
@@ -19,7 +20,24 @@ enum BackendFactory {
             return try LlamaModel(path: llama.model, configuration: LlamaConfiguration(
                 contextLength: llama.contextLength, threads: llama.threads,
                 batchSize: llama.batchSize ?? 512, gpuLayers: llama.gpuLayers ?? 0))
-        case .server, .stdio:
+        case .server(let server):
+            if let url = server.url {
+                guard let parsed = URL(string: url), parsed.host != nil else {
+                    throw LooplError(.invalidConfiguration, "Backend '\(name)': '\(url)' is not a URL.")
+                }
+                var configuration = LlamaServerConfiguration.attach(url: parsed, apiKey: server.apiKey)
+                configuration.contextLength = server.contextLength
+                return LlamaServerModel(configuration: configuration)
+            }
+            let model = server.model ?? LooplHome.defaultModel
+            // A child renders with Loopl's engine and grammars: the same tokens as in-process, and
+            // tool choices that llama-server's own chat handling cannot honour on every template.
+            var configuration = LlamaServerConfiguration.child(model: model, contextLength: server.contextLength, threads: server.threads)
+            configuration.serverPath = server.binary ?? LooplHome.llamaServer
+            configuration.extraArguments = server.extraArgs
+            configuration.renderer = try ChatPromptRenderer(modelPath: model)
+            return LlamaServerModel(configuration: configuration)
+        case .stdio:
             throw LooplError(.invalidConfiguration, "Backend '\(name)' is of kind \(config.kind), which this build of loopl cannot run yet.")
         }
     }

@@ -10,7 +10,7 @@ public final class LlamaModel: Model {
     public let weights: LlamaWeights
     public let toolCallStyle: ToolCallStyle
     private let session: LlamaSession
-    private let prompt: LlamaPrompt
+    private let prompt: ChatPrompt
 
     /// Loads the model at `path`.
     public convenience init(path: String, configuration: LlamaConfiguration = LlamaConfiguration(),
@@ -23,7 +23,11 @@ public final class LlamaModel: Model {
     public init(weights: LlamaWeights, configuration: LlamaConfiguration = LlamaConfiguration()) throws {
         self.weights = weights
         self.session = try LlamaSession(weights: weights, configuration: configuration)
-        self.prompt = try LlamaPrompt(weights: weights)
+        let text = { (key: String) in
+            weights.metadata(key).flatMap(Int32.init).map { String(decoding: weights.piece($0), as: UTF8.self) } ?? ""
+        }
+        self.prompt = try ChatPrompt(templateSource: weights.chatTemplate, bosText: text("tokenizer.ggml.bos_token_id"),
+                                     eosText: text("tokenizer.ggml.eos_token_id"), addsBOS: weights.addsBOS)
         self.toolCallStyle = .text(prompt.toolCallFormat)
     }
 
@@ -40,9 +44,9 @@ public final class LlamaModel: Model {
         AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    let text = try self.renderPrompt(messages: messages, tools: tools, options: options)
-                    let tokens = self.weights.tokenize(self.prompt.stripLeadingBOS(text), addSpecial: true)
-                    let grammar = try self.grammar(tools: tools, options: options)
+                    let offered = options.toolChoice == .none ? [] : tools
+                    let tokens = self.weights.tokenize(try self.prompt.text(messages: messages, tools: offered), addSpecial: true)
+                    let grammar = try self.prompt.grammar(tools: offered, options: options)
                     try await self.session.generate(prompt: tokens, options: options, grammar: grammar, into: continuation)
                     continuation.finish()
                 } catch {
@@ -51,17 +55,6 @@ public final class LlamaModel: Model {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
-    }
-
-    /// The grammar that keeps tool calls well-formed (one call a turn, as llama-server defaults to):
-    /// from the first token for `required` or a
-    /// named tool, lazily from the family's opening marker for `auto`.
-    /// Otherwise the response format's grammar, if any.
-    func grammar(tools: [ToolSpec], options: GenerationOptions) throws -> Grammar? {
-        if !tools.isEmpty, options.toolChoice != .none, case .text(let format) = toolCallStyle {
-            return try ToolCallGrammar.make(tools: tools, format: format, choice: options.toolChoice, parallel: false)
-        }
-        return try options.responseFormat.grammar()
     }
 
     public func close() async {

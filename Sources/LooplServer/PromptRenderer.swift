@@ -23,6 +23,8 @@ public struct RenderedPrompt: Sendable, Hashable {
     public var grammarLazy: Bool
     /// Words that switch a lazy grammar on.
     public var grammarTriggers: [String]
+    /// Regular expressions matched against the whole output that switch a lazy grammar on.
+    public var grammarTriggerPatterns: [String] = []
     /// Extra stop strings of the template (an end-of-turn marker written as text).
     public var stop: [String]
 
@@ -33,5 +35,28 @@ public struct RenderedPrompt: Sendable, Hashable {
         self.grammarLazy = grammarLazy
         self.grammarTriggers = grammarTriggers
         self.stop = stop
+    }
+}
+
+/// Renders with the model's own chat template through Loopl's engine (``ChatPrompt``), with Loopl's
+/// grammars: the prompt the in-process backend builds, token for token.
+public struct ChatPromptRenderer: PromptRenderer {
+    public let prompt: ChatPrompt
+    public var toolCallFormat: ToolCallFormat { prompt.toolCallFormat }
+
+    public init(prompt: ChatPrompt) { self.prompt = prompt }
+
+    /// The renderer for the GGUF model at `path` (its template, BOS and EOS).
+    public init(modelPath path: String) throws {
+        self.init(prompt: try ChatPrompt(model: GGUFMetadata(contentsOf: path)))
+    }
+
+    public func render(messages: [Message], tools: [ToolSpec], options: GenerationOptions) throws -> RenderedPrompt {
+        let offered = options.toolChoice == .none ? [] : tools
+        let grammar = try prompt.grammar(tools: offered, options: options)
+        var rendered = RenderedPrompt(text: try prompt.text(messages: messages, tools: offered), grammar: grammar?.gbnf,
+                                      grammarLazy: grammar?.lazy ?? false, grammarTriggers: grammar?.triggerTokens ?? [])
+        rendered.grammarTriggerPatterns = grammar?.triggerPatterns ?? []
+        return rendered
     }
 }

@@ -47,7 +47,9 @@ enum ServerRequest {
             body["grammar"] = .string(grammar)
             if prompt.grammarLazy {
                 body["grammar_lazy"] = true
-                body["grammar_triggers"] = .array(prompt.grammarTriggers.map { ["type": 1, "value": .string($0)] })
+                // llama.cpp's trigger types: 1 a word, 3 a pattern matched against the whole output.
+                body["grammar_triggers"] = .array(prompt.grammarTriggers.map { ["type": 1, "value": .string($0)] }
+                                                  + prompt.grammarTriggerPatterns.map { ["type": 3, "value": .string($0)] })
             }
         }
         return .object(body)

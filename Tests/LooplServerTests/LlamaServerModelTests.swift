@@ -272,7 +272,7 @@ import Testing
     @Test(.timeLimit(.minutes(10)))
     func conformanceThroughCompletion() async throws {
         var configuration = LlamaServerConfiguration.child(model: LooplHome.defaultModel, contextLength: 2048, threads: 2)
-        configuration.renderer = ChatMLTestRenderer()
+        configuration.renderer = try ChatPromptRenderer(modelPath: LooplHome.defaultModel)
         let model = LlamaServerModel(configuration: configuration)
         #expect(model.toolCallStyle == .text(.hermes))
         do {
@@ -299,7 +299,7 @@ import Testing
         }
         defer { server.stop() }
         var configuration = LlamaServerConfiguration.attach(url: server.url)
-        configuration.renderer = ChatMLTestRenderer()
+        configuration.renderer = try ChatPromptRenderer(modelPath: LooplHome.defaultModel)
         let model = LlamaServerModel(configuration: configuration)
         var options = GenerationOptions.greedy(maxTokens: 64)
         options.toolChoice = .required

@@ -1,35 +1,31 @@
-import Loopl
-
 /// Turns a conversation into the exact text a model was trained on, with the model's own chat
-/// template (ChatML when it has none).
+/// template (ChatML when it has none), and gives the grammar that keeps its tool calls well-formed.
 ///
 /// When tools are offered and the template cannot show them, they are described Hermes-style in
 /// the system turn, past calls are written back as `<tool_call>` markup and results as
-/// `<tool_response>` user turns, so tools work on any model.
-struct LlamaPrompt: Sendable {
-    let template: ChatTemplate
-    let bosText: String
-    let eosText: String
-    let addsBOS: Bool
+/// `<tool_response>` user turns, so tools work on any model. Every backend that renders prompts
+/// itself uses this, so one conversation reaches the model as the same tokens everywhere.
+public struct ChatPrompt: Sendable {
+    public let template: ChatTemplate
+    public let bosText: String
+    public let eosText: String
+    /// Whether the tokenizer adds BOS by itself (then a BOS the template writes is removed).
+    public let addsBOS: Bool
     /// Whether the template renders tools and tool calls itself.
-    let supportsTools: Bool
+    public let supportsTools: Bool
     /// The tool-call family the model writes.
-    let toolCallFormat: ToolCallFormat
+    public let toolCallFormat: ToolCallFormat
 
     static let chatML = """
         {% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}
         """
 
-    init(weights: LlamaWeights) throws {
-        addsBOS = weights.addsBOS
-        bosText = weights.metadata("tokenizer.ggml.bos_token_id").flatMap(Int32.init).map {
-            String(decoding: weights.piece($0), as: UTF8.self)
-        } ?? ""
-        eosText = weights.metadata("tokenizer.ggml.eos_token_id").flatMap(Int32.init).map {
-            String(decoding: weights.piece($0), as: UTF8.self)
-        } ?? ""
-        let source = weights.chatTemplate
-        template = try ChatTemplate(source: source ?? LlamaPrompt.chatML)
+    /// A prompt from a template's source (nil: ChatML) and the model's BOS and EOS texts.
+    public init(templateSource source: String?, bosText: String, eosText: String, addsBOS: Bool) throws {
+        self.addsBOS = addsBOS
+        self.bosText = bosText
+        self.eosText = eosText
+        template = try ChatTemplate(source: source ?? ChatPrompt.chatML)
         let probe = ToolSpec(name: "loopl_probe_tool", description: "probe")
         let rendered = try? template.render(messages: [.user("x")], tools: [probe], addGenerationPrompt: true,
                                             bosToken: bosText, eosToken: eosText)
@@ -37,13 +33,35 @@ struct LlamaPrompt: Sendable {
         toolCallFormat = supportsTools ? source.map(ToolCallFormat.init(inferringFromTemplate:)) ?? .hermes : .hermes
     }
 
+    /// A prompt from a GGUF file's metadata: its template, BOS and EOS texts.
+    public init(model metadata: GGUFMetadata) throws {
+        try self.init(templateSource: metadata.chatTemplate, bosText: metadata.bosToken ?? "", eosText: metadata.eosToken ?? "",
+                      addsBOS: metadata["tokenizer.ggml.add_bos_token"] == .bool(true))
+    }
+
+    /// The prompt text for `messages` with `tools` offered (none when empty), without a BOS that
+    /// the tokenizer adds by itself.
+    public func text(messages: [Message], tools: [ToolSpec]) throws -> String {
+        stripLeadingBOS(try render(messages: messages, tools: tools))
+    }
+
+    /// The grammar for a turn: tool calls held well-formed (one call a turn, as llama-server
+    /// defaults to) from the first token for `required` or a named tool, lazily from the family's
+    /// opening marker for `auto`; otherwise the response format's grammar, if any.
+    public func grammar(tools: [ToolSpec], options: GenerationOptions) throws -> Grammar? {
+        if !tools.isEmpty, options.toolChoice != .none {
+            return try ToolCallGrammar.make(tools: tools, format: toolCallFormat, choice: options.toolChoice, parallel: false)
+        }
+        return try options.responseFormat.grammar()
+    }
+
     /// The prompt for `messages` with `tools` offered (none when empty).
     ///
     /// An assistant turn with calls and no text gets content "" rather than null: many real
     /// templates (Qwen3, gpt-oss, Phi-3.5, Granite, ...) fail on null.
-    func render(messages: [Message], tools: [ToolSpec]) throws -> String {
+    public func render(messages: [Message], tools: [ToolSpec]) throws -> String {
         let plain = supportsTools || tools.isEmpty && !messages.contains(where: { !$0.toolCalls.isEmpty || $0.role == "tool" })
-        let turns = plain ? messages : LlamaPrompt.hermesMessages(messages, tools: tools)
+        let turns = plain ? messages : ChatPrompt.hermesMessages(messages, tools: tools)
         let values = turns.map { message -> JSONValue in
             guard case .object(var object) = message.templateValue, object["content"] == .null else { return message.templateValue }
             object["content"] = ""
@@ -103,7 +121,7 @@ struct LlamaPrompt: Sendable {
     }
 
     /// Removes a BOS text that the template wrote when the tokenizer adds BOS by itself.
-    func stripLeadingBOS(_ text: String) -> String {
+    public func stripLeadingBOS(_ text: String) -> String {
         guard addsBOS, !bosText.isEmpty, text.hasPrefix(bosText) else { return text }
         return String(text.dropFirst(bosText.count))
     }
