@@ -3,7 +3,7 @@
 /// Supported: `type` (one or a list), `properties`, `required`, `additionalProperties`, `enum`,
 /// `const`, `items`, `prefixItems`, `minItems`, `maxItems`, `minLength`, `maxLength`, `pattern`
 /// (regular expressions without look-around or back-references), `minimum`, `maximum`,
-/// `exclusiveMinimum`, `exclusiveMaximum` (integers), `anyOf`, `oneOf`, `allOf`, `$ref` into the same
+/// `exclusiveMinimum`, `exclusiveMaximum` (integers; whole-number bounds on numbers), `anyOf`, `oneOf`, `allOf`, `$ref` into the same
 /// document, `nullable`, and `format` `date`, `time`, `date-time`, `uuid`. See docs/grammar.md.
 public enum JSONSchemaGrammar {
     /// The grammar of the JSON texts that `schema` accepts, rooted at `root`.

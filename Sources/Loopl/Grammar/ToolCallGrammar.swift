@@ -1,6 +1,6 @@
 /// Grammars for the tool-call markup of each model family, built from the declared tools.
 ///
-/// Families: `hermes` (also used for `auto`), `llama3`, `mistral` and `qwen3_coder`.
+/// Families: `hermes` (also used for `auto`), `llama3`, `mistral` and `qwen3-coder`.
 /// For ``ToolChoice/required`` and a named tool the grammar holds from the first token, so the
 /// model writes no prose before the call; for ``ToolChoice/auto`` it is lazy and wakes on the
 /// family's trigger.
@@ -8,7 +8,7 @@ public enum ToolCallGrammar {
     /// The families that have a grammar.
     public static let families: [ToolCallFormat] = [
         .hermes, ToolCallFormat(rawValue: "llama3"), ToolCallFormat(rawValue: "mistral"),
-        ToolCallFormat(rawValue: "qwen3_coder"),
+        ToolCallFormat(rawValue: "qwen3-coder"),
     ]
 
     /// The grammar of one call (or, when `parallel`, one or more calls) to the given tools in the
