@@ -7,11 +7,19 @@ let withLlama = Context.environment["LOOPL_WITHOUT_LLAMA"] == nil
 let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
 var targets: [Target] = [
-    .target(name: "Loopl", swiftSettings: strict),
+    .target(name: "CLooplSpawn"),
+    .target(name: "Loopl", dependencies: ["CLooplSpawn"], swiftSettings: strict),
     .target(name: "LooplServer", dependencies: ["Loopl"], swiftSettings: strict),
     .target(name: "LooplStdio", dependencies: ["Loopl"], swiftSettings: strict),
     .target(name: "LooplTestKit", dependencies: ["Loopl"], swiftSettings: strict),
+    .target(name: "LooplTerminal", dependencies: ["Loopl"], swiftSettings: strict),
+    .testTarget(name: "LooplTerminalTests", dependencies: ["LooplTerminal"], exclude: ["Golden"], swiftSettings: strict),
     .testTarget(name: "LooplTests", dependencies: ["Loopl", "LooplTestKit"], swiftSettings: strict),
+    // A host process for the tests that kill the host of a child llama-server.
+    .executableTarget(name: "loopl-test-host", dependencies: ["LooplServer"], swiftSettings: strict),
+    .testTarget(name: "LooplServerTests",
+                dependencies: ["LooplServer", "LooplTestKit", "loopl-test-host"] + (withLlama ? ["LooplLlama"] : []),
+                swiftSettings: strict),
 ]
 var products: [Product] = [.library(name: "Loopl", targets: ["Loopl"])]
 
@@ -20,11 +28,11 @@ if withLlama {
         .systemLibrary(name: "CLlama", pkgConfig: "llama",
                        providers: [.apt(["(run scripts/bootstrap: it builds llama.cpp and its llama.pc)"])]),
         .target(name: "LooplLlama", dependencies: ["Loopl", "CLlama"], swiftSettings: strict),
-        .target(name: "LooplCLI", dependencies: ["Loopl", "LooplLlama", "LooplServer", "LooplStdio"],
+        .target(name: "LooplCLI", dependencies: ["Loopl", "LooplLlama", "LooplServer", "LooplStdio", "LooplTerminal"],
                 swiftSettings: strict),
         .executableTarget(name: "loopl", dependencies: ["LooplCLI"], swiftSettings: strict),
         .testTarget(name: "LooplLlamaTests", dependencies: ["LooplLlama", "CLlama", "LooplTestKit"], swiftSettings: strict),
-        .testTarget(name: "LooplCLITests", dependencies: ["LooplCLI", "loopl"], swiftSettings: strict),
+        .testTarget(name: "LooplCLITests", dependencies: ["LooplCLI", "loopl"], exclude: ["Golden"], swiftSettings: strict),
     ]
     products += [
         .library(name: "LooplLlama", targets: ["LooplLlama"]),
@@ -34,6 +42,7 @@ if withLlama {
 products += [
     .library(name: "LooplServer", targets: ["LooplServer"]),
     .library(name: "LooplStdio", targets: ["LooplStdio"]),
+    .library(name: "LooplTerminal", targets: ["LooplTerminal"]),
 ]
 
 let package = Package(

@@ -58,10 +58,13 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
     public var toolChoice: ToolChoice
     /// Keep generating through end-of-generation tokens, for benchmarks that need exact token counts.
     public var ignoreEndOfGeneration: Bool
+    /// The shape the answer must take: free text, a JSON object, or JSON that a schema accepts.
+    public var responseFormat: ResponseFormat
 
     public init(maxTokens: Int? = nil, temperature: Double = 0.8, topP: Double = 0.95, topK: Int = 40,
                 minP: Double = 0.05, repeatPenalty: Double = 1.0, seed: UInt32? = nil, stop: [String] = [],
-                toolChoice: ToolChoice = .auto, ignoreEndOfGeneration: Bool = false) {
+                toolChoice: ToolChoice = .auto, ignoreEndOfGeneration: Bool = false,
+                responseFormat: ResponseFormat = .text) {
         self.maxTokens = maxTokens
         self.temperature = temperature
         self.topP = topP
@@ -72,6 +75,28 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
         self.stop = stop
         self.toolChoice = toolChoice
         self.ignoreEndOfGeneration = ignoreEndOfGeneration
+        self.responseFormat = responseFormat
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case maxTokens, temperature, topP, topK, minP, repeatPenalty, seed, stop, toolChoice, ignoreEndOfGeneration, responseFormat
+    }
+
+    /// Missing keys take their defaults, so a peer may send only what it sets.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = GenerationOptions()
+        self.init(maxTokens: try c.decodeIfPresent(Int.self, forKey: .maxTokens),
+                  temperature: try c.decodeIfPresent(Double.self, forKey: .temperature) ?? d.temperature,
+                  topP: try c.decodeIfPresent(Double.self, forKey: .topP) ?? d.topP,
+                  topK: try c.decodeIfPresent(Int.self, forKey: .topK) ?? d.topK,
+                  minP: try c.decodeIfPresent(Double.self, forKey: .minP) ?? d.minP,
+                  repeatPenalty: try c.decodeIfPresent(Double.self, forKey: .repeatPenalty) ?? d.repeatPenalty,
+                  seed: try c.decodeIfPresent(UInt32.self, forKey: .seed),
+                  stop: try c.decodeIfPresent([String].self, forKey: .stop) ?? [],
+                  toolChoice: try c.decodeIfPresent(ToolChoice.self, forKey: .toolChoice) ?? .auto,
+                  ignoreEndOfGeneration: try c.decodeIfPresent(Bool.self, forKey: .ignoreEndOfGeneration) ?? false,
+                  responseFormat: try c.decodeIfPresent(ResponseFormat.self, forKey: .responseFormat) ?? .text)
     }
 
     /// Greedy sampling (temperature 0), as tests and benchmarks use.

@@ -22,6 +22,8 @@ public struct LooplError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let protocolViolation = Code(rawValue: "protocol_violation")
         /// A server answered with an HTTP error.
         public static let httpError = Code(rawValue: "http_error")
+        /// A server refused the request's credentials (HTTP 401 or 403).
+        public static let unauthorized = Code(rawValue: "unauthorized")
         /// Nothing answered where a server was expected.
         public static let connectionFailed = Code(rawValue: "connection_failed")
         /// The model or the runtime failed while generating.

@@ -5,6 +5,14 @@ public enum CLI {
     static let version = "0.1.0"
 
     static let commands: [any Command.Type] = [
+        RunCommand.self,
+        ChatCommand.self,
+        BackendsCommand.self,
+        ParseCommand.self,
+        TemplateCommand.self,
+        InspectCommand.self,
+        GrammarCommand.self,
+        BenchCommand.self,
         SmokeCommand.self,
     ]
 

@@ -60,6 +60,19 @@ public final class LlamaWeights: @unchecked Sendable {
     /// The context length the model was trained with.
     public var trainingContextLength: Int { Int(llama_model_n_ctx_train(pointer)) }
 
+    /// A short description from llama.cpp, e.g. "llama ?B Q4_1".
+    public var description: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let length = llama_model_desc(pointer, &buffer, buffer.count)
+        return String(decoding: buffer.prefix(Int(max(0, min(length, 255)))).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The weights' size in bytes.
+    public var size: UInt64 { llama_model_size(pointer) }
+
+    /// The number of parameters.
+    public var parameterCount: UInt64 { llama_model_n_params(pointer) }
+
     /// The model's own chat template (`tokenizer.chat_template`), if it has one.
     public var chatTemplate: String? { llama_model_chat_template(pointer, nil).map { String(cString: $0) } }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Loopl
 @testable import LooplLlama
+import Synchronization
 import Testing
 
 @Suite(.serialized) struct LlamaWeightsTests {
@@ -35,12 +36,25 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(2)))
+    func loadProgressIsReported() throws {
+        let seen = Mutex<[Double]>([])
+        _ = try LlamaWeights(path: LooplHome.defaultModel) { value in seen.withLock { $0.append(value) } }
+        let values = seen.withLock { $0 }
+        #expect(!values.isEmpty)
+        #expect(values.last == 1.0)
+        #expect(values == values.sorted())
+    }
+
+    @Test(.timeLimit(.minutes(2)))
     func defaultModelMetadata() throws {
         let weights = try LlamaWeights(path: LooplHome.defaultModel)
         #expect(weights.trainingContextLength == 8192)
         #expect(weights.metadata("general.architecture") == "llama")
         #expect(weights.chatTemplate?.contains("<|im_start|>") == true)
         #expect(weights.metadata("no.such.key") == nil)
+        #expect(weights.description.hasPrefix("llama"))
+        #expect(weights.size > 50_000_000 && weights.size < 200_000_000)
+        #expect(weights.parameterCount > 100_000_000 && weights.parameterCount < 200_000_000)
         let tokens = weights.tokenize("<|im_start|>user\nhé", addSpecial: false)
         #expect(tokens.count >= 3)
         let text = String(decoding: tokens.flatMap(weights.piece), as: UTF8.self)

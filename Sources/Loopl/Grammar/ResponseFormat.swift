@@ -42,3 +42,14 @@ public enum ResponseFormat: Sendable, Hashable {
         }
     }
 }
+
+extension ResponseFormat: Codable {
+    /// The Codable form is OpenAI's `response_format` object.
+    public init(from decoder: any Decoder) throws {
+        try self.init(openAIValue: try JSONValue(from: decoder))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try openAIValue.encode(to: encoder)
+    }
+}

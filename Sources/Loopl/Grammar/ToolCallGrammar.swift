@@ -7,8 +7,7 @@
 public enum ToolCallGrammar {
     /// The families that have a grammar.
     public static let families: [ToolCallFormat] = [
-        .hermes, ToolCallFormat(rawValue: "llama3"), ToolCallFormat(rawValue: "mistral"),
-        ToolCallFormat(rawValue: "qwen3-coder"),
+        .hermes, .llama3, .mistral, .qwen3Coder,
     ]
 
     /// The grammar of one call (or, when `parallel`, one or more calls) to the given tools in the

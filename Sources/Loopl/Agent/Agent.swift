@@ -1,0 +1,162 @@
+/// Runs a model and tools in a loop: a model turn, the tools it calls, their results fed back,
+/// until the model answers, the iteration budget runs out, or the caller cancels.
+public actor Agent {
+    public let model: any Model
+    public let tools: [any Tool]
+    public var options: AgentOptions
+    /// The conversation so far; save it and assign it back to resume.
+    public var messages: [Message]
+
+    public init(model: any Model, tools: [any Tool] = [], options: AgentOptions = AgentOptions(), messages: [Message] = []) {
+        self.model = model
+        self.tools = tools
+        self.options = options
+        self.messages = messages
+    }
+
+    /// Replaces the conversation.
+    public func setMessages(_ messages: [Message]) { self.messages = messages }
+
+    /// Adds `userText` to the conversation and runs the loop. The sequence ends with `.finished`;
+    /// cancelling the consuming task stops the model and any running tool and finishes with `.cancelled`.
+    /// A model's error (a context overflow, a dead backend) ends the sequence with that error.
+    public nonisolated func stream(_ userText: String) -> EventChannel<AgentEvent> {
+        let channel = EventChannel<AgentEvent>()
+        let task = Task { await self.run(userText, into: channel) }
+        channel.setOnCancel { task.cancel() }
+        return channel
+    }
+
+    private func run(_ userText: String, into channel: EventChannel<AgentEvent>) async {
+        messages.append(.user(userText))
+        var detector = LoopDetector()
+        var iteration = 0
+        do {
+            while iteration < options.maxIterations {
+                iteration += 1
+                channel.send(.iterationStarted(iteration))
+                let turn = try await modelTurn(iteration: iteration, into: channel)
+                let message = Message.assistant(text: turn.text, toolCalls: turn.calls)
+                if !turn.text.isEmpty || !turn.calls.isEmpty || !turn.cancelled {
+                    messages.append(message)
+                    channel.send(.assistantMessage(message))
+                }
+                if turn.cancelled {
+                    channel.send(.finished(iterations: iteration, reason: .cancelled))
+                    return channel.finish()
+                }
+                if turn.calls.isEmpty {
+                    channel.send(.finished(iterations: iteration, reason: .answered))
+                    return channel.finish()
+                }
+                for call in turn.calls {
+                    if detector.record(call) {
+                        channel.send(.warning("\(call.name) was called with the same arguments \(LoopDetector.threshold) times in this run."))
+                    }
+                    let result: ToolResult
+                    if Task.isCancelled {
+                        result = ToolResult(callId: call.id, name: call.name, isError: true, durationMs: 0, content: "Cancelled before it ran.")
+                    } else {
+                        channel.send(.toolStarted(call))
+                        result = await runTool(call, warn: { channel.send(.warning($0)) })
+                    }
+                    messages.append(.tool(result: result.content, callId: call.id, name: call.name))
+                    channel.send(.toolFinished(result))
+                }
+                if Task.isCancelled {
+                    channel.send(.finished(iterations: iteration, reason: .cancelled))
+                    return channel.finish()
+                }
+            }
+            channel.send(.finished(iterations: iteration, reason: .budget))
+            channel.finish()
+        } catch {
+            if Task.isCancelled {
+                channel.send(.finished(iterations: iteration, reason: .cancelled))
+                channel.finish()
+            } else {
+                channel.finish(throwing: error)
+            }
+        }
+    }
+
+    private struct Turn {
+        var text = ""
+        var calls: [ToolCall] = []
+        var cancelled = false
+    }
+
+    /// Streams one model turn, lifting tool calls out of text for `.text` models.
+    private func modelTurn(iteration: Int, into channel: EventChannel<AgentEvent>) async throws -> Turn {
+        var generation = options.generation
+        generation.toolChoice = iteration == 1 ? options.firstToolChoice : .auto
+        let specs = tools.map(\.spec)
+        var lifter = CallLifter(style: model.toolCallStyle, tools: specs)
+        var turn = Turn()
+        func take(_ events: [ToolCallParser.Event]) {
+            for event in events {
+                switch event {
+                case .text(let text):
+                    turn.text += text
+                    channel.send(.text(text))
+                case .toolCall(let call):
+                    turn.calls.append(call)
+                case .rejected(let rejected):
+                    channel.send(.warning("The model called \(rejected.name), which is not a declared tool: \(rejected.reason)"))
+                    turn.calls.append(ToolCall(name: rejected.name, arguments: rejected.arguments))
+                case .reasoning:
+                    break
+                }
+            }
+        }
+        do {
+            for try await event in model.generate(messages: messages, tools: specs, options: generation) {
+                switch event {
+                case .text(let delta):
+                    take(lifter.feed(delta))
+                case .toolCall(let call):
+                    turn.calls.append(call)
+                case .metrics(let metrics):
+                    channel.send(.metrics(metrics))
+                    if metrics.stopReason == .cancelled { turn.cancelled = true }
+                }
+                if Task.isCancelled { break }
+            }
+        } catch let error as LooplError where error.code == .cancelled {
+            turn.cancelled = true
+        } catch is CancellationError {
+            turn.cancelled = true
+        }
+        take(lifter.finish())
+        if Task.isCancelled { turn.cancelled = true }
+        if turn.cancelled { turn.calls = [] }
+        return turn
+    }
+
+    /// Runs one call; every failure becomes an error result for the model to read.
+    private func runTool(_ call: ToolCall, warn: (String) -> Void) async -> ToolResult {
+        let start = ContinuousClock.now
+        func result(_ content: String, error: Bool) -> ToolResult {
+            ToolResult(callId: call.id, name: call.name, isError: error,
+                       durationMs: (ContinuousClock.now - start).milliseconds, content: content)
+        }
+        guard let tool = tools.first(where: { $0.name == call.name }) else {
+            let names = tools.map(\.name).joined(separator: ", ")
+            if model.toolCallStyle == .native { warn("The model called \(call.name), which is not a declared tool.") }
+            return result("Error: there is no tool named \(call.name). Available tools: \(names.isEmpty ? "none" : names).", error: true)
+        }
+        if let problem = ArgumentCheck.problem(call.arguments, schema: tool.parameters) {
+            return result("Error: invalid arguments for \(call.name): \(problem)", error: true)
+        }
+        do {
+            let output = try await withTimeout(options.toolTimeout) { try await tool.call(call.arguments) }
+            return result(output, error: false)
+        } catch is TimeoutError {
+            return result("Error: \(call.name) did not finish within \(options.toolTimeout).", error: true)
+        } catch is CancellationError {
+            return result("Error: \(call.name) was cancelled.", error: true)
+        } catch {
+            return result("Error: \(call.name) failed: \(error)", error: true)
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// A conversation saved as a JSON array of OpenAI-style messages (``Message/templateValue``).
+///
+/// Saving is atomic: a temporary file is written, flushed to disk and renamed over the old one,
+/// so a crash mid-save leaves the old file or the new one, never a broken one.
+public enum SessionFile {
+    /// Reads the messages saved at `path`; a missing file is an empty conversation.
+    public static func load(_ path: String) throws -> [Message] {
+        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw LooplError(.invalidConfiguration, "Cannot read the session file \(path).")
+        }
+        let value: JSONValue
+        do { value = try JSONValue(parsing: data) } catch let error as LooplError {
+            throw LooplError(.invalidConfiguration, "The session file \(path) is not valid JSON: \(error.message)")
+        }
+        guard let items = value.arrayValue else {
+            throw LooplError(.invalidConfiguration, "The session file \(path) must hold a JSON array of messages.")
+        }
+        return try items.map(Message.init(templateValue:))
+    }
+
+    /// Writes `messages` to `path` atomically.
+    public static func save(_ messages: [Message], to path: String) throws {
+        let text = JSONValue.array(messages.map(\.templateValue)).jsonText(style: .python) + "\n"
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else {
+            throw LooplError(.invalidConfiguration, "Cannot write \(temporary): \(String(cString: strerror(errno))).")
+        }
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else {
+                close(fd)
+                unlink(temporary)
+                throw LooplError(.invalidConfiguration, "Cannot write \(temporary): \(String(cString: strerror(errno))).")
+            }
+            bytes = bytes.dropFirst(written)
+        }
+        fsync(fd)
+        close(fd)
+        guard rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw LooplError(.invalidConfiguration, "Cannot replace \(path): \(String(cString: strerror(errno))).")
+        }
+    }
+}

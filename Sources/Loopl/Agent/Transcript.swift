@@ -1,0 +1,87 @@
+/// What a user interface shows of an agent run: ``AgentEvent``s folded into items.
+public struct Transcript: Sendable, Hashable {
+    /// One thing shown.
+    public enum Item: Sendable, Hashable {
+        case user(String)
+        /// Assistant text; streaming text merges into the last open one.
+        case assistant(String)
+        /// A call, and its result once it has one.
+        case toolCall(ToolCall, result: ToolResult?)
+        case warning(String)
+        /// A note from the program (a backend switch, a saved file).
+        case note(String)
+    }
+
+    public private(set) var items: [Item] = []
+    /// The latest metrics.
+    public private(set) var metrics: Metrics?
+    /// The current iteration, 0 before the first.
+    public private(set) var iteration = 0
+    /// True between a user message and the end of its run.
+    public private(set) var isRunning = false
+    /// Whether new text goes into the last assistant item.
+    private var assistantOpen = false
+
+    public init() {}
+
+    /// Adds the user's message and marks the run started.
+    public mutating func user(_ text: String) {
+        items.append(.user(text))
+        isRunning = true
+        iteration = 0
+        assistantOpen = false
+    }
+
+    /// Adds a program note.
+    public mutating func note(_ text: String) {
+        items.append(.note(text))
+        assistantOpen = false
+    }
+
+    /// Removes everything.
+    public mutating func clear() { self = Transcript() }
+
+    /// Folds `event` in; returns true when ``items`` changed.
+    @discardableResult
+    public mutating func apply(_ event: AgentEvent) -> Bool {
+        switch event {
+        case .iterationStarted(let n):
+            iteration = n
+            assistantOpen = false
+            return false
+        case .text(let text):
+            guard !text.isEmpty else { return false }
+            if assistantOpen, case .assistant(let previous)? = items.last {
+                items[items.count - 1] = .assistant(previous + text)
+            } else {
+                items.append(.assistant(text))
+                assistantOpen = true
+            }
+            return true
+        case .metrics(let metrics):
+            self.metrics = metrics
+            return false
+        case .assistantMessage:
+            assistantOpen = false
+            return false
+        case .toolStarted(let call):
+            items.append(.toolCall(call, result: nil))
+            assistantOpen = false
+            return true
+        case .toolFinished(let result):
+            guard let index = items.lastIndex(where: {
+                if case .toolCall(let call, nil) = $0 { call.id == result.callId } else { false }
+            }), case .toolCall(let call, _) = items[index] else { return false }
+            items[index] = .toolCall(call, result: result)
+            return true
+        case .warning(let text):
+            items.append(.warning(text))
+            assistantOpen = false
+            return true
+        case .finished:
+            isRunning = false
+            assistantOpen = false
+            return false
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// Reads the GGUF header and key/value section from bytes, checking every length against what is left.
+struct GGUFReader {
+    private let data: Data
+    private let name: String
+    private var offset = 0
+    private var key = "the header"
+    static let maxArrayDepth = 8
+
+    init(data: Data, name: String) {
+        self.data = data
+        self.name = name
+    }
+
+    private func truncated() -> LooplError {
+        LooplError(.invalidModel, "\(name) is truncated or corrupt: its metadata ends at byte \(data.count) while reading \(key). Download the model again.")
+    }
+
+    private func corrupt(_ reason: String) -> LooplError {
+        LooplError(.invalidModel, "\(name) is corrupt: \(reason) (at byte \(offset), reading \(key)). Download the model again.")
+    }
+
+    private mutating func bytes(_ count: Int) throws -> Data {
+        guard count >= 0, count <= data.count - offset else { throw truncated() }
+        let start = data.startIndex + offset
+        offset += count
+        return data[start..<start + count]
+    }
+
+    private mutating func integer<T: FixedWidthInteger>(_: T.Type) throws -> T {
+        let chunk = try bytes(MemoryLayout<T>.size)
+        var value: T = 0
+        for (i, byte) in chunk.enumerated() { value |= T(truncatingIfNeeded: byte) << (8 * i) }
+        return value
+    }
+
+    private mutating func count(elementSize: Int) throws -> Int {
+        let raw = try integer(UInt64.self)
+        guard raw <= UInt64(data.count - offset) / UInt64(max(elementSize, 1)) else { throw truncated() }
+        return Int(raw)
+    }
+
+    private mutating func string() throws -> String {
+        let length = try count(elementSize: 1)
+        return String(decoding: try bytes(length), as: UTF8.self)
+    }
+
+    private mutating func value(type: UInt32, depth: Int) throws -> GGUFValue {
+        switch type {
+        case 0: return .uint8(try integer(UInt8.self))
+        case 1: return .int8(try integer(Int8.self))
+        case 2: return .uint16(try integer(UInt16.self))
+        case 3: return .int16(try integer(Int16.self))
+        case 4: return .uint32(try integer(UInt32.self))
+        case 5: return .int32(try integer(Int32.self))
+        case 6: return .float32(Float(bitPattern: try integer(UInt32.self)))
+        case 7:
+            let byte = try integer(UInt8.self)
+            guard byte <= 1 else { throw corrupt("a boolean holds \(byte)") }
+            return .bool(byte == 1)
+        case 8: return .string(try string())
+        case 9:
+            guard depth < Self.maxArrayDepth else { throw corrupt("arrays nested deeper than \(Self.maxArrayDepth) levels") }
+            let elementType = try integer(UInt32.self)
+            let sizes: [UInt32: Int] = [0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 8: 8, 9: 12, 10: 8, 11: 8, 12: 8]
+            guard let size = sizes[elementType] else { throw corrupt("an array has unknown element type \(elementType)") }
+            let n = try count(elementSize: size)
+            var elements: [GGUFValue] = []
+            elements.reserveCapacity(n)
+            for _ in 0..<n { elements.append(try value(type: elementType, depth: depth + 1)) }
+            return .array(elementType: elementType, elements)
+        case 10: return .uint64(try integer(UInt64.self))
+        case 11: return .int64(try integer(Int64.self))
+        case 12: return .float64(Double(bitPattern: try integer(UInt64.self)))
+        default: throw corrupt("unknown value type \(type)")
+        }
+    }
+
+    mutating func read() throws -> (version: UInt32, tensorCount: UInt64, keys: [String], values: [String: GGUFValue]) {
+        guard data.count >= 4 else { throw LooplError(.invalidModel, "\(name) is not a GGUF model: it is only \(data.count) bytes long.") }
+        guard try bytes(4) == Data("GGUF".utf8) else {
+            throw LooplError(.invalidModel, "\(name) is not a GGUF model (it does not start with 'GGUF'). Use a .gguf file, e.g. from Hugging Face.")
+        }
+        let version = try integer(UInt32.self)
+        if version.byteSwapped == 2 || version.byteSwapped == 3 {
+            throw LooplError(.invalidModel, "\(name) is a big-endian GGUF file, which Loopl does not read; use a little-endian conversion.")
+        }
+        guard version == 2 || version == 3 else {
+            throw LooplError(.invalidModel, "\(name) uses GGUF version \(version); only versions 2 and 3 are supported.")
+        }
+        let tensorCount = try integer(UInt64.self)
+        let keyCount = try count(elementSize: 12)
+        var keys: [String] = []
+        var values: [String: GGUFValue] = [:]
+        for index in 0..<keyCount {
+            key = "key \(index + 1) of \(keyCount)"
+            let name = try string()
+            key = "'\(name)'"
+            let type = try integer(UInt32.self)
+            let value = try value(type: type, depth: 0)
+            if values.updateValue(value, forKey: name) == nil { keys.append(name) }
+        }
+        return (version, tensorCount, keys, values)
+    }
+}

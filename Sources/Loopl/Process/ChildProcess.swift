@@ -1,0 +1,226 @@
+import CLooplSpawn
+import Foundation
+import Synchronization
+
+/// A child process that never outlives this one: it is killed when the host ends, even by SIGKILL.
+///
+/// Its standard error (and standard output, unless streamed) is always drained, and the last
+/// lines are kept for error messages. ``terminate(grace:)`` always ends in SIGKILL.
+public final class ChildProcess: Sendable {
+    /// What happens to the child's standard output.
+    public enum Output: Sendable {
+        /// Delivered in ``output``.
+        case stream
+        /// Read and kept with the standard error's last lines.
+        case drain
+    }
+
+    public let pid: Int32
+    public let executable: String
+    /// The child's standard output in chunks, when started with `.stream`; it ends at end of file.
+    public let output: AsyncStream<[UInt8]>
+    private let stdin: Mutex<Int32>
+    private let shared = Shared()
+
+    /// Starts `executable` with `arguments`. Throws `processFailed` when it cannot be started.
+    public init(executable: String, arguments: [String], environment: [String: String]? = nil,
+                output mode: Output = .drain) throws {
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw LooplError(.processFailed, "Cannot run \(executable): no executable file there. Check the path (scripts/bootstrap builds llama-server).")
+        }
+        let input = try Pipe2()
+        let out = try Pipe2()
+        let err = try Pipe2()
+        let environment = environment ?? ProcessInfo.processInfo.environment
+        let pid = withCStrings([executable] + arguments) { argv in
+            withCStrings(environment.map { "\($0.key)=\($0.value)" }) { envp in
+                loopl_spawn(executable, argv, envp, input.read, out.write, err.write)
+            }
+        }
+        close(input.read)
+        close(out.write)
+        close(err.write)
+        guard pid > 0 else {
+            close(input.write)
+            close(out.read)
+            close(err.read)
+            throw LooplError(.processFailed, "Cannot start \(executable): \(String(cString: strerror(-pid))).")
+        }
+        self.pid = pid
+        self.executable = executable
+        self.stdin = Mutex(input.write)
+        let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
+        self.output = stream
+        let shared = self.shared
+        startReader(err.read) { chunk in shared.tail.withLock { $0.append(chunk) } } onEnd: {}
+        switch mode {
+        case .stream:
+            startReader(out.read) { chunk in continuation.yield(chunk) } onEnd: { continuation.finish() }
+        case .drain:
+            continuation.finish()
+            startReader(out.read) { chunk in shared.tail.withLock { $0.append(chunk) } } onEnd: {}
+        }
+        startReaper()
+    }
+
+    deinit {
+        if exitStatus == nil { kill(pid, SIGKILL) }
+        let fd = stdin.withLock { $0 }
+        if fd >= 0 { close(fd) }
+    }
+
+    /// The last lines the child wrote to standard error (and to standard output when drained).
+    public var lastLines: String { shared.tail.withLock { $0.text } }
+
+    /// The exit status once the child has ended (128 + the signal number when a signal ended it).
+    public var exitStatus: Int32? { shared.status.withLock { $0.code } }
+
+    /// Writes all of `bytes` to the child's standard input.
+    public func write(_ bytes: [UInt8]) throws {
+        try stdin.withLock { fd in
+            guard fd >= 0 else { throw LooplError(.processFailed, "\(executable)'s input is closed.") }
+            var rest = bytes[...]
+            while !rest.isEmpty {
+                let written = rest.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+                if written < 0, errno == EINTR { continue }
+                guard written > 0 else {
+                    throw LooplError(.processFailed, "\(executable) stopped reading its input (\(String(cString: strerror(errno)))).")
+                }
+                rest = rest.dropFirst(written)
+            }
+        }
+    }
+
+    /// Closes the child's standard input; a well-behaved worker exits when it sees end of file.
+    public func closeInput() {
+        stdin.withLock { fd in
+            if fd >= 0 { close(fd) }
+            fd = -1
+        }
+    }
+
+    /// Waits for the child to end and returns its exit status.
+    public func waitForExit() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            let code = shared.status.withLock { state -> Int32? in
+                if state.code == nil { state.waiters.append(continuation) }
+                return state.code
+            }
+            if let code { continuation.resume(returning: code) }
+        }
+    }
+
+    /// Waits up to `timeout` for the child to end; returns its status, or nil if it is still running.
+    public func waitForExit(timeout: Duration) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let code = exitStatus { return code }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return exitStatus
+    }
+
+    /// Sends SIGTERM, waits up to `grace`, then SIGKILL; returns when the child is gone.
+    /// Runs to the end even when the calling task is cancelled.
+    public func terminate(grace: Duration = .seconds(3)) async {
+        guard exitStatus == nil else { return }
+        closeInput()
+        kill(pid, SIGTERM)
+        await Task.detached { [self] in
+            if await waitForExit(timeout: grace) == nil {
+                kill(pid, SIGKILL)
+                _ = await waitForExit()
+            }
+        }.value
+    }
+
+    /// Sends `signal` to the child.
+    public func signal(_ signal: Int32) {
+        if exitStatus == nil { kill(pid, signal) }
+    }
+
+    private func startReader(_ fd: Int32, onChunk: @escaping @Sendable ([UInt8]) -> Void,
+                             onEnd: @escaping @Sendable () -> Void) {
+        let thread = Thread {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 { break }
+                onChunk(Array(buffer[..<count]))
+            }
+            close(fd)
+            onEnd()
+        }
+        thread.name = "loopl child reader"
+        thread.start()
+    }
+
+    private func startReaper() {
+        let pid = self.pid
+        let shared = self.shared
+        let thread = Thread {
+            var raw: Int32 = 0
+            while waitpid(pid, &raw, 0) < 0, errno == EINTR {}
+            let code = (raw & 0x7F) == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+            let waiters = shared.status.withLock { state in
+                state.code = code
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume(returning: code) }
+        }
+        thread.name = "loopl child reaper"
+        thread.start()
+    }
+}
+
+/// The state that the reader and reaper threads share with the process object.
+private final class Shared: Sendable {
+    let tail = Mutex(LineTail(limit: 40))
+    let status = Mutex<(code: Int32?, waiters: [CheckedContinuation<Int32, Never>])>((nil, []))
+}
+
+/// A pipe whose two ends are closed on exec.
+private struct Pipe2 {
+    let read: Int32
+    let write: Int32
+    init() throws {
+        var fds: [Int32] = [0, 0]
+        guard loopl_pipe(&fds) == 0 else {
+            throw LooplError(.processFailed, "Cannot create a pipe: \(String(cString: strerror(errno))).")
+        }
+        read = fds[0]
+        write = fds[1]
+    }
+}
+
+/// The last lines of a byte stream.
+private struct LineTail {
+    let limit: Int
+    private var lines: [String] = []
+    private var partial: [UInt8] = []
+
+    init(limit: Int) { self.limit = limit }
+
+    mutating func append(_ bytes: [UInt8]) {
+        for byte in bytes {
+            if byte == 0x0A {
+                lines.append(String(decoding: partial, as: UTF8.self))
+                partial.removeAll(keepingCapacity: true)
+                if lines.count > limit { lines.removeFirst(lines.count - limit) }
+            } else if partial.count < 4096 {
+                partial.append(byte)
+            }
+        }
+    }
+
+    var text: String { (lines + (partial.isEmpty ? [] : [String(decoding: partial, as: UTF8.self)])).joined(separator: "\n") }
+}
+
+/// Calls `body` with a NULL-terminated C array of the strings.
+private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+    let pointers = strings.map { strdup($0) } + [nil]
+    defer { pointers.forEach { free($0) } }
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}

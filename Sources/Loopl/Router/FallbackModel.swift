@@ -1,0 +1,113 @@
+import Synchronization
+
+/// The default route: a model that moves on to the next backend when the current one fails
+/// before its first token (at start, or at the start of a turn), with a warning. After the first
+/// token an error propagates: falling back mid-turn would repeat or lose text.
+///
+/// Its tool-call style is `.native`: it lifts calls out of a `.text` backend's output itself, so a
+/// fallback to a backend of another style is invisible to the caller.
+final class FallbackModel: Model {
+    typealias Candidate = (name: String, make: @Sendable () async throws -> any Model)
+
+    private let state: Mutex<(current: any Model, name: String, rest: [Candidate])>
+    private let warn: @Sendable (String) -> Void
+
+    private init(current: any Model, name: String, rest: [Candidate], warn: @escaping @Sendable (String) -> Void) {
+        state = Mutex((current, name, rest))
+        self.warn = warn
+    }
+
+    /// Starts the first candidate that starts.
+    static func start(_ candidates: [Candidate], warn: @escaping @Sendable (String) -> Void) async throws -> FallbackModel {
+        var rest = candidates[...]
+        var lastError: (any Error)?
+        while let candidate = rest.popFirst() {
+            do {
+                let model = try await candidate.make()
+                if let lastError { warn("Falling back to backend '\(candidate.name)': \(lastError)") }
+                return FallbackModel(current: model, name: candidate.name, rest: Array(rest), warn: warn)
+            } catch {
+                lastError = LooplError(.processFailed, "backend '\(candidate.name)' failed: \(error)")
+            }
+        }
+        throw lastError ?? LooplError(.invalidConfiguration, "No backend is configured.")
+    }
+
+    let toolCallStyle = ToolCallStyle.native
+
+    var contextSize: Int { get async throws { try await state.withLock { $0.current }.contextSize } }
+
+    /// The backend in use now.
+    var currentName: String { state.withLock { $0.name } }
+
+    func generate(messages: [Message], tools: [ToolSpec], options: GenerationOptions) -> AsyncThrowingStream<ModelEvent, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    try await self.run(messages: messages, tools: tools, options: options, into: continuation)
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    private func run(messages: [Message], tools: [ToolSpec], options: GenerationOptions,
+                     into continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation) async throws {
+        while true {
+            let model = state.withLock { $0.current }
+            var lifter = CallLifter(style: model.toolCallStyle, tools: tools)
+            var started = false
+            do {
+                for try await event in model.generate(messages: messages, tools: tools, options: options) {
+                    started = true
+                    if case .text(let delta) = event {
+                        forward(lifter.feed(delta), into: continuation)
+                    } else {
+                        continuation.yield(event)
+                    }
+                }
+                forward(lifter.finish(), into: continuation)
+                return
+            } catch {
+                guard !started, !Task.isCancelled, !(error is CancellationError), try await moveOn(after: error) else { throw error }
+            }
+        }
+    }
+
+    private func forward(_ events: [ToolCallParser.Event], into continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation) {
+        for event in events {
+            switch event {
+            case .text(let text): continuation.yield(.text(text))
+            case .toolCall(let call): continuation.yield(.toolCall(call))
+            case .rejected(let rejected): continuation.yield(.toolCall(ToolCall(name: rejected.name, arguments: rejected.arguments)))
+            case .reasoning: break
+            }
+        }
+    }
+
+    /// Switches to the next backend that starts; false when none is left.
+    private func moveOn(after error: any Error) async throws -> Bool {
+        while let next = state.withLock({ $0.rest.isEmpty ? nil : $0.rest.removeFirst() }) {
+            do {
+                let model = try await next.make()
+                let previous = state.withLock { state -> any Model in
+                    defer { state.current = model; state.name = next.name }
+                    return state.current
+                }
+                warn("Falling back to backend '\(next.name)': \(error)")
+                await previous.close()
+                return true
+            } catch {
+                continue
+            }
+        }
+        return false
+    }
+
+    func close() async {
+        await state.withLock { $0.current }.close()
+    }
+}

@@ -1,0 +1,55 @@
+/// The functions every template sees: `range`, `namespace`, `dict`, and transformers' `raise_exception`
+/// and `strftime_now`.
+enum TemplateGlobals {
+    /// The global called `name`, made when a template first uses it.
+    static func value(_ name: String, renderer: TemplateRenderer) -> TemplateValue? {
+        let now = renderer.now
+        let maxItems = renderer.limits.maxIterations
+        switch name {
+        case "range": return .function(TemplateFunction("range") { arguments in
+                let numbers = try arguments.positional.map { value -> Int in
+                    guard case .int(let i) = value.exactNumber ?? .none else {
+                        throw TemplateFailure("'\(value.typeName)' object cannot be interpreted as an integer")
+                    }
+                    return i
+                }
+                let (start, stop, step): (Int, Int, Int) = switch numbers.count {
+                case 1: (0, numbers[0], 1)
+                case 2: (numbers[0], numbers[1], 1)
+                case 3: (numbers[0], numbers[1], numbers[2])
+                default: throw TemplateFailure("range expected 1 to 3 integer arguments, got \(numbers.count)")
+                }
+                guard step != 0 else { throw TemplateFailure("range() arg 3 must not be zero") }
+                let count = max(0, ((Double(stop) - Double(start)) / Double(step)).rounded(.up))
+                guard count <= Double(maxItems) else { throw TemplateFailure("range of \(Int(min(count, 9e18))) items is too large") }
+                return .list(stride(from: start, to: stop, by: step).map { .int($0) })
+            })
+        case "namespace": return .function(TemplateFunction("namespace") { [unowned renderer] arguments in
+                let namespace = TemplateNamespace()
+                renderer.namespaces.append(namespace)
+                for value in arguments.positional {
+                    guard case .dict(let d) = value else { throw TemplateFailure("namespace() takes keyword arguments or a dict") }
+                    for (key, item) in d { namespace.attributes[key] = item }
+                }
+                for (key, item) in arguments.keywords { namespace.attributes[key] = item }
+                return .namespace(namespace)
+            })
+        case "dict": return .function(TemplateFunction("dict") { arguments in
+                var dictionary = TemplateDictionary()
+                for value in arguments.positional {
+                    guard case .dict(let d) = value else { throw TemplateFailure("dict() takes keyword arguments or a dict") }
+                    for (key, item) in d { dictionary[key] = item }
+                }
+                for (key, item) in arguments.keywords { dictionary[key] = item }
+                return .dict(dictionary)
+            })
+        case "raise_exception": return .function(TemplateFunction("raise_exception") { arguments in
+                throw TemplateFailure(arguments.value(0, "message")?.text ?? "", raised: true)
+            })
+        case "strftime_now": return .function(TemplateFunction("strftime_now") { arguments in
+                .string(now.format(arguments.value(0, "format")?.text ?? ""))
+            })
+        default: return nil
+        }
+    }
+}

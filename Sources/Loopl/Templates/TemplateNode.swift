@@ -1,0 +1,41 @@
+/// What `set` and `for` assign to.
+enum TemplateTarget: Sendable {
+    case name(String)
+    case names([String])
+    case attribute(String, String)
+}
+
+/// A statement of a parsed template.
+indirect enum TemplateNode: Sendable {
+    case text(String)
+    case output(TemplateExpression, line: Int)
+    case conditional([(condition: TemplateExpression, body: [TemplateNode])], otherwise: [TemplateNode], line: Int)
+    case loop(TemplateLoopNode)
+    case set(TemplateTarget, TemplateExpression, line: Int)
+    case setBlock(TemplateTarget, filters: [(name: String, arguments: [TemplateArgument])], body: [TemplateNode], line: Int)
+    case macro(TemplateMacroNode)
+    /// `{% call(parameters) macro(arguments) %}body{% endcall %}`: the macro sees the body as `caller`.
+    case callBlock(TemplateMacroNode, call: TemplateExpression, line: Int)
+    case filterBlock([(name: String, arguments: [TemplateArgument])], body: [TemplateNode], line: Int)
+    case breakLoop
+    case continueLoop
+}
+
+/// A `for` block.
+struct TemplateLoopNode: Sendable {
+    let target: TemplateTarget
+    let iterable: TemplateExpression
+    let filter: TemplateExpression?
+    let body: [TemplateNode]
+    let otherwise: [TemplateNode]
+    let recursive: Bool
+    let line: Int
+}
+
+/// A `macro` definition.
+struct TemplateMacroNode: Sendable {
+    let name: String
+    let parameters: [(name: String, defaultValue: TemplateExpression?)]
+    let body: [TemplateNode]
+    let line: Int
+}

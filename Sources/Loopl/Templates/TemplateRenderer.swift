@@ -1,0 +1,379 @@
+import Foundation
+
+/// Limits that stop a runaway template with an error instead of letting it hang or exhaust memory.
+public struct TemplateLimits: Sendable, Hashable {
+    /// The largest output, in UTF-8 bytes.
+    public var maxOutputBytes: Int
+    /// The most loop iterations and macro calls in one render.
+    public var maxIterations: Int
+    /// The deepest nesting of macro calls and recursive loops.
+    public var maxCallDepth: Int
+
+    public init(maxOutputBytes: Int = 16 << 20, maxIterations: Int = 1_000_000, maxCallDepth: Int = 64) {
+        self.maxOutputBytes = maxOutputBytes
+        self.maxIterations = maxIterations
+        self.maxCallDepth = maxCallDepth
+    }
+}
+
+/// Executes a parsed template once, writing its output.
+final class TemplateRenderer {
+    private enum Flow { case normal, breakLoop, continueLoop }
+
+    let limits: TemplateLimits
+    let now: TemplateTime
+    private var output = ""
+    private var scopes: [TemplateScope]
+    private(set) var line = 1
+    private var iterations = 0
+    private var callDepth = 0
+    /// Namespaces made during the render, emptied at its end in case a template made one hold itself.
+    var namespaces: [TemplateNamespace] = []
+
+    init(context: TemplateScope, limits: TemplateLimits, now: TemplateTime) {
+        self.limits = limits
+        self.now = now
+        scopes = [context]
+    }
+
+    func render(_ nodes: [TemplateNode]) throws -> String {
+        defer {
+            for namespace in namespaces { namespace.attributes = TemplateDictionary() }
+        }
+        _ = try execute(nodes)
+        return output
+    }
+
+    // MARK: Statements
+
+    private func write(_ text: String) throws {
+        output += text
+        if output.utf8.count > limits.maxOutputBytes {
+            throw TemplateFailure("the output grew past \(limits.maxOutputBytes) bytes; the template may be in a runaway loop")
+        }
+    }
+
+    private func countIteration() throws {
+        iterations += 1
+        if iterations > limits.maxIterations {
+            throw TemplateFailure("more than \(limits.maxIterations) loop iterations or macro calls; the template may be in a runaway loop")
+        }
+    }
+
+    /// The output of `body`, written aside.
+    func capture(_ body: () throws -> Void) throws -> String {
+        let saved = output
+        output = ""
+        defer { output = saved }
+        try body()
+        return output
+    }
+
+    private func execute(_ nodes: [TemplateNode]) throws -> Flow {
+        for node in nodes {
+            switch node {
+            case .text(let text):
+                try write(text)
+            case .output(let expression, let line):
+                self.line = line
+                try output(expression)
+            case .conditional(let branches, let otherwise, let line):
+                self.line = line
+                var taken = false
+                for branch in branches where try evaluate(branch.condition).isTruthy {
+                    taken = true
+                    let flow = try execute(branch.body)
+                    if flow != .normal { return flow }
+                    break
+                }
+                if !taken {
+                    let flow = try execute(otherwise)
+                    if flow != .normal { return flow }
+                }
+            case .loop(let loop):
+                self.line = loop.line
+                let items = try evaluate(loop.iterable)
+                try runLoop(loop, items: items, depth: 0)
+            case .set(let target, let expression, let line):
+                self.line = line
+                try assign(target, try evaluate(expression))
+            case .setBlock(let target, let filters, let body, let line):
+                var value = TemplateValue.string(try capture { _ = try execute(body) })
+                self.line = line
+                for filter in filters { value = try applyFilter(filter.name, to: value, filter.arguments) }
+                try assign(target, value)
+            case .macro(let macro):
+                scopes[scopes.count - 1][macro.name] = .function(makeMacro(macro))
+            case .callBlock(let caller, let call, let line):
+                self.line = line
+                guard case .call(let callee, let arguments) = call else { break }
+                let function = try evaluate(callee)
+                var evaluated = try evaluateArguments(arguments)
+                evaluated.keywords.append(("caller", .function(makeMacro(caller))))
+                guard case .function(let macro) = function else {
+                    throw TemplateFailure("'\(function.typeName)' object is not callable")
+                }
+                try write(try macro.body(evaluated).text)
+            case .filterBlock(let filters, let body, let line):
+                var value = TemplateValue.string(try capture { _ = try execute(body) })
+                self.line = line
+                for filter in filters { value = try applyFilter(filter.name, to: value, filter.arguments) }
+                try write(value.text)
+            case .breakLoop:
+                return .breakLoop
+            case .continueLoop:
+                return .continueLoop
+            }
+        }
+        return .normal
+    }
+
+    /// Writes `{{ expression }}`; a chain of `+` or `~` writes its parts without building the whole string.
+    private func output(_ expression: TemplateExpression) throws {
+        guard case .binary(let op, _, _) = expression, op == "+" || op == "~" else {
+            try write(try evaluate(expression).text)
+            return
+        }
+        var parts: [TemplateExpression] = []
+        var node = expression
+        while case .binary(op, let left, let right) = node {
+            parts.append(right)
+            node = left
+        }
+        parts.append(node)
+        var values: [TemplateValue] = []
+        values.reserveCapacity(parts.count)
+        for part in parts.reversed() { values.append(try evaluate(part)) }
+        let allStrings = op == "~" || values.allSatisfy { if case .string = $0 { true } else { false } }
+        if allStrings {
+            for value in values { try write(value.text) }
+            return
+        }
+        var result = values[0]
+        for value in values.dropFirst() { result = try TemplateOperators.binary(op, result, value) }
+        try write(result.text)
+    }
+
+    private func assign(_ target: TemplateTarget, _ value: TemplateValue) throws {
+        // Assignment is how a value can grow deeper step by step; keep its nesting shallow enough
+        // to print, compare and free without exhausting the stack.
+        switch value {
+        case .list, .tuple, .dict, .namespace:
+            if value.nestingDepth() > TemplateValue.maxDepth {
+                throw TemplateFailure("a value nested more than \(TemplateValue.maxDepth) levels deep")
+            }
+        default: break
+        }
+        switch target {
+        case .name(let name):
+            scopes[scopes.count - 1][name] = value
+        case .names(let names):
+            let values = try value.iterated()
+            guard values.count == names.count else {
+                throw TemplateFailure("cannot unpack \(values.count) values into \(names.count) names")
+            }
+            for (name, item) in zip(names, values) { scopes[scopes.count - 1][name] = item }
+        case .attribute(let name, let attribute):
+            guard case .namespace(let namespace) = lookup(name) else {
+                throw TemplateFailure("cannot assign attribute on non-namespace object")
+            }
+            namespace.attributes[attribute] = value
+        }
+    }
+
+    private func runLoop(_ loop: TemplateLoopNode, items value: TemplateValue, depth: Int) throws {
+        var items = try value.iterated()
+        if let filter = loop.filter {
+            scopes.append(TemplateScope())
+            defer { scopes.removeLast() }
+            items = try items.filter { item in
+                try assign(loop.target, item)
+                return try evaluate(filter).isTruthy
+            }
+        }
+        if items.isEmpty {
+            _ = try execute(loop.otherwise)
+            return
+        }
+        scopes.append(TemplateScope())
+        defer { scopes.removeLast() }
+        var recurse: TemplateFunction?
+        if loop.recursive {
+            recurse = TemplateFunction("loop") { [unowned self] arguments in
+                let inner = arguments.value(0, "iterable") ?? .list([])
+                try self.enterCall()
+                defer { self.callDepth -= 1 }
+                return .string(try self.capture { try self.runLoop(loop, items: inner, depth: depth + 1) })
+            }
+        }
+        let state = TemplateLoop(items: items, depth0: depth, recurse: recurse)
+        for (index, item) in items.enumerated() {
+            try countIteration()
+            state.index0 = index
+            // Each iteration starts with a fresh scope: a `set` in the body does not carry over.
+            scopes[scopes.count - 1] = TemplateScope()
+            try assign(loop.target, item)
+            scopes[scopes.count - 1]["loop"] = .loop(state)
+            if try execute(loop.body) == .breakLoop { break }
+        }
+    }
+
+    private func enterCall() throws {
+        callDepth += 1
+        if callDepth > limits.maxCallDepth {
+            callDepth -= 1
+            throw TemplateFailure("macro calls nested deeper than \(limits.maxCallDepth) levels")
+        }
+        try countIteration()
+    }
+
+    private func makeMacro(_ macro: TemplateMacroNode) -> TemplateFunction {
+        TemplateFunction(macro.name) { [unowned self] arguments in
+            try self.enterCall()
+            defer { self.callDepth -= 1 }
+            var locals = TemplateScope()
+            var extra: [TemplateValue] = []
+            var extraKeywords = TemplateDictionary()
+            for (index, value) in arguments.positional.enumerated() {
+                if index < macro.parameters.count { locals[macro.parameters[index].name] = value } else { extra.append(value) }
+            }
+            for (name, value) in arguments.keywords {
+                if name == "caller" || macro.parameters.contains(where: { $0.name == name }) {
+                    locals[name] = value
+                } else {
+                    extraKeywords[name] = value
+                }
+            }
+            let saved = self.scopes
+            let savedLine = self.line
+            self.scopes = [saved[0], locals]
+            defer { self.scopes = saved; self.line = savedLine }
+            for parameter in macro.parameters where self.scopes[1][parameter.name] == nil {
+                self.scopes[1][parameter.name] = try parameter.defaultValue.map { try self.evaluate($0) }
+                    ?? .undefined("parameter '\(parameter.name)' was not provided")
+            }
+            self.scopes[1]["varargs"] = .tuple(extra)
+            self.scopes[1]["kwargs"] = .dict(extraKeywords)
+            do {
+                return .string(try self.capture { _ = try self.execute(macro.body) })
+            } catch var failure as TemplateFailure {
+                // Keep the line inside the macro, before the caller's line is restored.
+                if failure.line == nil { failure.line = self.line }
+                throw failure
+            }
+        }
+    }
+
+    // MARK: Expressions
+
+    func lookup(_ name: String) -> TemplateValue {
+        var i = scopes.count - 1
+        while i >= 0 {
+            if let value = scopes[i][name] { return value }
+            i -= 1
+        }
+        return TemplateGlobals.value(name, renderer: self) ?? .undefined("'\(name)' is undefined")
+    }
+
+    func evaluate(_ expression: TemplateExpression) throws -> TemplateValue {
+        switch expression {
+        case .none: return .none
+        case .bool(let b): return .bool(b)
+        case .integer(let i): return .int(i)
+        case .float(let d): return .double(d)
+        case .string(let s): return .string(s)
+        case .name(let name): return lookup(name)
+        case .list(let items): return .list(try items.map { try evaluate($0) })
+        case .tuple(let items): return .tuple(try items.map { try evaluate($0) })
+        case .dict(let pairs):
+            var dictionary = TemplateDictionary()
+            for pair in pairs {
+                let keyValue = try evaluate(pair.key)
+                guard let key = TemplateKey(keyValue) else {
+                    throw TemplateFailure("unhashable or unsupported dict key type: '\(keyValue.typeName)'")
+                }
+                dictionary[key] = try evaluate(pair.value)
+            }
+            return .dict(dictionary)
+        case .attribute(let base, let name):
+            return try TemplateMethods.attribute(of: try evaluate(base), name)
+        case .item(let base, let key):
+            return try TemplateMethods.item(of: try evaluate(base), try evaluate(key))
+        case .slice(let base, let start, let stop, let step):
+            return try TemplateMethods.slice(try evaluate(base), start: try start.map { try evaluate($0) },
+                                             stop: try stop.map { try evaluate($0) }, step: try step.map { try evaluate($0) })
+        case .call(let callee, let arguments):
+            if case .attribute(let base, let name) = callee {
+                let receiver = try evaluate(base)
+                if let result = try TemplateMethods.callMethod(receiver, name, try evaluateArguments(arguments)) {
+                    return result
+                }
+                return try call(try TemplateMethods.attribute(of: receiver, name), arguments)
+            }
+            return try call(try evaluate(callee), arguments)
+        case .filter(let base, let name, let arguments):
+            return try applyFilter(name, to: try evaluate(base), arguments)
+        case .test(let base, let name, let arguments, let negated):
+            let value = try evaluate(base)
+            let result = try TemplatePredicates.apply(name, to: value, try evaluateArguments(arguments), renderer: self)
+            return .bool(result != negated)
+        case .negate(let operand):
+            switch try evaluate(operand) {
+            case .int(let i): return .int(0 &- i)
+            case .double(let d): return .double(-d)
+            case .bool(let b): return .int(b ? -1 : 0)
+            case .undefined(let why): throw TemplateFailure(why)
+            case let other: throw TemplateFailure("bad operand type for unary -: '\(other.typeName)'")
+            }
+        case .plus(let operand):
+            let value = try evaluate(operand)
+            guard value.exactNumber != nil else { throw TemplateFailure("bad operand type for unary +: '\(value.typeName)'") }
+            return value
+        case .not(let operand): return .bool(!(try evaluate(operand).isTruthy))
+        case .and(let left, let right):
+            let value = try evaluate(left)
+            return value.isTruthy ? try evaluate(right) : value
+        case .or(let left, let right):
+            let value = try evaluate(left)
+            return value.isTruthy ? value : try evaluate(right)
+        case .binary(let op, let left, let right):
+            return try TemplateOperators.binary(op, try evaluate(left), try evaluate(right))
+        case .compare(let first, let operations):
+            var left = try evaluate(first)
+            for operation in operations {
+                let right = try evaluate(operation.rhs)
+                guard try TemplateOperators.compare(operation.op, left, right) else { return .bool(false) }
+                left = right
+            }
+            return .bool(true)
+        case .conditional(let then, let condition, let otherwise):
+            if try evaluate(condition).isTruthy { return try evaluate(then) }
+            if let otherwise { return try evaluate(otherwise) }
+            return .undefined("the inline if-expression evaluated to false and no else section was defined")
+        }
+    }
+
+    func evaluateArguments(_ arguments: [TemplateArgument]) throws -> TemplateArguments {
+        var result = TemplateArguments()
+        for argument in arguments {
+            let value = try evaluate(argument.value)
+            if let name = argument.name { result.keywords.append((name, value)) } else { result.positional.append(value) }
+        }
+        return result
+    }
+
+    func call(_ callee: TemplateValue, _ arguments: [TemplateArgument]) throws -> TemplateValue {
+        switch callee {
+        case .function(let function): return try function.body(try evaluateArguments(arguments))
+        case .loop(let loop):
+            guard let recurse = loop.recurse else { throw TemplateFailure("'LoopContext' object is not callable") }
+            return try recurse.body(try evaluateArguments(arguments))
+        case .undefined(let why): throw TemplateFailure(why)
+        default: throw TemplateFailure("'\(callee.typeName)' object is not callable")
+        }
+    }
+
+    func applyFilter(_ name: String, to value: TemplateValue, _ arguments: [TemplateArgument]) throws -> TemplateValue {
+        try TemplateFilters.apply(name, to: value, try evaluateArguments(arguments), renderer: self)
+    }
+}

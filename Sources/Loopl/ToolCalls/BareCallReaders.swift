@@ -1,0 +1,25 @@
+/// Calls written without any tag, recognised only at the start of the visible text so that JSON
+/// quoted in prose is never taken for a call: Llama 3.x `{"name": ..., "parameters": ...}`, the
+/// generic wrappers `{"tool_call": ...}` and `{"tool_calls": [...]}`, and lists of calls.
+enum BareCallReaders {
+    /// JSON calls, optionally fenced, optionally followed by `;`.
+    static let json: BlockReader = { c in
+        switch try c.require() {
+        case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "`"): break
+        default: throw ScanStop.noMatch
+        }
+        let pieces = try JSONCallReaders.calls(&c, strict: true)
+        let save = c.index
+        c.skipSpaces()
+        if try !c.accept([UInt8(ascii: ";")]) { c.index = save }
+        return pieces
+    }
+
+    /// The generic format's answer without calls, `{"response": "..."}` at the start: its text.
+    static let response: BlockReader = { c in
+        guard try c.require() == UInt8(ascii: "{") else { throw ScanStop.noMatch }
+        guard case .object(let object) = try c.json(), object.count == 1,
+              case .string(let text)? = object["response"] else { throw ScanStop.noMatch }
+        return [.text(text)]
+    }
+}

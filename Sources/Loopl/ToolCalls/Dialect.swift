@@ -1,0 +1,123 @@
+/// The markup one ``ToolCallFormat`` understands: markers that open blocks in running text, readers
+/// of bare calls that only count at the start of the visible text, and thinking markers.
+struct Dialect: Sendable {
+    let markers: [Marker]
+    let startReaders: [BlockReader]
+    /// Where thinking ends when the prompt opened it.
+    let defaultReasoningClose: [UInt8]
+    /// Whether a byte can begin a marker.
+    let firstBytes: [Bool]
+    /// Whether two bytes (`first << 8 | second`) can begin a marker.
+    let firstPairs: [Bool]
+    /// All markers' bytes end to end, with each marker's start, so that matching touches no
+    /// reference-counted storage.
+    private let flat: [UInt8]
+    private let starts: [Int]
+    /// Marker indices grouped by first byte: those for byte `b` are `order[groups[b]..<groups[b + 1]]`.
+    private let order: [Int]
+    private let groups: [Int]
+
+    init(markers: [Marker], startReaders: [BlockReader], reasoningClose: String = "</think>") {
+        var seen = Set<[UInt8]>()
+        let unique = markers.filter { !$0.literal.isEmpty && seen.insert($0.literal).inserted }
+        self.markers = unique
+        self.startReaders = startReaders
+        self.defaultReasoningClose = Array(reasoningClose.utf8)
+        var flat: [UInt8] = []
+        var starts: [Int] = []
+        for marker in unique {
+            starts.append(flat.count)
+            flat += marker.literal
+        }
+        starts.append(flat.count)
+        var order: [Int] = []
+        var groups: [Int] = []
+        for byte in 0..<256 {
+            groups.append(order.count)
+            order += unique.indices.filter { unique[$0].literal.first == UInt8(byte) }
+        }
+        groups.append(order.count)
+        self.flat = flat
+        self.starts = starts
+        self.order = order
+        self.groups = groups
+        firstBytes = (0..<256).map { groups[$0] < groups[$0 + 1] }
+        var pairs = [Bool](repeating: false, count: 65_536)
+        for marker in unique {
+            let bytes = marker.literal
+            if bytes.count == 1 {
+                for second in 0..<256 { pairs[Int(bytes[0]) << 8 | second] = true }
+            } else {
+                pairs[Int(bytes[0]) << 8 | Int(bytes[1])] = true
+            }
+        }
+        firstPairs = pairs
+    }
+
+    enum MarkerMatch {
+        case full(Marker)
+        /// The text ends inside a marker.
+        case partial
+    }
+
+    /// The longest marker at `index`, or `.partial` when a longer one may still come.
+    func markerMatch(_ bytes: [UInt8], at index: Int, isFinal: Bool = false) -> MarkerMatch? {
+        guard index < bytes.count else { return nil }
+        let first = Int(bytes[index])
+        var best = -1
+        var bestLength = 0
+        var partial = false
+        flat.withUnsafeBufferPointer { flat in
+            bytes.withUnsafeBufferPointer { text in
+                for k in groups[first]..<groups[first + 1] {
+                    let marker = order[k]
+                    let start = starts[marker]
+                    let length = starts[marker + 1] - start
+                    var i = 1
+                    while i < length, index + i < text.count, text[index + i] == flat[start + i] { i += 1 }
+                    if i == length {
+                        if length > bestLength { best = marker; bestLength = length }
+                    } else if index + i >= text.count {
+                        partial = true
+                    }
+                }
+            }
+        }
+        if partial, !isFinal { return .partial }
+        return best >= 0 ? .full(markers[best]) : nil
+    }
+
+    /// The dialect of a format; unknown names read like `.auto`.
+    static func of(_ format: ToolCallFormat) -> Dialect {
+        if format == .auto { return auto }
+        return named[format] ?? auto
+    }
+
+    static let auto: Dialect = {
+        var markers: [Marker] = []
+        for family in Families.all where family.inAuto { markers += family.markers + family.reasoning }
+        return Dialect(markers: markers + Families.commonReasoning,
+                       startReaders: [BareCallReaders.json, PythonicCalls.bare])
+    }()
+
+    static let named: [ToolCallFormat: Dialect] = {
+        var table: [ToolCallFormat: Dialect] = [:]
+        for family in Families.all {
+            table[family.format] = Dialect(markers: family.markers + family.reasoning + Families.commonReasoning,
+                                           startReaders: family.startReaders,
+                                           reasoningClose: family.reasoningClose)
+        }
+        return table
+    }()
+}
+
+/// One family's markup.
+struct Family: Sendable {
+    let format: ToolCallFormat
+    var markers: [Marker] = []
+    var startReaders: [BlockReader] = []
+    var reasoning: [Marker] = []
+    var reasoningClose = "</think>"
+    /// Whether `.auto` reads this family (not when its markers are too common in other text).
+    var inAuto = true
+}

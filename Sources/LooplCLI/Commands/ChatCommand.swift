@@ -1,0 +1,210 @@
+import Dispatch
+import Foundation
+import Loopl
+import LooplTerminal
+
+/// `loopl chat`: an interactive conversation with the terminal transcript.
+struct ChatCommand: Command {
+    static let name = "chat"
+    static let abstract = "Talk with an agent interactively; the conversation is kept between sessions."
+    static let help = """
+        Talk with an agent. Each line you type is a turn; the answer streams as it is written,
+        with tool calls as one-line pills. Ctrl-C cancels the running turn; a second Ctrl-C quits.
+
+        The conversation is saved after every turn in $XDG_DATA_HOME/loopl/conversation.json
+        (else ~/.local/share/loopl/conversation.json); --continue resumes it.
+
+        USAGE: loopl chat [--continue] [--verbose] [options of loopl run, without PROMPT and --json]
+
+        COMMANDS (typed as a line):
+          /backend NAME   Switch backend, keeping the conversation.
+          /save FILE      Save the conversation to FILE.
+          /load FILE      Replace the conversation with the one in FILE.
+          /clear          Start a new conversation.
+          /quit           Leave (so does end of input).
+
+        OPTIONS:
+          --continue      Resume the last conversation.
+          --verbose       Show each tool call's arguments and result.
+          -h, --help      Show this help.
+
+        """
+
+    var settings: AgentSettings
+    var resume: Bool
+    var verbose: Bool
+
+    init(arguments: inout Arguments) throws(UsageError) {
+        resume = arguments.flag("continue")
+        verbose = arguments.flag("verbose")
+        settings = try AgentSettings(arguments: &arguments)
+        if settings.json { throw UsageError("loopl chat has no --json; use loopl run --json.") }
+    }
+
+    /// Where the current conversation is kept.
+    static var conversationPath: String {
+        let environment = ProcessInfo.processInfo.environment
+        let base = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
+        return base + "/loopl/conversation.json"
+    }
+
+    func run(_ console: Console) async throws -> ExitCode {
+        let view = TranscriptView(style: .detect(fd: 1), verbose: verbose)
+        var agent = try await settings.makeAgent(console: console)
+        let path = settings.session ?? Self.conversationPath
+        if resume {
+            await agent.setMessages(try SessionFile.load(path))
+            let count = await agent.messages.count
+            console.out(view.render(.note("resumed \(count) messages from \(path)")) + "\n")
+        } else if settings.session == nil {
+            await agent.setMessages([])
+        }
+        let interrupts = Interrupts()
+        let lines = StandardInputLines()
+        while true {
+            console.out(view.style.colour ? "\u{1B}[1;36m› \u{1B}[0m" : "› ")
+            guard let line = await lines.next(orInterrupt: interrupts) else { break }
+            let text = line.trimmingCharacters(in: .whitespaces)
+            if text.isEmpty { continue }
+            if text.hasPrefix("/") {
+                if try await command(text, agent: &agent, view: view, console: console) { break }
+                continue
+            }
+            let turn = Task { [agent] in
+                var transcript = Transcript()
+                for try await event in agent.stream(text) {
+                    switch event {
+                    case .text(let delta): console.out(delta)
+                    case .toolFinished, .warning:
+                        transcript.apply(event)
+                        if let item = transcript.items.last { console.out("\n" + view.render(item) + "\n") }
+                    default:
+                        transcript.apply(event)
+                    }
+                }
+                if let metrics = transcript.metrics { console.out("\n" + view.meter(metrics) + "\n") }
+            }
+            interrupts.onInterrupt { turn.cancel() }
+            do { try await turn.value } catch { console.err("\nerror: \(error)") }
+            let presses = interrupts.presses
+            interrupts.onInterrupt(nil)
+            if presses > 0 { console.out("\n" + view.render(.note("cancelled")) + "\n") }
+            try SessionFile.save(await agent.messages, to: path)
+            if presses > 1 { break }
+        }
+        await agent.model.close()
+        console.out("\n")
+        return .success
+    }
+
+    /// Runs a slash command; true to quit.
+    private func command(_ line: String, agent: inout Agent, view: TranscriptView, console: Console) async throws -> Bool {
+        let words = line.split(separator: " ", maxSplits: 1).map(String.init)
+        let argument = words.count > 1 ? words[1].trimmingCharacters(in: .whitespaces) : nil
+        func note(_ text: String) { console.out(view.render(.note(text)) + "\n") }
+        switch (words[0], argument) {
+        case ("/quit", _), ("/exit", _): return true
+        case ("/clear", _):
+            await agent.setMessages([])
+            note("new conversation")
+        case ("/save", let file?):
+            try SessionFile.save(await agent.messages, to: file)
+            note("saved \(await agent.messages.count) messages to \(file)")
+        case ("/load", let file?):
+            do {
+                await agent.setMessages(try SessionFile.load(file))
+                note("loaded \(await agent.messages.count) messages from \(file)")
+            } catch { console.out(view.render(.warning("\(error)")) + "\n") }
+        case ("/backend", let name?):
+            do {
+                var settings = self.settings
+                settings.backend = name
+                let next = try await settings.makeAgent(console: console)
+                await next.setMessages(await agent.messages)
+                await agent.model.close()
+                agent = next
+                note("backend \(name)")
+            } catch { console.out(view.render(.warning("\(error)")) + "\n") }
+        default:
+            console.out(view.render(.warning("Unknown command \(line): use /backend NAME, /save FILE, /load FILE, /clear or /quit.")) + "\n")
+        }
+        return false
+    }
+}
+
+/// Ctrl-C presses, handled on a dispatch queue instead of ending the process.
+final class Interrupts: @unchecked Sendable {
+    private let lock = NSLock()
+    private var handler: (() -> Void)?
+    private var count = 0
+    private let source: any DispatchSourceSignal
+
+    init() {
+        signal(SIGINT, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGINT)
+        source.setEventHandler { [weak self] in self?.fire() }
+        source.resume()
+    }
+
+    private func fire() {
+        lock.lock()
+        count += 1
+        let action = handler
+        lock.unlock()
+        action?()
+    }
+
+    /// Sets what one Ctrl-C does.
+    func onInterrupt(_ action: (() -> Void)?) {
+        lock.lock()
+        handler = action
+        count = 0
+        lock.unlock()
+    }
+
+    /// Presses since the handler was last set.
+    var presses: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
+}
+
+/// Lines of standard input, read on a thread of their own.
+final class StandardInputLines: @unchecked Sendable {
+    private let stream: AsyncStream<String>
+    private var iterator: AsyncStream<String>.Iterator
+
+    init() {
+        let (stream, continuation) = AsyncStream<String>.makeStream()
+        self.stream = stream
+        self.iterator = stream.makeAsyncIterator()
+        let thread = Thread {
+            while let line = readLine(strippingNewline: true) { continuation.yield(line) }
+            continuation.finish()
+        }
+        thread.start()
+    }
+
+    /// The next line; nil at end of input or when Ctrl-C is pressed at the prompt.
+    func next(orInterrupt interrupts: Interrupts) async -> String? {
+        let quit = LockedFlag()
+        let waiting = Task { [self] in
+            var iterator = self.iterator
+            let line = await iterator.next()
+            self.iterator = iterator
+            return line
+        }
+        interrupts.onInterrupt { quit.set(); waiting.cancel() }
+        let line = await waiting.value
+        interrupts.onInterrupt(nil)
+        return quit.isSet ? nil : line
+    }
+}
+
+final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.lock(); value = true; lock.unlock() }
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+}

@@ -1,0 +1,65 @@
+import Loopl
+import LooplTerminal
+import Synchronization
+
+/// Prints agent events: answer text on standard output and tool calls, warnings and metrics on
+/// standard error; or, with `json`, one JSON object per event on standard output.
+final class EventPrinter: Sendable {
+    let console: Console
+    let json: Bool
+    private let view = TranscriptView(style: .detect(fd: 2), verbose: true)
+    private let started = Mutex<[String: ToolCall]>([:])
+    private let lastMetrics = Mutex<Metrics?>(nil)
+
+    init(console: Console, json: Bool) {
+        self.console = console
+        self.json = json
+    }
+
+    func print(_ event: AgentEvent) {
+        if json {
+            console.out(Self.json(event).jsonText() + "\n")
+            return
+        }
+        switch event {
+        case .text(let text): console.out(text)
+        case .toolStarted(let call): started.withLock { $0[call.id] = call }
+        case .toolFinished(let result):
+            let call = started.withLock { $0[result.callId] } ?? ToolCall(id: result.callId, name: result.name)
+            console.err("\n" + view.pill(call, result))
+        case .warning(let text): console.err(view.render(.warning(text)))
+        case .metrics(let metrics): lastMetrics.withLock { $0 = metrics }
+        case .finished(let iterations, let reason):
+            console.out("\n")
+            let meter = lastMetrics.withLock { $0 }.map { " " + view.meter($0) } ?? ""
+            console.err("[\(reason.rawValue) after \(iterations) iteration\(iterations == 1 ? "" : "s")]\(meter)")
+        case .iterationStarted, .assistantMessage: break
+        }
+    }
+
+    /// The JSON form of an event: `{"event": NAME, ...}`.
+    static func json(_ event: AgentEvent) -> JSONValue {
+        switch event {
+        case .iterationStarted(let n): ["event": "iterationStarted", "iteration": .integer(n)]
+        case .text(let text): ["event": "text", "text": .string(text)]
+        case .metrics(let metrics): ["event": "metrics", "metrics": metricsValue(metrics)]
+        case .assistantMessage(let message): ["event": "assistantMessage", "message": message.templateValue]
+        case .toolStarted(let call): ["event": "toolStarted", "toolCall": call.templateValue]
+        case .toolFinished(let result):
+            ["event": "toolFinished",
+             "result": ["callId": .string(result.callId), "name": .string(result.name), "isError": .bool(result.isError),
+                        "durationMs": .double(result.durationMs), "content": .string(result.content)]]
+        case .warning(let text): ["event": "warning", "message": .string(text)]
+        case .finished(let iterations, let reason):
+            ["event": "finished", "iterations": .integer(iterations), "reason": .string(reason.rawValue)]
+        }
+    }
+
+    static func metricsValue(_ m: Metrics) -> JSONValue {
+        ["promptTokens": .integer(m.promptTokens), "cachedPromptTokens": .integer(m.cachedPromptTokens),
+         "generatedTokens": .integer(m.generatedTokens), "ttftMs": m.ttftMs.map(JSONValue.double) ?? .null,
+         "tokensPerSecond": m.tokensPerSecond.map(JSONValue.double) ?? .null, "contextUsed": .integer(m.contextUsed),
+         "contextMax": .integer(m.contextMax), "finished": .bool(m.finished),
+         "stopReason": m.stopReason.map { .string($0.rawValue) } ?? .null, "estimated": .bool(m.estimated)]
+    }
+}

@@ -1,0 +1,110 @@
+import Loopl
+
+/// Turns a conversation into the exact text a model was trained on, with the model's own chat
+/// template (ChatML when it has none).
+///
+/// When tools are offered and the template cannot show them, they are described Hermes-style in
+/// the system turn, past calls are written back as `<tool_call>` markup and results as
+/// `<tool_response>` user turns, so tools work on any model.
+struct LlamaPrompt: Sendable {
+    let template: ChatTemplate
+    let bosText: String
+    let eosText: String
+    let addsBOS: Bool
+    /// Whether the template renders tools and tool calls itself.
+    let supportsTools: Bool
+    /// The tool-call family the model writes.
+    let toolCallFormat: ToolCallFormat
+
+    static let chatML = """
+        {% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}
+        """
+
+    init(weights: LlamaWeights) throws {
+        addsBOS = weights.addsBOS
+        bosText = weights.metadata("tokenizer.ggml.bos_token_id").flatMap(Int32.init).map {
+            String(decoding: weights.piece($0), as: UTF8.self)
+        } ?? ""
+        eosText = weights.metadata("tokenizer.ggml.eos_token_id").flatMap(Int32.init).map {
+            String(decoding: weights.piece($0), as: UTF8.self)
+        } ?? ""
+        let source = weights.chatTemplate
+        template = try ChatTemplate(source: source ?? LlamaPrompt.chatML)
+        let probe = ToolSpec(name: "loopl_probe_tool", description: "probe")
+        let rendered = try? template.render(messages: [.user("x")], tools: [probe], addGenerationPrompt: true,
+                                            bosToken: bosText, eosToken: eosText)
+        supportsTools = rendered?.contains("loopl_probe_tool") ?? false
+        toolCallFormat = supportsTools ? source.map(ToolCallFormat.init(inferringFromTemplate:)) ?? .hermes : .hermes
+    }
+
+    /// The prompt for `messages` with `tools` offered (none when empty).
+    ///
+    /// An assistant turn with calls and no text gets content "" rather than null: many real
+    /// templates (Qwen3, gpt-oss, Phi-3.5, Granite, ...) fail on null.
+    func render(messages: [Message], tools: [ToolSpec]) throws -> String {
+        let plain = supportsTools || tools.isEmpty && !messages.contains(where: { !$0.toolCalls.isEmpty || $0.role == "tool" })
+        let turns = plain ? messages : LlamaPrompt.hermesMessages(messages, tools: tools)
+        let values = turns.map { message -> JSONValue in
+            guard case .object(var object) = message.templateValue, object["content"] == .null else { return message.templateValue }
+            object["content"] = ""
+            return .object(object)
+        }
+        let context = ChatTemplate.context(messages: values, tools: plain ? tools.map(\.openAIValue) : [],
+                                           addGenerationPrompt: true, bosToken: bosText, eosToken: eosText)
+        return try template.render(context: context)
+    }
+
+    /// The conversation in plain turns: tools described in the system turn, calls as markup, results as user turns.
+    static func hermesMessages(_ messages: [Message], tools: [ToolSpec]) -> [Message] {
+        var out: [Message] = []
+        var rest = messages[...]
+        var system = ""
+        if case .system(let text)? = rest.first {
+            system = text
+            rest = rest.dropFirst()
+        }
+        if !tools.isEmpty { system += (system.isEmpty ? "" : "\n\n") + toolInstructions(tools) }
+        if !system.isEmpty { out.append(.system(system)) }
+        for message in rest {
+            switch message {
+            case .assistant(let text, let calls) where !calls.isEmpty:
+                let markup = calls.map { call -> String in
+                    let body: JSONValue = ["name": .string(call.name), "arguments": .object(call.arguments)]
+                    return "<tool_call>\n\(body.jsonText(style: .python))\n</tool_call>"
+                }
+                out.append(.assistant(([text].filter { !$0.isEmpty } + markup).joined(separator: "\n")))
+            case .tool(let result, _, _):
+                out.append(.user("<tool_response>\n\(result)\n</tool_response>"))
+            default:
+                out.append(message)
+            }
+        }
+        return out
+    }
+
+    /// The Hermes-style tool description added to the system prompt when the template has none.
+    static func toolInstructions(_ tools: [ToolSpec]) -> String {
+        let list = tools.map { $0.openAIValue.jsonText(style: .python) }.joined(separator: "\n")
+        return """
+            # Tools
+
+            You may call one or more functions to assist with the user query.
+
+            You are provided with function signatures within <tools></tools> XML tags:
+            <tools>
+            \(list)
+            </tools>
+
+            For each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:
+            <tool_call>
+            {"name": <function-name>, "arguments": <args-json-object>}
+            </tool_call>
+            """
+    }
+
+    /// Removes a BOS text that the template wrote when the tokenizer adds BOS by itself.
+    func stripLeadingBOS(_ text: String) -> String {
+        guard addsBOS, !bosText.isEmpty, text.hasPrefix(bosText) else { return text }
+        return String(text.dropFirst(bosText.count))
+    }
+}

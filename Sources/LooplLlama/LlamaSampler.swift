@@ -1,0 +1,93 @@
+import CLlama
+import Foundation
+import Loopl
+
+/// A llama.cpp sampler chain built from ``GenerationOptions``, and an optional grammar kept out of
+/// the chain: a sampled token is checked against the grammar alone, and only when it is rejected
+/// is the whole vocabulary constrained and sampled again (as llama.cpp's own tools do, for speed).
+final class LlamaSampler {
+    private let chain: UnsafeMutablePointer<llama_sampler>
+    private let grammar: UnsafeMutablePointer<llama_sampler>?
+    private var candidates: [llama_token_data]
+
+    init(options: GenerationOptions, weights: LlamaWeights, grammar: Grammar?) throws {
+        let vocab = weights.vocab
+        candidates = []
+        if let grammar {
+            guard let sampler = LlamaSampler.makeGrammar(grammar, weights: weights) else {
+                throw LooplError(.invalidRequest, "llama.cpp rejected the generated grammar (root '\(grammar.root)'); this is a bug in Loopl's grammar for these tools.")
+            }
+            self.grammar = sampler
+            candidates = [llama_token_data](repeating: llama_token_data(), count: Int(llama_vocab_n_tokens(vocab)))
+        } else {
+            self.grammar = nil
+        }
+        chain = llama_sampler_chain_init(llama_sampler_chain_default_params())
+        if options.repeatPenalty != 1 {
+            llama_sampler_chain_add(chain, llama_sampler_init_penalties(llama_vocab_n_tokens(vocab), 64, Float(options.repeatPenalty), 0, 0))
+        }
+        if options.temperature <= 0 {
+            llama_sampler_chain_add(chain, llama_sampler_init_greedy())
+            return
+        }
+        if options.topK > 0 { llama_sampler_chain_add(chain, llama_sampler_init_top_k(Int32(options.topK))) }
+        if options.topP < 1 { llama_sampler_chain_add(chain, llama_sampler_init_top_p(Float(options.topP), 1)) }
+        if options.minP > 0 { llama_sampler_chain_add(chain, llama_sampler_init_min_p(Float(options.minP), 1)) }
+        llama_sampler_chain_add(chain, llama_sampler_init_temp(Float(options.temperature)))
+        llama_sampler_chain_add(chain, llama_sampler_init_dist(options.seed ?? UInt32.random(in: 0...UInt32.max - 1)))
+    }
+
+    deinit {
+        llama_sampler_free(chain)
+        if let grammar { llama_sampler_free(grammar) }
+    }
+
+    private static func makeGrammar(_ grammar: Grammar, weights: LlamaWeights) -> UnsafeMutablePointer<llama_sampler>? {
+        guard grammar.lazy else { return llama_sampler_init_grammar(weights.vocab, grammar.gbnf, grammar.root) }
+        let tokens: [llama_token] = grammar.triggerTokens.compactMap { text in
+            let ids = weights.tokenize(text, addSpecial: false)
+            return ids.count == 1 ? ids[0] : nil
+        }
+        let patterns = grammar.triggerPatterns.map { strdup($0) }
+        defer { patterns.forEach { free($0) } }
+        var pointers = patterns.map { UnsafePointer<CChar>($0) }
+        return pointers.withUnsafeMutableBufferPointer { patternBuffer in
+            tokens.withUnsafeBufferPointer { tokenBuffer in
+                llama_sampler_init_grammar_lazy_patterns(weights.vocab, grammar.gbnf, grammar.root,
+                                                         patternBuffer.baseAddress, patternBuffer.count,
+                                                         tokenBuffer.baseAddress, tokenBuffer.count)
+            }
+        }
+    }
+
+    /// Samples the next token from the last logits of `context`.
+    func sample(_ context: OpaquePointer) -> llama_token {
+        guard let grammar else { return llama_sampler_sample(chain, context, -1) }
+        var token = pick(context, constrained: false)
+        var single = llama_token_data(id: token, logit: 1, p: 0)
+        let allowed = withUnsafeMutablePointer(to: &single) { pointer in
+            var array = llama_token_data_array(data: pointer, size: 1, selected: -1, sorted: false)
+            llama_sampler_apply(grammar, &array)
+            return pointer.pointee.logit.isFinite
+        }
+        if !allowed { token = pick(context, constrained: true) }
+        llama_sampler_accept(grammar, token)
+        llama_sampler_accept(chain, token)
+        return token
+    }
+
+    /// Runs the chain (after the grammar when `constrained`) over all the logits.
+    private func pick(_ context: OpaquePointer, constrained: Bool) -> llama_token {
+        guard let logits = llama_get_logits_ith(context, -1) else { return 0 }
+        for index in candidates.indices {
+            candidates[index] = llama_token_data(id: llama_token(index), logit: logits[index], p: 0)
+        }
+        return candidates.withUnsafeMutableBufferPointer { buffer in
+            var array = llama_token_data_array(data: buffer.baseAddress, size: buffer.count, selected: -1, sorted: false)
+            if constrained, let grammar { llama_sampler_apply(grammar, &array) }
+            llama_sampler_apply(chain, &array)
+            let selected = Int(array.selected)
+            return selected >= 0 && selected < array.size ? array.data[selected].id : 0
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Loopl
+
+/// The JSON bodies of generation requests.
+enum ServerRequest {
+    /// A streamed `/v1/chat/completions` request. `llamaCpp` adds llama-server's own fields
+    /// (exact token limits, per-token timings, all sampler settings).
+    static func chat(messages: [Message], tools: [ToolSpec], options: GenerationOptions, llamaCpp: Bool) -> JSONValue {
+        var body: JSONObject = [
+            "messages": .array(messages.map(wireMessage)),
+            "stream": true,
+            "stream_options": ["include_usage": true],
+        ]
+        switch options.toolChoice {
+        case .none:
+            break
+        case .auto where !tools.isEmpty:
+            body["tools"] = .array(tools.map(\.openAIValue))
+            body["tool_choice"] = "auto"
+        case .required where !tools.isEmpty:
+            body["tools"] = .array(tools.map(\.openAIValue))
+            body["tool_choice"] = "required"
+        case .tool(let name):
+            // llama-server reads tool_choice only as a string: offer just that tool, and require a call.
+            let named = tools.filter { $0.name == name }
+            if !named.isEmpty {
+                body["tools"] = .array(named.map(\.openAIValue))
+                body["tool_choice"] = "required"
+            }
+        default:
+            break
+        }
+        addSampling(options, to: &body, llamaCpp: llamaCpp)
+        if llamaCpp { body["timings_per_token"] = true }
+        return .object(body)
+    }
+
+    /// A streamed `/completion` request on a prompt Loopl rendered.
+    static func completion(_ prompt: RenderedPrompt, options: GenerationOptions) -> JSONValue {
+        var body: JSONObject = ["prompt": .string(prompt.text), "stream": true, "cache_prompt": true,
+                                "timings_per_token": true]
+        addSampling(options, to: &body, llamaCpp: true)
+        body["n_predict"] = .integer(options.maxTokens ?? -1)
+        body["max_tokens"] = nil
+        let stops = options.stop + prompt.stop
+        body["stop"] = stops.isEmpty ? nil : .array(stops.map(JSONValue.string))
+        if let grammar = prompt.grammar {
+            body["grammar"] = .string(grammar)
+            if prompt.grammarLazy {
+                body["grammar_lazy"] = true
+                body["grammar_triggers"] = .array(prompt.grammarTriggers.map { ["type": 1, "value": .string($0)] })
+            }
+        }
+        return .object(body)
+    }
+
+    private static func addSampling(_ options: GenerationOptions, to body: inout JSONObject, llamaCpp: Bool) {
+        if let maxTokens = options.maxTokens { body["max_tokens"] = .integer(maxTokens) }
+        body["temperature"] = .double(options.temperature)
+        body["top_p"] = .double(options.topP)
+        if let seed = options.seed { body["seed"] = .integer(Int(seed)) }
+        if !options.stop.isEmpty { body["stop"] = .array(options.stop.map(JSONValue.string)) }
+        guard llamaCpp else { return }
+        body["top_k"] = .integer(options.topK)
+        body["min_p"] = .double(options.minP)
+        body["repeat_penalty"] = .double(options.repeatPenalty)
+        if options.ignoreEndOfGeneration { body["ignore_eos"] = true }
+        if options.temperature <= 0, options.repeatPenalty == 1 {
+            // Greedy: the shortest chain that picks the most likely token (top-k 1, then a trivial draw).
+            body["samplers"] = ["top_k"]
+            body["top_k"] = 1
+        }
+    }
+
+    /// The OpenAI wire form of a message: tool-call arguments as a JSON string.
+    static func wireMessage(_ message: Message) -> JSONValue {
+        guard case .object(var object) = message.templateValue else { return message.templateValue }
+        if !message.toolCalls.isEmpty {
+            object["tool_calls"] = .array(message.toolCalls.map { call in
+                ["id": .string(call.id), "type": "function",
+                 "function": ["name": .string(call.name), "arguments": .string(JSONValue.object(call.arguments).jsonText())]]
+            })
+        }
+        return .object(object)
+    }
+}

@@ -1,0 +1,213 @@
+import Loopl
+
+/// Turns the chunks of one streamed answer into ``ModelEvent``s: text through the stop-string
+/// filter, tool-call fragments assembled into calls, and counts into ``Metrics``.
+struct TurnAssembler {
+    /// Why the server said it stopped.
+    enum Finish: Equatable {
+        case endOfGeneration, stopString, length, toolCalls
+        /// "stop" from an OpenAI stream: an end of generation or a stop string.
+        case stopOrEnd
+    }
+
+    private let options: GenerationOptions
+    private let contextMax: Int
+    private let start: ContinuousClock.Instant
+    private let promptCharacters: Int
+    private let expectsTimings: Bool
+    private var stops: StopStringFilter
+    private var leak: LeakedCallFilter?
+    private var calls: [Int: PartialCall] = [:]
+    private var textChunks = 0
+    private var firstToken: ContinuousClock.Instant?
+    private var lastReport: ContinuousClock.Instant
+    private var timings: JSONValue?
+    private var usage: JSONValue?
+    /// True once a stop string was seen here (a server that does not apply stop strings itself).
+    private(set) var stoppedByFilter = false
+
+    /// `liftsLeakedCalls` holds back `<tool_call>` markup in the text and lifts it into calls;
+    /// `expectsTimings` (llama-server) holds back metrics until exact counts have arrived.
+    init(options: GenerationOptions, contextMax: Int, start: ContinuousClock.Instant, promptCharacters: Int,
+         liftsLeakedCalls: Bool, expectsTimings: Bool) {
+        self.expectsTimings = expectsTimings
+        self.options = options
+        self.contextMax = contextMax
+        self.start = start
+        self.promptCharacters = promptCharacters
+        self.stops = StopStringFilter(stops: options.stop)
+        self.leak = liftsLeakedCalls ? LeakedCallFilter() : nil
+        self.lastReport = start
+    }
+
+    /// A piece of the answer's text.
+    mutating func text(_ delta: String) -> ModelEvent? {
+        guard !delta.isEmpty, !stoppedByFilter else { return nil }
+        markToken()
+        textChunks += 1
+        var visible = stops.feed(delta)
+        if stops.stopped { stoppedByFilter = true }
+        if var leak {
+            visible = leak.feed(visible)
+            self.leak = leak
+        }
+        return visible.isEmpty ? nil : .text(visible)
+    }
+
+    /// A fragment of an OpenAI `tool_calls` delta.
+    mutating func toolCallDelta(_ delta: JSONValue) {
+        markToken()
+        let index = delta["index"]?.intValue ?? calls.count
+        var call = calls[index] ?? PartialCall()
+        if let id = delta["id"]?.stringValue, !id.isEmpty { call.id = id }
+        if let name = delta["function"]?["name"]?.stringValue { call.name += name }
+        if let arguments = delta["function"]?["arguments"]?.stringValue { call.arguments += arguments }
+        calls[index] = call
+    }
+
+    mutating func record(timings: JSONValue?, usage: JSONValue?) {
+        if let timings, timings.objectValue != nil { self.timings = timings }
+        if let usage, usage.objectValue != nil { self.usage = usage }
+    }
+
+    /// Metrics so far, at most every 250 ms.
+    mutating func interimMetrics() -> ModelEvent? {
+        let now = ContinuousClock.now
+        guard now - lastReport >= .milliseconds(250), timings != nil || !expectsTimings, firstToken != nil else { return nil }
+        lastReport = now
+        return .metrics(metrics(finished: false, reason: nil))
+    }
+
+    /// The last events: held-back text, the calls, and the final metrics.
+    mutating func finish(_ finish: Finish) throws -> [ModelEvent] {
+        var events: [ModelEvent] = []
+        var rest = stoppedByFilter ? "" : stops.flush()
+        var lifted: [ToolCall] = []
+        if var leak {
+            rest = leak.feed(rest)
+            let (text, found) = leak.finish()
+            rest += text
+            lifted = found
+        }
+        if !rest.isEmpty { events.append(.text(rest)) }
+        for index in calls.keys.sorted() {
+            guard let call = calls[index] else { continue }
+            events.append(.toolCall(try call.toolCall()))
+        }
+        events += lifted.map(ModelEvent.toolCall)
+        let reason: Metrics.StopReason
+        switch finish {
+        case _ where stoppedByFilter: reason = .stop
+        case .length: reason = .maxTokens
+        case .toolCalls: reason = .toolCall
+        case .stopString: reason = .stop
+        case .endOfGeneration: reason = lifted.isEmpty && calls.isEmpty ? .endTurn : .toolCall
+        case .stopOrEnd:
+            // OpenAI streams say "stop" for both; with end-of-generation ignored only a stop string can end it.
+            if !calls.isEmpty || !lifted.isEmpty { reason = .toolCall }
+            else if !options.stop.isEmpty && options.ignoreEndOfGeneration { reason = .stop }
+            else { reason = .endTurn }
+        }
+        var last = metrics(finished: true, reason: reason)
+        if reason == .endTurn, timings?["predicted_n"] != nil, last.generatedTokens > 0 {
+            // llama-server counts the end-of-generation token; Loopl counts the tokens of the answer.
+            last.generatedTokens -= 1
+            last.contextUsed -= 1
+        }
+        events.append(.metrics(last))
+        return events
+    }
+
+    private mutating func markToken() {
+        if firstToken == nil { firstToken = ContinuousClock.now }
+    }
+
+    private func metrics(finished: Bool, reason: Metrics.StopReason?) -> Metrics {
+        var metrics = Metrics(contextMax: contextMax, finished: finished, stopReason: reason)
+        let cached = timings?["cache_n"]?.intValue ?? usage?["prompt_tokens_details"]?["cached_tokens"]?.intValue
+        let evaluated = timings?["prompt_n"]?.intValue
+        if let evaluated, let cached {
+            metrics.promptTokens = cached + evaluated
+        } else if let prompt = usage?["prompt_tokens"]?.intValue {
+            metrics.promptTokens = prompt
+        } else {
+            metrics.promptTokens = max(1, promptCharacters / 4)
+            metrics.estimated = true
+        }
+        metrics.cachedPromptTokens = cached ?? 0
+        if let generated = timings?["predicted_n"]?.intValue ?? usage?["completion_tokens"]?.intValue {
+            metrics.generatedTokens = generated
+        } else {
+            metrics.generatedTokens = textChunks
+            metrics.estimated = true
+        }
+        if let firstToken {
+            metrics.ttftMs = (firstToken - start).milliseconds
+        } else if let promptMs = timings?["prompt_ms"]?.doubleValue {
+            metrics.ttftMs = promptMs
+        }
+        if let speed = timings?["predicted_per_second"]?.doubleValue, speed.isFinite, speed > 0 {
+            metrics.tokensPerSecond = speed
+        } else if let firstToken, metrics.generatedTokens > 1 {
+            let seconds = (ContinuousClock.now - firstToken).seconds
+            if seconds > 0 { metrics.tokensPerSecond = Double(metrics.generatedTokens - 1) / seconds }
+        }
+        metrics.contextUsed = metrics.promptTokens + metrics.generatedTokens
+        return metrics
+    }
+}
+
+/// One tool call assembled from stream fragments.
+private struct PartialCall {
+    var id = ""
+    var name = ""
+    var arguments = ""
+
+    func toolCall() throws -> ToolCall {
+        guard !name.isEmpty else {
+            throw LooplError(.protocolViolation, "The server streamed a tool call without a name (arguments: \(arguments.prefix(200))).")
+        }
+        let value: JSONValue = ["id": .string(id.isEmpty ? ToolCall.makeId() : id),
+                                "function": ["name": .string(name), "arguments": .string(arguments)]]
+        do {
+            return try ToolCall(templateValue: value)
+        } catch {
+            throw LooplError(.protocolViolation, "The server streamed arguments for '\(name)' that are not a JSON object: \(arguments.prefix(200)).")
+        }
+    }
+}
+
+/// Holds back text from the first `<tool_call>` on, and lifts the calls at the end.
+private struct LeakedCallFilter {
+    private static let marker = "<tool_call>"
+    private var pending = ""
+    private var leaked: String?
+
+    mutating func feed(_ delta: String) -> String {
+        if leaked != nil { leaked? += delta; return "" }
+        pending += delta
+        if let range = pending.range(of: Self.marker) {
+            leaked = String(pending[range.lowerBound...])
+            defer { pending = "" }
+            return String(pending[..<range.lowerBound])
+        }
+        var keep = min(Self.marker.count - 1, pending.count)
+        while keep > 0, !Self.marker.hasPrefix(pending.suffix(keep)) { keep -= 1 }
+        let cut = pending.index(pending.endIndex, offsetBy: -keep)
+        defer { pending = String(pending[cut...]) }
+        return String(pending[..<cut])
+    }
+
+    /// The text left to show and the calls found in the held-back markup.
+    mutating func finish() -> (String, [ToolCall]) {
+        defer { pending = ""; leaked = nil }
+        guard let leaked else { return (pending, []) }
+        let result = ToolCallParser(format: .hermes).parse(leaked)
+        return (result.content, result.toolCalls)
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    var milliseconds: Double { seconds * 1000 }
+}

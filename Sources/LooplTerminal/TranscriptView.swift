@@ -1,0 +1,65 @@
+import Loopl
+
+/// Draws a ``Transcript`` for a terminal: user lines, assistant text, tool calls as one-line pills
+/// (✓ or ✗, name, duration; arguments and result when verbose), warnings as amber pills, and a
+/// token meter.
+public struct TranscriptView: Sendable {
+    public var style: TerminalStyle
+    /// Show each call's arguments and result under its pill.
+    public var verbose: Bool
+
+    public init(style: TerminalStyle, verbose: Bool = false) {
+        self.style = style
+        self.verbose = verbose
+    }
+
+    /// The whole transcript, meter last.
+    public func render(_ transcript: Transcript) -> String {
+        var lines = transcript.items.map(render)
+        if let metrics = transcript.metrics { lines.append(meter(metrics)) }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One item.
+    public func render(_ item: Transcript.Item) -> String {
+        switch item {
+        case .user(let text): return style.bold(style.cyan("› ")) + style.bold(text)
+        case .assistant(let text): return text
+        case .toolCall(let call, let result): return pill(call, result)
+        case .warning(let text): return style.amber("⚠ \(text)")
+        case .note(let text): return style.dim("· \(text)")
+        }
+    }
+
+    /// A tool call as one line: a spinner mark while it runs, then ✓ or ✗ and its duration.
+    public func pill(_ call: ToolCall, _ result: ToolResult?) -> String {
+        var line: String
+        switch result {
+        case nil: line = style.dim("… \(call.name)")
+        case let result? where result.isError: line = style.red("✗ \(call.name)") + style.dim(" \(Self.duration(result.durationMs))")
+        case let result?: line = style.green("✓ \(call.name)") + style.dim(" \(Self.duration(result.durationMs))")
+        }
+        if verbose {
+            line += "\n" + style.dim("  arguments: \(JSONValue.object(call.arguments).jsonText())")
+            if let result { line += "\n" + style.dim("  result: \(Self.oneLine(result.content, limit: 200))") }
+        }
+        return line
+    }
+
+    /// TTFT, speed, and context used of max.
+    public func meter(_ metrics: Metrics) -> String {
+        var parts: [String] = []
+        if let ttft = metrics.ttftMs { parts.append("TTFT \(Int(ttft.rounded())) ms") }
+        if let speed = metrics.tokensPerSecond { parts.append("\(Int(speed.rounded())) tok/s") }
+        parts.append("context \(metrics.contextUsed)/\(metrics.contextMax)")
+        if metrics.estimated { parts.append("estimated") }
+        return style.dim("[" + parts.joined(separator: " · ") + "]")
+    }
+
+    static func duration(_ ms: Double) -> String { ms < 1000 ? "\(Int(ms.rounded())) ms" : "\(Int((ms / 100).rounded()) / 10).\(Int((ms / 100).rounded()) % 10) s" }
+
+    static func oneLine(_ text: String, limit: Int) -> String {
+        let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return flat.count > limit ? String(flat.prefix(limit)) + "…" : flat
+    }
+}

@@ -1,0 +1,320 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Loopl
+@testable import LooplServer
+import LooplTestKit
+import Synchronization
+import Testing
+
+/// The backend on a real child llama-server and the default model. One server at a time.
+@Suite(.serialized) struct LlamaServerModelTests {
+    static func model(context: Int = 2048) -> LlamaServerModel {
+        LlamaServerModel(path: LooplHome.defaultModel, contextLength: context, threads: 2)
+    }
+
+    /// Runs `body` on a fresh child model and always closes it.
+    static func withModel(context: Int = 2048, _ body: (LlamaServerModel) async throws -> Void) async throws {
+        let model = Self.model(context: context)
+        do {
+            try await body(model)
+        } catch {
+            await model.close()
+            throw error
+        }
+        await model.close()
+    }
+
+    /// Streams a long answer until the first text arrives, then hands the consumer task back.
+    static func startLongAnswer(_ model: LlamaServerModel) async throws -> Task<Result<Void, any Error>, Never> {
+        var options = GenerationOptions.greedy(maxTokens: 1500)
+        options.ignoreEndOfGeneration = true
+        let started = AsyncStream<Void>.makeStream()
+        let consumer = Task { () -> Result<Void, any Error> in
+            do {
+                var signalled = false
+                for try await event in model.generate(messages: ModelConformance.greeting, tools: [], options: options) {
+                    if case .text = event, !signalled { signalled = true; started.continuation.yield() }
+                }
+                return .success(())
+            } catch {
+                started.continuation.finish()
+                return .failure(error)
+            }
+        }
+        var iterator = started.stream.makeAsyncIterator()
+        _ = await iterator.next()
+        return consumer
+    }
+
+    @Test(.timeLimit(.minutes(10)))
+    func conformance() async throws {
+        let model = Self.model()
+        #expect(model.toolCallStyle == .native)
+        let suite = ModelConformance(model: model)
+        try await suite.checkPlainAnswer()
+        try await suite.checkMaxTokens()
+        try await suite.checkStopString()
+        try await suite.checkCancellation()
+        try await suite.checkContextOverflow()
+        let pid = try #require(await model.serverProcessID)
+        try await suite.checkCloseTwice()
+        #expect(await waitUntilGone(pid, timeout: .seconds(1)), "the child outlived close()")
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func streamedAnswerWithMetricsFromTimings() async throws {
+        try await Self.withModel { model in
+            let before = ownLlamaServers()
+            async let started: Void = model.start()
+            async let size = model.contextSize
+            try await started
+            #expect(try await size == 2048)
+            #expect(ownLlamaServers().subtracting(before).count == 1, "concurrent first calls started more than one child")
+            let load = try #require(await model.loadTime)
+            #expect(load > .zero && load < .seconds(120))
+            let suite = ModelConformance(model: model)
+            let first = try await suite.run("stream", ModelConformance.greeting, options: .greedy(maxTokens: 24))
+            #expect(!first.text.isEmpty)
+            let metrics = try #require(first.metrics.last)
+            #expect(metrics.finished && !metrics.estimated)
+            #expect(metrics.promptTokens > 10 && metrics.generatedTokens > 0 && metrics.generatedTokens <= 24)
+            #expect(metrics.contextMax == 2048 && metrics.contextUsed == metrics.promptTokens + metrics.generatedTokens)
+            #expect((metrics.tokensPerSecond ?? 0) > 0 && (metrics.ttftMs ?? 0) > 0)
+            var long = GenerationOptions.greedy(maxTokens: 300)
+            long.ignoreEndOfGeneration = true
+            let streamed = try await suite.run("stream", ModelConformance.greeting, options: long)
+            let interim = streamed.metrics.dropLast()
+            #expect(!interim.isEmpty && interim.allSatisfy { !$0.finished && !$0.estimated }, "no metrics while generating")
+            #expect(streamed.metrics.last?.generatedTokens == 300)
+            let second = try await suite.run("stream", ModelConformance.greeting, options: .greedy(maxTokens: 24))
+            #expect(second.text == first.text, "greedy answers differ")
+            let cached = try #require(second.metrics.last)
+            #expect(cached.promptTokens == metrics.promptTokens)
+            #expect(cached.cachedPromptTokens >= metrics.promptTokens - 1 && cached.cachedPromptTokens > 0, "\(cached)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func cancellationStopsGenerationOnTheServer() async throws {
+        try await Self.withModel { model in
+            let consumer = try await Self.startLongAnswer(model)
+            let pid = try #require(await model.serverProcessID)
+            let child = await model.session.currentChild
+            let endpoint = try #require(child?.endpoint)
+            consumer.cancel()
+            _ = await consumer.value
+            // The server's own view: its slot goes idle well before the 1500 tokens asked for.
+            var idle: JSONValue?
+            let deadline = ContinuousClock.now + .seconds(2)
+            while idle == nil, ContinuousClock.now < deadline {
+                let slots = try await endpoint.fetch("/slots")
+                #expect(slots.status == 200)
+                if let slot = slots.json.arrayValue?.first, slot["is_processing"] == false { idle = slot }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let slot = try #require(idle, "the server still generates 2 s after the cancellation")
+            let decoded = slot["next_token"]?.arrayValue?.first?["n_decoded"]?.intValue ?? .max
+            #expect(decoded < 1500, "the server generated \(decoded) tokens")
+            let turn = try await ModelConformance(model: model).run("after", ModelConformance.greeting, options: .greedy(maxTokens: 4))
+            #expect(!turn.text.isEmpty)
+            #expect(await model.serverProcessID == pid, "the child was restarted: the server did not stop generating")
+        }
+    }
+
+    /// A child that does not confirm it stopped within the grace period is replaced.
+    @Test(.timeLimit(.minutes(5)))
+    func aChildThatDoesNotStopIsRestarted() async throws {
+        try await Self.withModel { model in
+            let consumer = try await Self.startLongAnswer(model)
+            let pid = try #require(await model.serverProcessID)
+            kill(pid, SIGSTOP)
+            consumer.cancel()
+            _ = await consumer.value
+            let start = ContinuousClock.now
+            let turn = try await ModelConformance(model: model).run("after", ModelConformance.greeting, options: .greedy(maxTokens: 4))
+            #expect(!turn.text.isEmpty)
+            #expect(ContinuousClock.now - start >= .seconds(2), "the next request did not wait for the check")
+            let newPID = try #require(await model.serverProcessID)
+            #expect(newPID != pid)
+            #expect(await waitUntilGone(pid, timeout: .seconds(5)), "the stopped child was not ended")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func killedChildFailsTheRequestAndTheNextOneRecovers() async throws {
+        try await Self.withModel { model in
+            let consumer = try await Self.startLongAnswer(model)
+            let pid = try #require(await model.serverProcessID)
+            kill(pid, SIGKILL)
+            let result = await consumer.value
+            guard case .failure(let error) = result else {
+                Issue.record("the request went on after its server was killed")
+                return
+            }
+            let typed = try #require(error as? LooplError)
+            #expect(typed.code == .processFailed, "\(typed)")
+            #expect(typed.message.contains("signal 9"), "\(typed.message)")
+            let turn = try await ModelConformance(model: model).run("recover", ModelConformance.greeting, options: .greedy(maxTokens: 4))
+            #expect(!turn.text.isEmpty)
+            let newPID = try #require(await model.serverProcessID)
+            #expect(newPID != pid)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func badModelPathsAreTypedErrors() async throws {
+        let missing = LlamaServerModel(path: "/nonexistent/model.gguf")
+        await #expect { try await missing.start() } throws: { ($0 as? LooplError)?.code == .modelNotFound }
+
+        let junk = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-junk-\(UUID().uuidString).gguf")
+        try Data("this is not a GGUF file".utf8).write(to: junk)
+        defer { try? FileManager.default.removeItem(at: junk) }
+        let bad = LlamaServerModel(path: junk.path, contextLength: 256, threads: 1)
+        do {
+            try await bad.start()
+            Issue.record("a junk model file loaded")
+        } catch let error as LooplError {
+            #expect(error.code == .invalidModel, "\(error)")
+            #expect(error.message.contains("failed to load model") || error.message.contains("gguf"), "\(error.message)")
+        }
+        #expect(await bad.serverProcessID == nil)
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func threeModelsGetThreePorts() async throws {
+        let models = (0..<3).map { _ in LlamaServerModel(path: LooplHome.defaultModel, contextLength: 256, threads: 1) }
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for model in models { group.addTask { try await model.start() } }
+            try await group.waitForAll()
+        }
+        var ports: Set<Int> = []
+        var pids: [Int32] = []
+        for model in models {
+            ports.insert(try #require(await model.serverURL?.port))
+            pids.append(try #require(await model.serverProcessID))
+        }
+        #expect(ports.count == 3)
+        for model in models {
+            let turn = try await ModelConformance(model: model).run("three", ModelConformance.greeting, options: .greedy(maxTokens: 2))
+            #expect(turn.metrics.last?.finished == true)
+            await model.close()
+        }
+        for pid in pids { #expect(await waitUntilGone(pid, timeout: .seconds(2))) }
+    }
+
+    /// A port taken between the probe and the child's bind makes the child fail; a new port is tried.
+    @Test(.timeLimit(.minutes(3)))
+    func aTakenPortIsRetried() async throws {
+        let squatter = try FakeServer { _ in FakeServer.json(404, "{}") }
+        defer { squatter.stop() }
+        let ports = Mutex([squatter.port])
+        let configuration = LlamaServerConfiguration.child(model: LooplHome.defaultModel, contextLength: 256, threads: 1)
+        let child = try await ServerChild.start(model: LooplHome.defaultModel, configuration: configuration) {
+            try ports.withLock { $0.isEmpty ? try FreePort.find() : $0.removeFirst() }
+        }
+        #expect(child.port != squatter.port)
+        #expect(try await child.endpoint.fetch("/health").status == 200)
+        await child.stop()
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func requestsWithoutTheKeyAreRefused() async throws {
+        try await Self.withModel(context: 512) { model in
+            try await model.start()
+            let url = try #require(await model.serverURL)
+            let anonymous = try await ServerEndpoint(baseURL: url, apiKey: nil)
+                .fetch("/v1/chat/completions", method: "POST", body: ["messages": [["role": "user", "content": "hi"]], "max_tokens": 1])
+            #expect(anonymous.status == 401)
+            let key = await model.session.currentChild?.endpoint.apiKey ?? ""
+            #expect(key.count == 64 && key.allSatisfy(\.isHexDigit), "the key is not 256 random bits: \(key)")
+            let intruder = LlamaServerModel(url: url, apiKey: "wrong")
+            await #expect { _ = try await ModelConformance(model: intruder).run("intruder", ModelConformance.greeting, options: .greedy(maxTokens: 1)) }
+                throws: { ($0 as? LooplError)?.code == .unauthorized }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func attachesToARunningServer() async throws {
+        let port = try FreePort.find()
+        let server = try ChildProcess(executable: LooplHome.llamaServer, arguments: [
+            "-m", LooplHome.defaultModel, "--host", "127.0.0.1", "--port", String(port), "-c", "1024",
+            "-np", "1", "-t", "2", "--no-webui"])
+        let model = LlamaServerModel(url: URL(string: "http://127.0.0.1:\(port)")!)
+        var ready = false
+        for _ in 0..<240 where !ready {
+            if server.exitStatus != nil { break }
+            let size = try? await model.contextSize
+            ready = size == 1024
+            if !ready { try await Task.sleep(for: .milliseconds(250)) }
+        }
+        guard ready else {
+            await server.terminate()
+            Issue.record("the server did not come up: \(server.lastLines)")
+            return
+        }
+        #expect(await model.serverProcessID == nil)
+        let suite = ModelConformance(model: model)
+        try await suite.checkPlainAnswer()
+        try await suite.checkMaxTokens()
+        let turn = try await suite.run("attach", ModelConformance.greeting, options: .greedy(maxTokens: 8))
+        #expect(turn.metrics.last?.estimated == false)
+        await model.close()
+        #expect(server.exitStatus == nil, "closing an attached model must not stop the server")
+        await server.terminate()
+    }
+}
+
+/// The own-rendering path: Loopl renders the prompt and a grammar, llama-server's `/completion` runs it.
+@Suite(.serialized) struct RenderedPromptTests {
+    @Test(.timeLimit(.minutes(10)))
+    func conformanceThroughCompletion() async throws {
+        var configuration = LlamaServerConfiguration.child(model: LooplHome.defaultModel, contextLength: 2048, threads: 2)
+        configuration.renderer = ChatMLTestRenderer()
+        let model = LlamaServerModel(configuration: configuration)
+        #expect(model.toolCallStyle == .text(.hermes))
+        do {
+            var long = GenerationOptions.greedy(maxTokens: 200)
+            long.ignoreEndOfGeneration = true
+            let streamed = try await ModelConformance(model: model).run("interim", ModelConformance.greeting, options: long)
+            let interim = streamed.metrics.dropLast()
+            #expect(!interim.isEmpty && interim.allSatisfy { !$0.finished && !$0.estimated }, "no exact metrics while generating")
+            #expect(streamed.metrics.last?.generatedTokens == 200 && streamed.metrics.last?.stopReason == .maxTokens)
+            try await ModelConformance(model: model).runAll()
+        } catch {
+            await model.close()
+            throw error
+        }
+    }
+
+    /// The body sent to /completion: the rendered prompt, its grammar, exact token limits.
+    @Test(.timeLimit(.minutes(1)))
+    func completionRequestCarriesPromptAndGrammar() async throws {
+        let server = try FakeServer { request in
+            if request.line.hasPrefix("GET /props") { return FakeServer.props() }
+            return FakeServer.events([#"{"content":"<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>","stop":false}"#,
+                                      #"{"content":"","stop":true,"stop_type":"eos","tokens_predicted":20,"tokens_evaluated":50,"tokens_cached":0,"timings":{"cache_n":0,"prompt_n":50,"predicted_n":20,"predicted_per_second":50.0}}"#])
+        }
+        defer { server.stop() }
+        var configuration = LlamaServerConfiguration.attach(url: server.url)
+        configuration.renderer = ChatMLTestRenderer()
+        let model = LlamaServerModel(configuration: configuration)
+        var options = GenerationOptions.greedy(maxTokens: 64)
+        options.toolChoice = .required
+        let turn = try await ModelConformance(model: model).run("completion", ModelConformance.weatherQuestion,
+                                                                tools: [ModelConformance.weatherTool], options: options)
+        await model.close()
+        #expect(ToolCallParser(format: .hermes).parse(turn.text).toolCalls.first?.arguments["city"] == "Paris")
+        #expect(turn.toolCalls.isEmpty, "a .text model must not lift calls itself")
+        let metrics = try #require(turn.metrics.last)
+        #expect(metrics.promptTokens == 50 && metrics.generatedTokens == 19 && metrics.stopReason == .endTurn)
+        let request = try #require(server.requests.last)
+        #expect(request.line.hasPrefix("POST /completion"))
+        let body = try JSONValue(parsing: request.body)
+        #expect(body["prompt"]?.stringValue?.hasSuffix("<|im_start|>assistant\n") == true)
+        #expect(body["grammar"]?.stringValue?.contains("get_weather") == true)
+        #expect(body["n_predict"] == 64 && body["stream"] == true)
+    }
+}

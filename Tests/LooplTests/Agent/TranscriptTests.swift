@@ -1,0 +1,51 @@
+import Loopl
+import Testing
+
+@Suite struct TranscriptTests {
+    @Test func foldsARun() {
+        var transcript = Transcript()
+        transcript.user("17*23?")
+        #expect(transcript.isRunning)
+        let call = ToolCall(id: "c1", name: "calc", arguments: ["expression": "17*23"])
+        let result = ToolResult(callId: "c1", name: "calc", isError: false, durationMs: 1, content: "391")
+        let metrics = Metrics(promptTokens: 5, generatedTokens: 2, finished: true, stopReason: .endTurn)
+        let steps: [(AgentEvent, Bool)] = [
+            (.iterationStarted(1), false),
+            (.text("Let me"), true),
+            (.text(" compute."), true),
+            (.text(""), false),
+            (.metrics(metrics), false),
+            (.assistantMessage(.assistant(text: "Let me compute.", toolCalls: [call])), false),
+            (.toolStarted(call), true),
+            (.toolFinished(result), true),
+            (.toolFinished(result), false),
+            (.iterationStarted(2), false),
+            (.text("391."), true),
+            (.warning("careful"), true),
+            (.finished(iterations: 2, reason: .answered), false),
+        ]
+        for (event, changes) in steps {
+            #expect(transcript.apply(event) == changes, "\(event)")
+        }
+        #expect(transcript.items == [
+            .user("17*23?"), .assistant("Let me compute."), .toolCall(call, result: result),
+            .assistant("391."), .warning("careful"),
+        ])
+        #expect(transcript.metrics == metrics)
+        #expect(transcript.iteration == 2)
+        #expect(!transcript.isRunning)
+        transcript.note("saved")
+        #expect(transcript.items.last == .note("saved"))
+        transcript.clear()
+        #expect(transcript.items.isEmpty && transcript.metrics == nil)
+    }
+
+    @Test func textAfterANoteStartsANewItem() {
+        var transcript = Transcript()
+        transcript.user("hi")
+        transcript.apply(.text("a"))
+        transcript.note("switched backend")
+        transcript.apply(.text("b"))
+        #expect(transcript.items == [.user("hi"), .assistant("a"), .note("switched backend"), .assistant("b")])
+    }
+}
