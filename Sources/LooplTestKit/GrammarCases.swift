@@ -100,8 +100,10 @@ extension GrammarCase {
              "confidence": {"type": "number", "minimum": 0, "maximum": 1}, "version": {"const": 2}},
              "required": ["label", "confidence", "version"]}
             """#,
-            valid: [#"{"label": "neutral", "confidence": 0.5, "version": 2}"#],
-            invalid: [#"{"label": "mixed", "confidence": 0.5, "version": 2}"#, #"{"label": "neutral", "confidence": 0.5, "version": 3}"#]),
+            valid: [#"{"label": "neutral", "confidence": 0.5, "version": 2}"#, #"{"label": "positive", "confidence": 1, "version": 2}"#,
+                    #"{"label": "negative", "confidence": 0.0, "version": 2}"#],
+            invalid: [#"{"label": "mixed", "confidence": 0.5, "version": 2}"#, #"{"label": "neutral", "confidence": 0.5, "version": 3}"#,
+                      #"{"label": "neutral", "confidence": 1.5, "version": 2}"#, #"{"label": "neutral", "confidence": -0.1, "version": 2}"#]),
         GrammarCase("tree_ref", #"""
             {"$ref": "#/$defs/node", "$defs": {"node": {"type": "object", "properties": {"value": {"type": "integer"},
              "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}, "required": ["value"]}}}

@@ -6,12 +6,9 @@ import Loopl
 /// JSON Schema defines them; it returns the reasons a value fails, empty when it passes.
 public struct SchemaValidator: Sendable {
     public let root: JSONValue
-    /// Skip `minimum`/`maximum` on schemas of type `number`, which grammars do not enforce.
-    public let ignoresNumberBounds: Bool
 
-    public init(schema: JSONValue, ignoresNumberBounds: Bool = false) {
+    public init(schema: JSONValue) {
         root = schema
-        self.ignoresNumberBounds = ignoresNumberBounds
     }
 
     /// Why `value` does not satisfy the schema; empty when it does.
@@ -91,7 +88,6 @@ public struct SchemaValidator: Sendable {
                 found.append("\(path): not a \(format)")
             }
         case .integer, .double:
-            if ignoresNumberBounds, s["type"]?.stringValue == "number" { break }
             let number = value.doubleValue ?? 0
             if let low = s["minimum"]?.doubleValue, number < low { found.append("\(path): below \(low)") }
             if let high = s["maximum"]?.doubleValue, number > high { found.append("\(path): above \(high)") }

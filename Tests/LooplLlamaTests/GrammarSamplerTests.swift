@@ -81,7 +81,7 @@ final class GrammarProbe {
         ToolSpec(name: name, description: name, parameters: GrammarCase.all.first { $0.name == name }?.schema ?? [:])
     } + [ToolSpec(name: "now", description: "The time")]
 
-    static let families = ["hermes", "llama3", "mistral", "qwen3_coder"]
+    static let families = ["hermes", "llama3", "mistral", "qwen3-coder"]
 
     @Test(.timeLimit(.minutes(2)), arguments: families)
     func everyToolGrammarCompiles(_ family: String) throws {
@@ -112,7 +112,7 @@ final class GrammarProbe {
           "[TOOL_CALLS][{\"name\": \"read_file\", \"arguments\": {\"path\": \"/tmp/a.txt\"}}]"],
          ["[{\"name\": \"now\", \"arguments\": {}}]",
           "[TOOL_CALLS][{\"name\": \"now\", \"arguments\": {}, \"id\": \"short\"}]"]),
-        ("qwen3_coder",
+        ("qwen3-coder",
          ["<tool_call>\n<function=get_weather>\n<parameter=location>\nParis, France\n</parameter>\n<parameter=unit>\ncelsius\n</parameter>\n</function>\n</tool_call>",
           "<tool_call>\n<function=web_search>\n<parameter=query>\nif a < b { return \"x\" }\n</parameter>\n<parameter=max_results>\n5\n</parameter>\n</function>\n</tool_call>"],
          ["<tool_call>\n<function=get_weather>\n<parameter=unit>\ncelsius\n</parameter>\n</function>\n</tool_call>",

@@ -53,7 +53,7 @@ extension Grammar {
     public static func regexEscaped(_ text: String) -> String {
         var out = ""
         for character in text {
-            if "\\^$.|?*+()[]{}/-".contains(character) { out.append("\\") }
+            if "\\^$.|?*+()[]{}".contains(character) { out.append("\\") }
             out.append(character)
         }
         return out

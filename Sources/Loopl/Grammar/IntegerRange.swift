@@ -25,6 +25,33 @@ enum IntegerRange {
         return alternatives.joined(separator: " | ")
     }
 
+    /// An expression for the JSON numbers (without exponent) from `minimum` to `maximum`, whole-number
+    /// bounds; either side may be open.
+    static func number(minimum: Int?, maximum: Int?) -> String {
+        let fraction = #"("." [0-9]{1,16})?"#
+        let zeros = #"("." [0]{1,16})?"#
+        var alternatives: [String] = []
+        func span(_ low: Int, _ high: Int?) {
+            // Magnitudes from `low` (any fraction) up to `high` (only `high` itself with a zero fraction).
+            guard let high else {
+                alternatives.append(GrammarBuilder.group(magnitudes(low, nil)) + " " + fraction)
+                return
+            }
+            if high > low { alternatives.append(GrammarBuilder.group(magnitudes(low, high - 1)) + " " + fraction) }
+            if high >= low { alternatives.append(GrammarBuilder.group(magnitudes(high, high)) + " " + zeros) }
+        }
+        let low = Swift.max(minimum ?? 0, 0)
+        if maximum.map({ $0 >= low }) ?? true { span(low, maximum) }
+        let positives = alternatives
+        alternatives = []
+        if minimum.map({ $0 < 0 }) ?? true {
+            let smallest = maximum.map { $0 < 0 ? -$0 : 0 } ?? 0
+            span(smallest, minimum.map { -$0 })
+        }
+        let negatives = alternatives.map { #""-" "# + $0 }
+        return (positives + negatives).map { GrammarBuilder.group($0) }.joined(separator: " | ")
+    }
+
     /// Non-negative integers from `low` to `high` (nil: up to 16 digits).
     static func magnitudes(_ low: Int, _ high: Int?) -> String {
         let lowDigits = String(low).count

@@ -3,7 +3,7 @@
 /// Supported: `type` (one or a list), `properties`, `required`, `additionalProperties`, `enum`,
 /// `const`, `items`, `prefixItems`, `minItems`, `maxItems`, `minLength`, `maxLength`, `pattern`
 /// (regular expressions without look-around or back-references), `minimum`, `maximum`,
-/// `exclusiveMinimum`, `exclusiveMaximum` (integers), `anyOf`, `oneOf`, `allOf`, `$ref` into the same
+/// `exclusiveMinimum`, `exclusiveMaximum` (integers; whole-number bounds on numbers), `anyOf`, `oneOf`, `allOf`, `$ref` into the same
 /// document, `nullable`, and `format` `date`, `time`, `date-time`, `uuid`. See docs/grammar.md.
 public enum JSONSchemaGrammar {
     /// The grammar of the JSON texts that `schema` accepts, rooted at `root`.
@@ -146,11 +146,7 @@ struct SchemaConverter {
         case "array": return try arrayExpression(schema, name: name)
         case "string": return try stringExpression(schema, name: name)
         case "integer": return try integerExpression(schema)
-        case "number":
-            for keyword in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"] where schema[keyword] != nil {
-                warn("`\(keyword)` on a number is not enforced")
-            }
-            return builder.primitive("number")
+        case "number": return try numberExpression(schema)
         case "boolean": return builder.primitive("boolean")
         case "null": return builder.primitive("null")
         default:
@@ -342,6 +338,33 @@ struct SchemaConverter {
             throw LooplError(.invalidRequest, "No integer lies between `minimum` \(minimum) and `maximum` \(maximum).")
         }
         return IntegerRange.expression(minimum: minimum, maximum: maximum)
+    }
+
+    /// Numbers; whole-number `minimum` and `maximum` are enforced (and exclude exponents), other bounds are not.
+    private mutating func numberExpression(_ schema: JSONObject) throws -> String {
+        if schema["multipleOf"] != nil { warn("`multipleOf` is not enforced") }
+        for keyword in ["exclusiveMinimum", "exclusiveMaximum"] where schema[keyword] != nil && schema[keyword] != .bool(false) {
+            warn("`\(keyword)` on a number is not enforced")
+        }
+        var bounds: [Int?] = []
+        for keyword in ["minimum", "maximum"] {
+            switch schema[keyword] {
+            case nil: bounds.append(nil)
+            case .integer(let i)? where abs(i) < 1_000_000_000_000_000: bounds.append(i)
+            case .double(let d)? where d == d.rounded() && abs(d) < 1e15: bounds.append(Int(d))
+            case .integer?, .double?:
+                warn("`\(keyword)` on a number is enforced only when it is a whole number")
+                bounds.append(nil)
+            case let value?:
+                throw LooplError(.invalidRequest, "The keyword `\(keyword)` must be a number, not \(value.jsonText()).")
+            }
+        }
+        let minimum = bounds[0], maximum = bounds[1]
+        if minimum == nil && maximum == nil { return builder.primitive("number") }
+        if let minimum, let maximum, minimum > maximum {
+            throw LooplError(.invalidRequest, "No number lies between `minimum` \(minimum) and `maximum` \(maximum).")
+        }
+        return IntegerRange.number(minimum: minimum, maximum: maximum)
     }
 
     /// An inclusive integer bound from a number; `up` rounds a fraction up (for minimums).

@@ -21,7 +21,7 @@ import LooplTestKit
     func sampledStringsAreValidJSONForTheSchema(_ example: GrammarCase) throws {
         let grammar = try JSONSchemaGrammar.convert(schema: example.schema)
         let gbnf = try GBNF(grammar.gbnf)
-        let validator = SchemaValidator(schema: example.schema, ignoresNumberBounds: true)
+        let validator = SchemaValidator(schema: example.schema)
         var generator = SeededGenerator(seed: 5)
         for _ in 0..<40 {
             let text = gbnf.sample(using: &generator)
@@ -94,6 +94,37 @@ import LooplTestKit
             }
             #expect(!gbnf.matches("-0") && !gbnf.matches("007") && !gbnf.matches("+1"))
         }
+    }
+
+    @Test func numberRangesMatchExactlyTheirNumbers() throws {
+        let bounds: [(Int?, Int?)] = [(0, 1), (1, 5), (-1, 1), (-20, -3), (-7, 12), (0, nil), (3, nil), (-4, nil), (nil, 0), (nil, 9), (nil, -2)]
+        let texts = (-100...100).flatMap { quarter -> [String] in
+            let value = Double(quarter) / 4
+            var forms = [String(value)]
+            if value == value.rounded() { forms.append(String(Int(value))) }
+            return forms
+        } + ["0.0000", "1.000", "-0.5", "0.999999", "12.0001"]
+        for (minimum, maximum) in bounds {
+            var schema: JSONObject = ["type": "number"]
+            if let minimum { schema["minimum"] = .integer(minimum) }
+            if let maximum { schema["maximum"] = .integer(maximum) }
+            let grammar = try JSONSchemaGrammar.convert(schema: .object(schema))
+            #expect(grammar.warnings.isEmpty)
+            let gbnf = try GBNF(grammar.gbnf)
+            for text in texts {
+                let value = try #require(Double(text))
+                let inside = (minimum.map { value >= Double($0) } ?? true) && (maximum.map { value <= Double($0) } ?? true)
+                #expect(gbnf.matches(text) == inside, "\(text) in \(String(describing: minimum))...\(String(describing: maximum))")
+            }
+            #expect(!gbnf.matches("01") && !gbnf.matches("1.") && !gbnf.matches(".5"))
+        }
+    }
+
+    @Test func fractionalNumberBoundsLoosenWithAWarning() throws {
+        let grammar = try JSONSchemaGrammar.convert(schema: ["type": "number", "minimum": 0.5, "exclusiveMaximum": 2])
+        #expect(grammar.warnings.contains { $0.contains("minimum") })
+        #expect(grammar.warnings.contains { $0.contains("exclusiveMaximum") })
+        #expect(try GBNF(grammar.gbnf).matches("7.25"))
     }
 
     @Test func unboundedSidesReachSixteenDigits() throws {

@@ -57,7 +57,7 @@ import LooplTestKit
 
     @Test func autoIsLazyAndWakesOnTheFamilyTrigger() throws {
         let cases: [(String, String)] = [
-            ("hermes", "Sure. <tool_call>"), ("qwen3_coder", "Let me look.\n<tool_call>"),
+            ("hermes", "Sure. <tool_call>"), ("qwen3-coder", "Let me look.\n<tool_call>"),
             ("mistral", "[TOOL_CALLS]"), ("llama3", #"{"name": ""#),
         ]
         for (family, output) in cases {
@@ -117,7 +117,7 @@ import LooplTestKit
 
     @Test(arguments: [false, true])
     func qwen3CoderSamplesAreXMLCalls(parallel: Bool) throws {
-        let grammar = try #require(try ToolCallGrammar.make(tools: Self.tools, format: ToolCallFormat(rawValue: "qwen3_coder"),
+        let grammar = try #require(try ToolCallGrammar.make(tools: Self.tools, format: ToolCallFormat(rawValue: "qwen3-coder"),
                                                             choice: .required, parallel: parallel))
         for text in try Self.samples(grammar) {
             let blocks = text.split(separator: "<tool_call>\n", omittingEmptySubsequences: true)
@@ -161,7 +161,7 @@ import LooplTestKit
     }
 
     @Test func qwen3CoderWarnsOfUnenforcedStringConstraints() throws {
-        let grammar = try #require(try ToolCallGrammar.make(tools: Self.tools, format: ToolCallFormat(rawValue: "qwen3_coder"),
+        let grammar = try #require(try ToolCallGrammar.make(tools: Self.tools, format: ToolCallFormat(rawValue: "qwen3-coder"),
                                                             choice: .required, parallel: false))
         #expect(grammar.warnings.contains { $0.contains("minLength") && $0.contains("web_search") })
         #expect(grammar.warnings.contains { $0.contains("pattern") && $0.contains("read_file") })
