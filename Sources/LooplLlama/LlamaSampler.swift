@@ -60,25 +60,36 @@ final class LlamaSampler {
         }
     }
 
-    /// Samples the next token from the last logits of `context`.
-    func sample(_ context: OpaquePointer) -> llama_token {
+    /// Samples the next token from the last logits of `context`. Throws when the grammar allows
+    /// no token at all (accepting a forbidden token would abort inside llama.cpp).
+    func sample(_ context: OpaquePointer) throws -> llama_token {
         guard let grammar else { return llama_sampler_sample(chain, context, -1) }
-        var token = pick(context, constrained: false)
-        var single = llama_token_data(id: token, logit: 1, p: 0)
-        let allowed = withUnsafeMutablePointer(to: &single) { pointer in
-            var array = llama_token_data_array(data: pointer, size: 1, selected: -1, sorted: false)
-            llama_sampler_apply(grammar, &array)
-            return pointer.pointee.logit.isFinite
+        var token = try pick(context, constrained: false)
+        if !allows(token) { token = try pick(context, constrained: true) }
+        guard allows(token) else {
+            throw LooplError(.generationFailed, "The grammar allows no next token; the tool schema may be unsatisfiable.")
         }
-        if !allowed { token = pick(context, constrained: true) }
         llama_sampler_accept(grammar, token)
         llama_sampler_accept(chain, token)
         return token
     }
 
+    /// Whether the grammar accepts `token` next.
+    private func allows(_ token: llama_token) -> Bool {
+        guard let grammar else { return true }
+        var single = llama_token_data(id: token, logit: 1, p: 0)
+        return withUnsafeMutablePointer(to: &single) { pointer in
+            var array = llama_token_data_array(data: pointer, size: 1, selected: -1, sorted: false)
+            llama_sampler_apply(grammar, &array)
+            return pointer.pointee.logit.isFinite
+        }
+    }
+
     /// Runs the chain (after the grammar when `constrained`) over all the logits.
-    private func pick(_ context: OpaquePointer, constrained: Bool) -> llama_token {
-        guard let logits = llama_get_logits_ith(context, -1) else { return 0 }
+    private func pick(_ context: OpaquePointer, constrained: Bool) throws -> llama_token {
+        guard let logits = llama_get_logits_ith(context, -1) else {
+            throw LooplError(.generationFailed, "llama.cpp returned no logits.")
+        }
         for index in candidates.indices {
             candidates[index] = llama_token_data(id: llama_token(index), logit: logits[index], p: 0)
         }

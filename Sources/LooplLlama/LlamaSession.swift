@@ -72,7 +72,7 @@ actor LlamaSession {
         var lastReport = start
         while metrics.generatedTokens < budget {
             if Task.isCancelled { reason = .cancelled; break }
-            let token = sampler.sample(context)
+            let token = try sampler.sample(context)
             let now = ContinuousClock.now
             if firstToken == nil {
                 firstToken = now
