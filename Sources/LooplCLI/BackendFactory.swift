@@ -1,6 +1,7 @@
 import Foundation
 import Loopl
 import LooplLlama
+import LooplStdio
 
 /// Builds a model from a configured backend: the bridge between the router and the backend modules.
 enum BackendFactory {
@@ -19,7 +20,11 @@ enum BackendFactory {
             return try LlamaModel(path: llama.model, configuration: LlamaConfiguration(
                 contextLength: llama.contextLength, threads: llama.threads,
                 batchSize: llama.batchSize ?? 512, gpuLayers: llama.gpuLayers ?? 0))
-        case .server, .stdio:
+        case .stdio(let stdio):
+            return try await StdioModel.start(StdioModel.Configuration(
+                command: stdio.command, initializeTimeout: .seconds(stdio.initializeTimeoutSeconds ?? 30),
+                idleTimeout: .seconds(stdio.idleTimeoutSeconds ?? 60)))
+        case .server:
             throw LooplError(.invalidConfiguration, "Backend '\(name)' is of kind \(config.kind), which this build of loopl cannot run yet.")
         }
     }

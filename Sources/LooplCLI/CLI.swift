@@ -7,6 +7,8 @@ public enum CLI {
     static let commands: [any Command.Type] = [
         RunCommand.self,
         SmokeCommand.self,
+        WorkerCommand.self,
+        WorkerCheckCommand.self,
     ]
 
     static var help: String {
