@@ -137,6 +137,10 @@ public final class StdioModel: Model {
                     await discard(connection)
                     throw LooplError(.protocolViolation, "The worker (\(connection.commandText)) broke the protocol: \(error.message)")
                 }
+                if case .toolCall = event, case .text = toolCallStyle {
+                    await discard(connection)
+                    throw violation(connection, "it sent a toolCall event but declared nativeToolCalls false")
+                }
                 if case .metrics(let metrics) = event, metrics.finished {
                     finalMetrics = metrics
                 } else {
