@@ -122,6 +122,26 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1)))
+    func workerErrorsKeepTheirCode() async throws {
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-script-\(UUID()).json").path
+        defer { try? FileManager.default.removeItem(atPath: script) }
+        try #"{"contextMax": 16, "turns": [{"chunks": ["ok"]}]}"#.write(toFile: script, atomically: true, encoding: .utf8)
+        let model = try await StdioModel.start(StdioModel.Configuration(command: Fixtures.python(["--script", script])))
+        #expect(try await model.contextSize == 16)
+        do {
+            _ = try await Fixtures.collect(model)
+            let long = try await model.generate(messages: [.user(String(repeating: "hello ", count: 40))], tools: [], options: .greedy()).reduce(0) { n, _ in n + 1 }
+            Issue.record("a prompt over the context was answered with \(long) events")
+        } catch let error as LooplError {
+            #expect(error.code == .contextOverflow, "\(error.code): \(error.message)")
+        }
+        let pid = model.workerPID
+        #expect(try await Fixtures.collect(model).text == "ok")
+        #expect(model.workerPID == pid, "a worker error must not restart the worker")
+        await model.close()
+    }
+
+    @Test(.timeLimit(.minutes(1)))
     func aWorkerThatDiesWhileIdleIsRestarted() async throws {
         let model = try await StdioModel.start(StdioModel.Configuration(command: Fixtures.python()))
         try await Self.expectSuccess(model)
