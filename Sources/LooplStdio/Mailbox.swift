@@ -52,6 +52,11 @@ final class Mailbox: Sendable {
     /// The first undelivered message, without taking it.
     var pending: RPCMessage? { state.withLock { $0.head < $0.queue.count ? $0.queue[$0.head] : nil } }
 
+    /// Takes the first undelivered message, if there is one.
+    func takePending() -> RPCMessage? {
+        state.withLock { state in state.head < state.queue.count ? dequeue(&state) : nil }
+    }
+
     /// The next message. Throws ``MailboxTimeout`` after `timeout`, the ``MailboxEnd`` once the
     /// queue is empty and ended, and CancellationError when `cancellable` and the task is cancelled.
     func receive(timeout: Duration, cancellable: Bool) async throws -> RPCMessage {

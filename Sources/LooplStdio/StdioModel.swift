@@ -210,26 +210,27 @@ public final class StdioModel: Model {
         let (current, closed) = state.withLock { ($0.connection, $0.closed) }
         if closed { throw LooplError(.closed, "The stdio model was used after close().") }
         if let current {
-            if let stray = current.mailbox.pending {
-                await discard(current)
+            while let stray = current.mailbox.takePending() {
                 switch stray {
                 case .notification(method: "event", let params):
+                    await discard(current)
                     throw strayEvent(params, current: nil, current)
                 case .response(let responseId, _):
+                    await discard(current)
                     throw violation(current, "it answered request \(responseId.jsonText()), which was not running (a response to nothing)")
                 case .request(_, let method, _):
+                    await discard(current)
                     throw violation(current, "it sent a request (\(method)); workers only send responses and event notifications")
                 case .notification:
-                    break
+                    continue
                 }
-            } else if case .violation? = current.mailbox.end {
+            }
+            if case .violation? = current.mailbox.end {
                 await discard(current)
                 throw failure(current.mailbox.end ?? .stopped, current, during: "between requests")
-            } else if current.isUsable {
-                return current
-            } else {
-                await discard(current)
             }
+            if current.isUsable { return current }
+            await discard(current)
         }
         let (connection, info) = try await Self.connect(configuration)
         guard info.toolCallStyle == toolCallStyle else {

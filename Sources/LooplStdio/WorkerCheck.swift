@@ -78,7 +78,8 @@ public struct WorkerCheck: Sendable {
         let metrics = try Metrics(wireValue: wire)
         guard metrics.stopReason != nil else { throw Failure(reason: "the result's metrics have no stopReason") }
         try? await Task.sleep(for: .milliseconds(300))
-        if let stray = connection.mailbox.pending {
+        while let stray = connection.mailbox.takePending() {
+            if case .notification(let method, _) = stray, method != "event" { continue }
             throw Failure(reason: "it sent \(WorkerConnection.excerpt(stray.jsonValue.jsonText())) after the result")
         }
         if let end = connection.mailbox.end { throw Failure(reason: describe(end, connection)) }

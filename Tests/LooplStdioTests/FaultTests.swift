@@ -142,6 +142,17 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1)))
+    func otherNotificationsAreIgnoredDuringAndBetweenRequests() async throws {
+        let model = try await StdioModel.start(StdioModel.Configuration(command: Fixtures.python(["--notify"])))
+        let pid = model.workerPID
+        try await Self.expectSuccess(model)
+        try await Task.sleep(for: .milliseconds(200))
+        try await Self.expectSuccess(model)
+        #expect(model.workerPID == pid)
+        await model.close()
+    }
+
+    @Test(.timeLimit(.minutes(1)))
     func aWorkerThatDiesWhileIdleIsRestarted() async throws {
         let model = try await StdioModel.start(StdioModel.Configuration(command: Fixtures.python()))
         try await Self.expectSuccess(model)

@@ -18,9 +18,9 @@ import Testing
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func pythonWorkerPasses() throws {
-        let result = try Self.loopl(["worker-check", "--idle-timeout", "5", "--"] + Fixtures.python())
+    @Test(.timeLimit(.minutes(1)), arguments: [[], ["--notify"]])
+    func pythonWorkerPasses(_ flags: [String]) throws {
+        let result = try Self.loopl(["worker-check", "--idle-timeout", "5", "--"] + Fixtures.python(flags))
         #expect(result.status == 0, "\(result.out)")
         #expect(result.out.hasSuffix("6 passed, 0 failed\n"), "\(result.out)")
         #expect(result.out.split(separator: "\n").filter { $0.hasPrefix("pass  ") }.count == 6)

@@ -4,7 +4,7 @@
 Standard library only. It replays scripted turns (text chunks, tool calls, metrics) from a JSON
 file, and can misbehave on demand, once per fault the host must survive:
 
-    python3 worker.py [--script FILE] [--delay-ms N] [--fault MODE] [--fault-after N] [--fault-once FILE]
+    python3 worker.py [--script FILE] [--delay-ms N] [--notify] [--fault MODE] [--fault-after N] [--fault-once FILE]
 
 Start here to wrap a Python runtime (MLX, transformers): replace `ScriptedRuntime.turn` with
 calls into the runtime, and keep the framing, the cancellation and the error shapes.
@@ -176,7 +176,8 @@ class LooplError(Exception):
 
 
 class Worker:
-    def __init__(self, script, runtime, fault):
+    def __init__(self, script, runtime, fault, notify=False):
+        self.notify = notify
         self.script = script
         self.runtime = runtime
         self.fault = fault
@@ -289,7 +290,11 @@ class Worker:
         finally:
             with self.cancel_lock:
                 self.cancelled_ids.discard(key)
+        if self.notify:
+            self.out.send({"method": "$/log", "params": {"message": "turn done"}})
         self.out.result(request_id, {"metrics": metrics})
+        if self.notify:
+            self.out.send({"method": "$/log", "params": {"message": "idle"}})
         if fault.armed("after-result"):
             self.out.event(request_id, {"type": "text", "text": "too late"})
 
@@ -324,6 +329,8 @@ def main():
     parser.add_argument("--delay-ms", type=float, default=10, help="pause before each chunk (default 10)")
     parser.add_argument("--fault", choices=FAULTS, help="misbehave in this way")
     parser.add_argument("--fault-after", type=int, default=1, help="events of a turn before misbehaving (default 1)")
+    parser.add_argument("--notify", action="store_true",
+                        help="send a $/log notification before and after each turn (hosts must ignore them)")
     parser.add_argument("--fault-once", metavar="FILE",
                         help="misbehave only while FILE does not exist, and create it (so a restarted worker behaves)")
     args = parser.parse_args()
@@ -336,7 +343,7 @@ def main():
     if fault.armed("exit-at-start"):
         log("exiting at start, as asked")
         sys.exit(3)
-    Worker(script, ScriptedRuntime(script, args.delay_ms / 1000.0), fault).serve()
+    Worker(script, ScriptedRuntime(script, args.delay_ms / 1000.0), fault, args.notify).serve()
 
 
 if __name__ == "__main__":
