@@ -1,11 +1,19 @@
+import Foundation
 import Loopl
 
 // The shapes of the protocol's params and results, in both directions, through JSONValue so
 // numbers keep their kind.
 
 extension GenerationOptions {
-    /// The `options` object of a `generate` request (camelCase; absent optionals are left out).
+    /// The `options` object of a `generate` request: GenerationOptions' Codable form (camelCase;
+    /// absent optionals left out), so options added to the core type travel too.
     public var wireValue: JSONValue {
+        if let data = try? JSONEncoder().encode(self), let value = try? JSONValue(parsing: Array(data)) { return value }
+        return knownWireValue
+    }
+
+    /// The options this file knows, written by hand.
+    var knownWireValue: JSONValue {
         var object: JSONObject = [:]
         if let maxTokens { object["maxTokens"] = .integer(maxTokens) }
         object["temperature"] = .double(temperature)
@@ -20,8 +28,19 @@ extension GenerationOptions {
         return .object(object)
     }
 
-    /// Reads an `options` object; a missing key keeps its default, a key of the wrong type is an error.
+    /// Reads an `options` object: the known keys are checked (a missing key keeps its default, a
+    /// key of the wrong type is an error naming it); the Codable form then fills in any others.
     public init(wireValue value: JSONValue) throws {
+        let known = try GenerationOptions(knownWireValue: value)
+        if value.objectValue != nil, let decoded = try? JSONDecoder().decode(GenerationOptions.self, from: Data(value.jsonText().utf8)) {
+            self = decoded
+        } else {
+            self = known
+        }
+    }
+
+    /// Reads the known keys of an `options` object; a missing key keeps its default, a key of the wrong type is an error.
+    init(knownWireValue value: JSONValue) throws {
         self.init()
         guard let object = value.objectValue else {
             if value.isNull { return }

@@ -60,6 +60,9 @@ import Testing
         var options = GenerationOptions(maxTokens: 7, temperature: 0, seed: 4_000_000_000, stop: ["\n"], toolChoice: .tool("calc"))
         options.ignoreEndOfGeneration = true
         #expect(try GenerationOptions(wireValue: options.wireValue) == options)
+        #expect(try GenerationOptions(wireValue: options.knownWireValue) == options)
+        #expect(options.wireValue["temperature"]?.doubleValue == 0)
+        #expect(options.wireValue["seed"] == 4_000_000_000)
         #expect(try GenerationOptions(wireValue: [:]) == GenerationOptions())
         #expect(throws: LooplError.self) { try GenerationOptions(wireValue: ["topK": 1.5]) }
         let metrics = Metrics(promptTokens: 3, generatedTokens: 1, ttftMs: 2.5, contextUsed: 4, contextMax: 10, finished: true, stopReason: .toolCall)
