@@ -33,6 +33,7 @@ if withLlama {
         .executableTarget(name: "loopl", dependencies: ["LooplCLI"], swiftSettings: strict),
         .testTarget(name: "LooplLlamaTests", dependencies: ["LooplLlama", "CLlama", "LooplTestKit"], swiftSettings: strict),
         .testTarget(name: "LooplCLITests", dependencies: ["LooplCLI", "loopl"], exclude: ["Golden"], swiftSettings: strict),
+        .testTarget(name: "LooplStdioTests", dependencies: ["LooplStdio", "LooplLlama", "LooplTestKit", "loopl"], swiftSettings: strict),
     ]
     products += [
         .library(name: "LooplLlama", targets: ["LooplLlama"]),

@@ -2,6 +2,7 @@ import Foundation
 import Loopl
 import LooplLlama
 import LooplServer
+import LooplStdio
 
 /// Builds a model from a configured backend: the bridge between the router and the backend modules.
 enum BackendFactory {
@@ -37,8 +38,10 @@ enum BackendFactory {
             configuration.extraArguments = server.extraArgs
             configuration.renderer = try ChatPromptRenderer(modelPath: model)
             return LlamaServerModel(configuration: configuration)
-        case .stdio:
-            throw LooplError(.invalidConfiguration, "Backend '\(name)' is of kind \(config.kind), which this build of loopl cannot run yet.")
+        case .stdio(let stdio):
+            return try await StdioModel.start(StdioModel.Configuration(
+                command: stdio.command, initializeTimeout: .seconds(stdio.initializeTimeoutSeconds ?? 30),
+                idleTimeout: .seconds(stdio.idleTimeoutSeconds ?? 60)))
         }
     }
 }

@@ -14,6 +14,8 @@ public enum CLI {
         GrammarCommand.self,
         BenchCommand.self,
         SmokeCommand.self,
+        WorkerCommand.self,
+        WorkerCheckCommand.self,
     ]
 
     static var help: String {

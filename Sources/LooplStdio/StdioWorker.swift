@@ -1,0 +1,172 @@
+import Foundation
+import Loopl
+import Synchronization
+
+/// Serves a ``Model`` over the stdio protocol: requests on one file descriptor (standard input),
+/// responses and events on another (standard output). The worker side of ``StdioModel``.
+public final class StdioWorker: Sendable {
+    private let model: any Model
+    private let name: String
+    private let version: String
+    private let input: Int32
+    private let output: Mutex<Int32>
+    /// The running generation: its request id and task.
+    private let current = Mutex<(id: JSONValue, task: Task<Void, Never>)?>(nil)
+
+    public init(model: any Model, name: String, version: String, input: Int32 = 0, output: Int32 = 1) {
+        self.model = model
+        self.name = name
+        self.version = version
+        self.input = input
+        self.output = Mutex(output)
+    }
+
+    /// Serves requests until the input ends, then closes the model.
+    public func run() async {
+        signal(SIGPIPE, SIG_IGN)
+        var shutDown = false
+        for await piece in lines() {
+            switch piece {
+            case .tooLong:
+                send(.response(id: .null, result: .failure(RPCError(code: StdioProtocol.ErrorCode.parseError, message: "The line is longer than 16 MiB."))))
+            case .line(let bytes):
+                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+                guard let value = try? JSONValue(parsing: bytes) else {
+                    send(.response(id: .null, result: .failure(RPCError(code: StdioProtocol.ErrorCode.parseError, message: "The line is not JSON."))))
+                    continue
+                }
+                switch RPCMessage.read(value) {
+                case .failure(let problem):
+                    send(.response(id: value["id"] ?? .null, result: .failure(RPCError(code: StdioProtocol.ErrorCode.invalidRequest, message: "Not a JSON-RPC 2.0 message: \(problem.reason)."))))
+                case .success(.request(let id, let method, let params)):
+                    if shutDown {
+                        send(.response(id: id, result: .failure(RPCError(code: StdioProtocol.ErrorCode.invalidRequest, message: "The worker is shutting down."))))
+                    } else {
+                        if method == "shutdown" { shutDown = true }
+                        await handle(id: id, method: method, params: params)
+                    }
+                case .success(.notification(method: "$/cancelRequest", let params)):
+                    current.withLock { running in
+                        if let running, running.id == params["id"] { running.task.cancel() }
+                    }
+                case .success:
+                    continue
+                }
+            }
+        }
+        let running = current.withLock { $0?.task }
+        running?.cancel()
+        await running?.value
+        await model.close()
+    }
+
+    private func handle(id: JSONValue, method: String, params: JSONValue) async {
+        switch method {
+        case "initialize":
+            guard params["protocolVersion"] == .integer(StdioProtocol.version) else {
+                send(.response(id: id, result: .failure(RPCError(code: StdioProtocol.ErrorCode.invalidParams, message: "This worker speaks protocol version \(StdioProtocol.version) only."))))
+                return
+            }
+            do {
+                let native: Bool
+                var format: ToolCallFormat?
+                switch model.toolCallStyle {
+                case .native: native = true
+                case .text(let family): native = false; format = family
+                }
+                let info = WorkerInfo(name: name, version: version, nativeToolCalls: native, toolCallFormat: format,
+                                      cancellation: true, contextMax: try await model.contextSize)
+                send(.response(id: id, result: .success(info.wireValue)))
+            } catch {
+                send(.response(id: id, result: .failure(RPCError(error))))
+            }
+        case "generate":
+            let request: (messages: [Message], tools: [ToolSpec], options: GenerationOptions)
+            do {
+                guard let messages = params["messages"]?.arrayValue else {
+                    throw RPCError(code: StdioProtocol.ErrorCode.invalidParams, message: "generate needs a 'messages' list.")
+                }
+                request = (try messages.map(Message.init(templateValue:)),
+                           try (params["tools"]?.arrayValue ?? []).map(ToolSpec.init(openAIValue:)),
+                           try GenerationOptions(wireValue: params["options"] ?? .null))
+            } catch {
+                let rpc = error as? RPCError ?? RPCError(code: StdioProtocol.ErrorCode.invalidParams, message: "\(error)")
+                send(.response(id: id, result: .failure(rpc)))
+                return
+            }
+            let started = current.withLock { running -> Bool in
+                guard running == nil else { return false }
+                running = (id, Task { await self.generate(id: id, request.messages, request.tools, request.options) })
+                return true
+            }
+            if !started {
+                send(.response(id: id, result: .failure(RPCError(code: StdioProtocol.ErrorCode.invalidRequest, message: "A request is already running: send one at a time."))))
+            }
+        case "shutdown":
+            let running = current.withLock { $0?.task }
+            running?.cancel()
+            await running?.value
+            send(.response(id: id, result: .success(.null)))
+        default:
+            send(.response(id: id, result: .failure(RPCError(code: StdioProtocol.ErrorCode.methodNotFound, message: "Unknown method '\(method)'."))))
+        }
+    }
+
+    private func generate(id: JSONValue, _ messages: [Message], _ tools: [ToolSpec], _ options: GenerationOptions) async {
+        var final: Metrics?
+        var outcome: Result<JSONValue, RPCError>
+        do {
+            for try await event in model.generate(messages: messages, tools: tools, options: options) {
+                if case .metrics(let metrics) = event, metrics.finished {
+                    final = metrics
+                } else {
+                    send(.notification(method: "event", params: event.wireParams(id: id)))
+                }
+            }
+            if Task.isCancelled { throw CancellationError() }
+            outcome = .success(["metrics": (final ?? Metrics(finished: true, stopReason: .endTurn)).wireValue])
+        } catch {
+            if Task.isCancelled || error is CancellationError || (error as? LooplError)?.code == .cancelled {
+                outcome = .failure(RPCError(code: StdioProtocol.ErrorCode.requestCancelled, message: "The request was cancelled."))
+            } else {
+                outcome = .failure(RPCError(error))
+            }
+        }
+        // Clear first, so that a host that sends its next request as soon as it reads the result finds the worker free.
+        current.withLock { $0 = nil }
+        send(.response(id: id, result: outcome))
+    }
+
+    private func send(_ message: RPCMessage) {
+        let bytes = message.line
+        output.withLock { fd in
+            var rest = bytes[...]
+            while !rest.isEmpty {
+                let written = rest.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+                if written < 0, errno == EINTR { continue }
+                guard written > 0 else { return }
+                rest = rest.dropFirst(written)
+            }
+        }
+    }
+
+    /// The input's lines, read on a thread of their own.
+    private func lines() -> AsyncStream<LineSplitter.Piece> {
+        let (stream, continuation) = AsyncStream<LineSplitter.Piece>.makeStream()
+        let fd = input
+        let thread = Thread {
+            var splitter = LineSplitter()
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 { break }
+                for piece in splitter.feed(Array(buffer[..<count])) { continuation.yield(piece) }
+            }
+            continuation.finish()
+        }
+        thread.name = "loopl worker input"
+        thread.start()
+        return stream
+    }
+}

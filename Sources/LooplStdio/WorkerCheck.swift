@@ -1,0 +1,256 @@
+import Loopl
+import Synchronization
+
+/// A conformance suite for any stdio worker command: handshake, streaming, cancellation, error
+/// shapes, shutdown, and exit when its input closes. Each check starts from a worker in a known
+/// state and reports pass or fail with a reason.
+public struct WorkerCheck: Sendable {
+    /// The outcome of one check.
+    public struct Outcome: Sendable, Hashable {
+        public var name: String
+        public var passed: Bool
+        public var detail: String
+    }
+
+    public var command: [String]
+    public var initializeTimeout: Duration
+    public var idleTimeout: Duration
+    /// How long a worker may take to answer a cancellation, or to exit after its input closes.
+    public var exitBound: Duration
+
+    public init(command: [String], initializeTimeout: Duration = .seconds(30), idleTimeout: Duration = .seconds(30),
+                exitBound: Duration = .seconds(5)) {
+        self.command = command
+        self.initializeTimeout = initializeTimeout
+        self.idleTimeout = idleTimeout
+        self.exitBound = exitBound
+    }
+
+    /// A failed expectation inside a check.
+    struct Failure: Error { let reason: String }
+
+    /// Runs every check in order, calling `report` after each.
+    public func run(report: @Sendable (Outcome) -> Void = { _ in }) async -> [Outcome] {
+        let checks: [(String, @Sendable (Session) async throws -> String)] = [
+            ("handshake", handshake), ("streaming", streaming), ("cancellation", cancellation),
+            ("error shapes", errorShapes), ("shutdown", shutdown), ("exit when stdin closes", exitOnEndOfInput),
+        ]
+        var outcomes: [Outcome] = []
+        let session = Session(check: self)
+        for (name, body) in checks {
+            let outcome: Outcome
+            do {
+                outcome = Outcome(name: name, passed: true, detail: try await body(session))
+            } catch let failure as Failure {
+                outcome = Outcome(name: name, passed: false, detail: failure.reason)
+            } catch let error as LooplError {
+                outcome = Outcome(name: name, passed: false, detail: error.message)
+            } catch {
+                outcome = Outcome(name: name, passed: false, detail: "\(error)")
+            }
+            if !outcome.passed { await session.reset() }
+            outcomes.append(outcome)
+            report(outcome)
+        }
+        await session.reset()
+        return outcomes
+    }
+
+    // MARK: - Checks
+
+    private func handshake(_ session: Session) async throws -> String {
+        await session.reset()
+        let (_, info) = try await session.connection()
+        let style = info.nativeToolCalls ? "native tool calls" : "tool calls as \(info.toolCallFormat?.rawValue ?? "?") text"
+        return "\(info.name) \(info.version), protocol \(info.protocolVersion), context \(info.contextMax), \(style)"
+    }
+
+    private func streaming(_ session: Session) async throws -> String {
+        let (connection, _) = try await session.connection()
+        let (events, result) = try await session.generate(connection, options: .greedy(maxTokens: 8))
+        guard case .success(let value) = result else {
+            throw Failure(reason: "a plain request failed: \(result)")
+        }
+        guard events.contains(where: { if case .metrics = $0 { false } else { true } }) else {
+            throw Failure(reason: "no text or tool call event came before the result")
+        }
+        guard let wire = value["metrics"] else { throw Failure(reason: "the result has no metrics") }
+        let metrics = try Metrics(wireValue: wire)
+        guard metrics.stopReason != nil else { throw Failure(reason: "the result's metrics have no stopReason") }
+        try? await Task.sleep(for: .milliseconds(300))
+        while let stray = connection.mailbox.takePending() {
+            if case .notification(let method, _) = stray, method != "event" { continue }
+            throw Failure(reason: "it sent \(WorkerConnection.excerpt(stray.jsonValue.jsonText())) after the result")
+        }
+        if let end = connection.mailbox.end { throw Failure(reason: describe(end, connection)) }
+        return "\(events.count) events, then a result (\(metrics.generatedTokens) tokens, \(metrics.stopReason?.rawValue ?? "?"))"
+    }
+
+    private func cancellation(_ session: Session) async throws -> String {
+        let (connection, info) = try await session.connection()
+        guard info.cancellation else { throw Failure(reason: "the worker does not declare the cancellation capability") }
+        var options = GenerationOptions.greedy(maxTokens: 400)
+        options.ignoreEndOfGeneration = true
+        let id = session.nextId()
+        try connection.send(.request(id: .integer(id), method: "generate", params: Session.params(options)))
+        let first = try await session.receive(connection, timeout: idleTimeout)
+        guard case .notification(method: "event", _) = first else {
+            throw Failure(reason: "expected an event first, got \(WorkerConnection.excerpt(first.jsonValue.jsonText()))")
+        }
+        try connection.send(.notification(method: "$/cancelRequest", params: ["id": .integer(id)]))
+        let start = ContinuousClock.now
+        var discarded = 0
+        while true {
+            let left = exitBound - (ContinuousClock.now - start)
+            guard left > .zero else { throw Failure(reason: "no answer within \(exitBound) of $/cancelRequest") }
+            let message = try await session.receive(connection, timeout: left)
+            switch message {
+            case .notification(method: "event", _):
+                discarded += 1
+            case .response(.integer(id), .failure(let error)) where error.code == StdioProtocol.ErrorCode.requestCancelled:
+                let after = try await session.generate(connection, options: .greedy(maxTokens: 2))
+                guard case .success = after.1 else { throw Failure(reason: "the request after the cancelled one failed: \(after.1)") }
+                return "answered -32800 after \(ContinuousClock.now - start) and \(discarded) more events; the next request worked"
+            case .response(.integer(id), let result):
+                throw Failure(reason: "the cancelled request was answered with \(result), not error -32800")
+            default:
+                throw Failure(reason: "unexpected \(WorkerConnection.excerpt(message.jsonValue.jsonText())) after $/cancelRequest")
+            }
+        }
+    }
+
+    private func errorShapes(_ session: Session) async throws -> String {
+        let (connection, _) = try await session.connection()
+        let unknown = session.nextId()
+        try connection.send(.request(id: .integer(unknown), method: "loopl/noSuchMethod", params: [:]))
+        let answer = try await session.response(connection, id: unknown)
+        guard case .failure(let error) = answer, error.code == StdioProtocol.ErrorCode.methodNotFound else {
+            throw Failure(reason: "an unknown method was answered with \(answer), not error -32601")
+        }
+        let bad = session.nextId()
+        try connection.send(.request(id: .integer(bad), method: "generate", params: ["messages": 5]))
+        let badAnswer = try await session.response(connection, id: bad)
+        guard case .failure(let badError) = badAnswer else {
+            throw Failure(reason: "a generate request with 'messages': 5 was answered with \(badAnswer), not an error")
+        }
+        let after = try await session.generate(connection, options: .greedy(maxTokens: 2))
+        guard case .success = after.1 else { throw Failure(reason: "the request after the bad ones failed: \(after.1)") }
+        return "unknown method: -32601; bad params: \(badError.code); the worker went on"
+    }
+
+    private func shutdown(_ session: Session) async throws -> String {
+        let (connection, _) = try await session.connection()
+        let id = session.nextId()
+        try connection.send(.request(id: .integer(id), method: "shutdown", params: .null))
+        let answer = try await session.response(connection, id: id)
+        guard case .success(.null) = answer else { throw Failure(reason: "shutdown was answered with \(answer), not result null") }
+        connection.child.closeInput()
+        guard let status = await connection.child.waitForExit(timeout: exitBound) else {
+            throw Failure(reason: "the worker still ran \(exitBound) after shutdown and the end of its input")
+        }
+        await session.reset()
+        return "result null, then exit status \(status)"
+    }
+
+    private func exitOnEndOfInput(_ session: Session) async throws -> String {
+        let (connection, _) = try await session.connection()
+        connection.child.closeInput()
+        guard let status = await connection.child.waitForExit(timeout: exitBound) else {
+            throw Failure(reason: "the worker still ran \(exitBound) after its input closed (without shutdown)")
+        }
+        await session.reset()
+        return "exit status \(status)"
+    }
+
+    fileprivate func describe(_ end: MailboxEnd, _ connection: WorkerConnection) -> String {
+        switch end {
+        case .exited: "the worker exited.\(connection.details)"
+        case .violation(let what): "the worker broke the protocol: \(what).\(connection.details)"
+        case .stopped: "the worker was stopped"
+        }
+    }
+}
+
+/// The worker that the checks share, started on demand.
+actor Session {
+    private let check: WorkerCheck
+    private var current: (WorkerConnection, WorkerInfo)?
+    private nonisolated let ids = IdCounter()
+
+    init(check: WorkerCheck) { self.check = check }
+
+    nonisolated func nextId() -> Int { ids.next() }
+
+    /// The running, initialized worker; starts one when there is none.
+    func connection() async throws -> (WorkerConnection, WorkerInfo) {
+        if let current, current.0.isUsable { return current }
+        await reset()
+        let started = try await StdioModel.connect(StdioModel.Configuration(
+            command: check.command, initializeTimeout: check.initializeTimeout, idleTimeout: check.idleTimeout))
+        current = started
+        return started
+    }
+
+    /// Stops the worker, if any.
+    func reset() async {
+        if let (connection, _) = current.take() { await connection.stop(grace: .seconds(1)) }
+    }
+
+    static func params(_ options: GenerationOptions) -> JSONValue {
+        ["messages": .array([Message.user("Say hello in one short sentence.").templateValue]),
+         "tools": [], "options": options.wireValue]
+    }
+
+    /// The next message, with faults as check failures.
+    nonisolated func receive(_ connection: WorkerConnection, timeout: Duration) async throws -> RPCMessage {
+        do {
+            return try await connection.mailbox.receive(timeout: timeout, cancellable: true)
+        } catch is MailboxTimeout {
+            throw WorkerCheck.Failure(reason: "the worker sent nothing for \(timeout)")
+        } catch let end as MailboxEnd {
+            throw WorkerCheck.Failure(reason: check.describe(end, connection))
+        }
+    }
+
+    /// The response to `id`, skipping notifications that are not events.
+    nonisolated func response(_ connection: WorkerConnection, id: Int) async throws -> Result<JSONValue, RPCError> {
+        while true {
+            let message = try await receive(connection, timeout: check.idleTimeout)
+            switch message {
+            case .response(.integer(id), let result): return result
+            case .notification(let method, _) where method != "event": continue
+            default: throw WorkerCheck.Failure(reason: "expected the response to request \(id), got \(WorkerConnection.excerpt(message.jsonValue.jsonText()))")
+            }
+        }
+    }
+
+    /// Runs one generate request to its response, checking that every event is well formed and its own.
+    nonisolated func generate(_ connection: WorkerConnection, options: GenerationOptions) async throws
+        -> ([ModelEvent], Result<JSONValue, RPCError>) {
+        let id = nextId()
+        try connection.send(.request(id: .integer(id), method: "generate", params: Self.params(options)))
+        var events: [ModelEvent] = []
+        while true {
+            let message = try await receive(connection, timeout: check.idleTimeout)
+            switch message {
+            case .notification(method: "event", let params):
+                guard params["id"] == .integer(id) else {
+                    throw WorkerCheck.Failure(reason: "an event carries id \(params["id"]?.jsonText() ?? "(none)"), not \(id)")
+                }
+                events.append(try ModelEvent(wireParams: params))
+            case .notification:
+                continue
+            case .response(.integer(id), let result):
+                return (events, result)
+            default:
+                throw WorkerCheck.Failure(reason: "unexpected \(WorkerConnection.excerpt(message.jsonValue.jsonText())) during request \(id)")
+            }
+        }
+    }
+}
+
+/// Request ids for the checks.
+final class IdCounter: Sendable {
+    private let value = Mutex(100)
+    func next() -> Int { value.withLock { $0 += 1; return $0 } }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Loopl
+
+/// One running worker process: its JSON-RPC messages in a ``Mailbox``, and a way to send.
+///
+/// Every line the worker writes is checked (size, UTF-8, JSON, JSON-RPC); the first bad one ends
+/// the mailbox with a violation and the worker is terminated.
+final class WorkerConnection: Sendable {
+    let child: ChildProcess
+    let mailbox = Mailbox()
+    /// The command, as shown in messages.
+    let commandText: String
+
+    private static let ignoreBrokenPipe: Void = { signal(SIGPIPE, SIG_IGN) }()
+
+    /// Starts `command`. Throws `processFailed` when it cannot be started.
+    init(command: [String], environment: [String: String]? = nil) throws {
+        Self.ignoreBrokenPipe
+        guard let first = command.first else {
+            throw LooplError(.invalidConfiguration, "The stdio backend's command is empty.")
+        }
+        commandText = command.joined(separator: " ")
+        child = try ChildProcess(executable: Self.resolve(first), arguments: Array(command.dropFirst()),
+                                 environment: environment, output: .stream)
+        let child = self.child
+        let mailbox = self.mailbox
+        Task.detached {
+            var splitter = LineSplitter()
+            var broken = false
+            for await chunk in child.output where !broken {
+                for piece in splitter.feed(chunk) where !broken {
+                    if let problem = Self.read(piece, into: mailbox) {
+                        broken = true
+                        mailbox.finish(.violation(problem))
+                        await child.terminate(grace: .seconds(1))
+                    }
+                }
+            }
+            if !broken, !splitter.remainder.isEmpty {
+                mailbox.finish(.violation("it ended its output with a line that has no newline"))
+                return
+            }
+            mailbox.finish(.exited(await child.waitForExit(timeout: .seconds(2))))
+        }
+    }
+
+    /// Delivers one line; returns what is wrong with it, if anything.
+    private static func read(_ piece: LineSplitter.Piece, into mailbox: Mailbox) -> String? {
+        switch piece {
+        case .tooLong:
+            return "it wrote a line longer than 16 MiB"
+        case .line(let bytes):
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return nil }
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                return "it wrote bytes that are not UTF-8"
+            }
+            let value: JSONValue
+            do { value = try JSONValue(parsing: text) } catch {
+                return "it wrote a line that is not JSON: \(Self.excerpt(text))"
+            }
+            switch RPCMessage.read(value) {
+            case .success(let message):
+                mailbox.put(message)
+                return nil
+            case .failure(let problem):
+                return "it wrote a message that is not JSON-RPC 2.0 (\(problem.reason)): \(Self.excerpt(text))"
+            }
+        }
+    }
+
+    static func excerpt(_ text: String) -> String {
+        text.count <= 120 ? text : String(text.prefix(120)) + "…"
+    }
+
+    /// Finds a bare command name on PATH.
+    private static func resolve(_ name: String) -> String {
+        guard !name.contains("/") else { return name }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for folder in path.split(separator: ":") {
+            let candidate = "\(folder)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return name
+    }
+
+    /// Sends one message.
+    func send(_ message: RPCMessage) throws {
+        do { try child.write(message.line) } catch {
+            throw LooplError(.processFailed, "Cannot write to the worker (\(commandText)): it stopped reading its input.\(details)")
+        }
+    }
+
+    /// The worker's exit status and last stderr lines, as a sentence to append to an error.
+    var details: String {
+        var text = ""
+        if let status = child.exitStatus { text += " Exit status \(status)." }
+        let lines = child.lastLines.split(separator: "\n", omittingEmptySubsequences: true).suffix(8)
+        if !lines.isEmpty { text += " Its last lines on stderr:\n" + lines.map { "  " + $0 }.joined(separator: "\n") }
+        return text
+    }
+
+    /// True while the worker runs and has broken nothing.
+    var isUsable: Bool { mailbox.end == nil && child.exitStatus == nil }
+
+    /// Ends the worker: SIGTERM, then SIGKILL after `grace`.
+    func stop(grace: Duration = .seconds(2)) async {
+        mailbox.finish(.stopped)
+        await child.terminate(grace: grace)
+    }
+
+    /// Asks for a clean exit (shutdown, then end of input), then stops the worker.
+    func shutdown(timeout: Duration) async {
+        if isUsable, (try? send(.request(id: "shutdown", method: "shutdown", params: .null))) != nil {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                guard let message = try? await mailbox.receive(timeout: deadline - ContinuousClock.now, cancellable: false) else { break }
+                if case .response(id: "shutdown", _) = message { break }
+            }
+        }
+        child.closeInput()
+        _ = await child.waitForExit(timeout: timeout)
+        await stop()
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Loopl
+@testable import LooplStdio
+import Testing
+
+/// Cancelling the consumer sends $/cancelRequest; the worker stops and answers, and is kept.
+@Suite(.serialized) struct CancellationTests {
+    @Test(.timeLimit(.minutes(1)))
+    func cancellationReachesTheWorkerAndStopsIt() async throws {
+        let model = try await StdioModel.start(StdioModel.Configuration(
+            command: Fixtures.python(["--delay-ms", "50"]), cancelGrace: .seconds(5)))
+        let pid = model.workerPID
+        var options = GenerationOptions.greedy(maxTokens: 1000)
+        options.ignoreEndOfGeneration = true
+        let started = AsyncStream<Void>.makeStream()
+        let consumer = Task {
+            var count = 0
+            for try await event in model.generate(messages: [.user("Hello")], tools: [], options: options) {
+                if case .text = event { count += 1; if count == 1 { started.continuation.yield() } }
+            }
+            return count
+        }
+        var iterator = started.stream.makeAsyncIterator()
+        _ = await iterator.next()
+        let cancelledAt = ContinuousClock.now
+        consumer.cancel()
+        let count = (try? await consumer.value) ?? 0
+        #expect(count < 100, "the stream went on after the cancellation: \(count) chunks")
+        let next = try await Fixtures.collect(model)
+        #expect(next.text == "Hello! How can")
+        // 1000 chunks of 50 ms would take 50 s; answering within seconds means the worker stopped.
+        #expect(ContinuousClock.now - cancelledAt < .seconds(5))
+        #expect(model.workerPID == pid, "the worker was killed instead of answering the cancellation")
+        await model.close()
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aWorkerThatIgnoresCancellationIsStoppedAfterTheGrace() async throws {
+        // `stall` stops writing and reading the cancellation's answer never comes.
+        let model = try await StdioModel.start(StdioModel.Configuration(
+            command: Fixtures.python(["--fault", "stall", "--fault-once", Fixtures.markerPath()]), cancelGrace: .seconds(1)))
+        let pid = try #require(model.workerPID)
+        let started = AsyncStream<Void>.makeStream()
+        let consumer = Task {
+            for try await event in model.generate(messages: [.user("Hello")], tools: [], options: .greedy(maxTokens: 8)) {
+                if case .text = event { started.continuation.yield() }
+            }
+        }
+        var iterator = started.stream.makeAsyncIterator()
+        _ = await iterator.next()
+        try await Task.sleep(for: .milliseconds(200))
+        consumer.cancel()
+        _ = try? await consumer.value
+        let next = try await Fixtures.collect(model)
+        #expect(next.text == "Hello! How can")
+        #expect(model.workerPID != pid)
+        #expect(!Fixtures.isRunning(pid))
+        await model.close()
+    }
+}

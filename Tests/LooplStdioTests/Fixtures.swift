@@ -1,0 +1,70 @@
+import Foundation
+import Loopl
+@testable import LooplStdio
+
+/// Paths and helpers the stdio tests share.
+enum Fixtures {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let pythonWorker = packageRoot.appendingPathComponent("backends/python/worker.py").path
+    /// The `loopl` binary built next to the tests.
+    static let loopl = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("loopl").path
+    static let modelPath = ProcessInfo.processInfo.environment["LOOPL_MODEL"] ?? LooplHome.defaultModel
+
+    /// The Python worker's command line.
+    static func python(_ arguments: [String] = []) -> [String] {
+        ["python3", pythonWorker] + arguments
+    }
+
+    /// A fresh path for a `--fault-once` marker.
+    static func markerPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("loopl-fault-\(UUID())").path
+    }
+
+    /// A config file whose `llama` backend uses 2 threads and a small context, and whose `stdio`
+    /// backend serves it through this build's `loopl worker`.
+    static func llamaConfig() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-stdio-config-\(UUID()).json").path
+        let config: JSONValue = [
+            "default": "stdio",
+            "backends": [
+                "llama": ["kind": "llama", "model": .string(modelPath), "contextLength": 1024, "threads": 2],
+                "stdio": ["kind": "stdio", "command": [.string(loopl), "worker", "--backend", "llama", "--config", .string(path)],
+                          "initializeTimeoutSeconds": 60, "idleTimeoutSeconds": 120],
+            ],
+        ]
+        try config.jsonText().write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// One turn's text and final metrics.
+    static func collect(_ model: any Model, maxTokens: Int = 4) async throws -> (text: String, metrics: Metrics?) {
+        var text = ""
+        var metrics: Metrics?
+        for try await event in model.generate(messages: [.user("Hello")], tools: [], options: .greedy(maxTokens: maxTokens)) {
+            switch event {
+            case .text(let chunk): text += chunk
+            case .metrics(let m): metrics = m
+            case .toolCall: break
+            }
+        }
+        return (text, metrics)
+    }
+
+    /// Whether a process with this id exists (and is not a zombie).
+    static func isRunning(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        guard let close = stat.lastIndex(of: ")") else { return false }
+        return !stat[close...].dropFirst(2).hasPrefix("Z")
+    }
+
+    /// The ids of the processes whose parent is `pid`.
+    static func children(of pid: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { child in
+            guard let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[close...].split(separator: " ")
+            return fields.count > 2 && Int32(fields[2]) == pid
+        }
+    }
+}

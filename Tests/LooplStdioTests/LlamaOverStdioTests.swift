@@ -1,0 +1,58 @@
+import Foundation
+import Loopl
+@testable import LooplStdio
+import LooplTestKit
+import Testing
+
+/// The real model out of process: `loopl worker --backend llama` behind StdioModel.
+@Suite(.serialized) struct LlamaOverStdioTests {
+    @Test(.timeLimit(.minutes(10)))
+    func conformance() async throws {
+        let config = try Fixtures.llamaConfig()
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let model = try await StdioModel.start(StdioModel.Configuration(
+            command: [Fixtures.loopl, "worker", "--backend", "llama", "--config", config],
+            initializeTimeout: .seconds(60), idleTimeout: .seconds(120)))
+        #expect(model.toolCallStyle == .text(.hermes))
+        let pid = try #require(model.workerPID)
+        try await ModelConformance(model: model).runAll()
+        #expect(!Fixtures.isRunning(pid), "close() left the worker running")
+    }
+
+    /// The host (`loopl run --backend stdio`) is killed with SIGKILL mid-generation: its worker
+    /// must be gone within 5 s.
+    @Test(.timeLimit(.minutes(5)))
+    func workerDiesWithItsHost() async throws {
+        let config = try Fixtures.llamaConfig()
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let host = Process()
+        host.executableURL = URL(fileURLWithPath: Fixtures.loopl)
+        host.arguments = ["run", "--config", config, "--backend", "stdio", "--json", "--max-tokens", "600",
+                          "--temperature", "0", "Write a very long story about a lighthouse."]
+        let out = Pipe()
+        host.standardOutput = out
+        let err = Pipe()
+        host.standardError = err
+        try host.run()
+        defer { if host.isRunning { kill(host.processIdentifier, SIGKILL) } }
+        var seen = ""
+        while !seen.contains("\"event\":\"text\"") {
+            let data = out.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            seen += String(decoding: data, as: UTF8.self)
+        }
+        #expect(seen.contains("\"event\":\"text\""), "the host printed no text: \(seen.prefix(300)) \(host.isRunning ? "" : String(decoding: err.fileHandleForReading.readDataToEndOfFile().suffix(600), as: UTF8.self)))")
+        let workers = Fixtures.children(of: host.processIdentifier)
+        try #require(workers.count == 1, "expected one worker child, found \(workers)")
+        let worker = workers[0]
+        #expect(Fixtures.isRunning(worker))
+        kill(host.processIdentifier, SIGKILL)
+        host.waitUntilExit()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while Fixtures.isRunning(worker), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(!Fixtures.isRunning(worker), "the worker \(worker) outlived its host by 5 s")
+        if Fixtures.isRunning(worker) { kill(worker, SIGKILL) }
+    }
+}

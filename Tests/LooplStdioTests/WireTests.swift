@@ -1,0 +1,101 @@
+import Loopl
+@testable import LooplStdio
+import Testing
+
+/// Framing, JSON-RPC classification and the params' shapes.
+@Suite struct WireTests {
+    @Test func splitterCutsLinesAcrossChunks() {
+        var splitter = LineSplitter(limit: 10)
+        var lines: [[UInt8]] = []
+        for chunk in [Array("ab".utf8), Array("c\r\nde\n\nf".utf8)] {
+            for piece in splitter.feed(chunk) {
+                if case .line(let bytes) = piece { lines.append(bytes) }
+            }
+        }
+        #expect(lines == [Array("abc".utf8), Array("de".utf8), []])
+        #expect(splitter.remainder == Array("f".utf8))
+    }
+
+    @Test func splitterRefusesAnOverlongLineOnceAndRecovers() {
+        var splitter = LineSplitter(limit: 4)
+        let pieces = splitter.feed(Array("abc".utf8)) + splitter.feed(Array("defgh".utf8)) + splitter.feed(Array("ij\nok\n".utf8))
+        #expect(pieces.count == 2)
+        guard pieces.count == 2 else { return }
+        if case .tooLong = pieces[0] {} else { Issue.record("expected tooLong first, got \(pieces[0])") }
+        if case .line(let bytes) = pieces[1] { #expect(bytes == Array("ok".utf8)) } else { Issue.record("expected the next line") }
+    }
+
+    @Test(arguments: [
+        (#"[1]"#, "not a JSON object"),
+        (#"{"id": 1, "result": null}"#, "jsonrpc"),
+        (#"{"jsonrpc": "2.0", "id": 1}"#, "exactly one of result and error"),
+        (#"{"jsonrpc": "2.0", "id": 1, "error": {"code": "x"}}"#, "integer code"),
+        (#"{"jsonrpc": "2.0", "method": 3}"#, "method is not a string"),
+        (#"{"jsonrpc": "2.0", "id": [1], "method": "m"}"#, "id is neither"),
+    ])
+    func notJSONRPC(_ text: String, _ reason: String) throws {
+        guard case .failure(let problem) = RPCMessage.read(try JSONValue(parsing: text)) else {
+            Issue.record("\(text) was accepted")
+            return
+        }
+        #expect(problem.reason.contains(reason), "\(problem.reason)")
+    }
+
+    @Test func messagesRoundTrip() throws {
+        let messages: [RPCMessage] = [
+            .request(id: 1, method: "generate", params: ["a": 1]),
+            .notification(method: "event", params: ["id": 1, "type": "text", "text": "é\n"]),
+            .response(id: "x", result: .success(.null)),
+            .response(id: 2, result: .failure(RPCError(code: -32800, message: "cancelled", data: ["looplCode": "cancelled"]))),
+        ]
+        for message in messages {
+            let line = message.line
+            #expect(line.last == 0x0A)
+            #expect(line.dropLast().contains(0x0A) == false)
+            #expect(try RPCMessage.read(JSONValue(parsing: line.dropLast())).get() == message)
+        }
+    }
+
+    @Test func optionsAndMetricsRoundTrip() throws {
+        var options = GenerationOptions(maxTokens: 7, temperature: 0, seed: 4_000_000_000, stop: ["\n"], toolChoice: .tool("calc"))
+        options.ignoreEndOfGeneration = true
+        #expect(try GenerationOptions(wireValue: options.wireValue) == options)
+        #expect(try GenerationOptions(wireValue: options.knownWireValue) == options)
+        #expect(options.wireValue["temperature"]?.doubleValue == 0)
+        #expect(options.wireValue["seed"] == 4_000_000_000)
+        #expect(try GenerationOptions(wireValue: [:]) == GenerationOptions())
+        #expect(throws: LooplError.self) { try GenerationOptions(wireValue: ["topK": 1.5]) }
+        let metrics = Metrics(promptTokens: 3, generatedTokens: 1, ttftMs: 2.5, contextUsed: 4, contextMax: 10, finished: true, stopReason: .toolCall)
+        #expect(try Metrics(wireValue: metrics.wireValue) == metrics)
+        #expect(throws: LooplError.self) { try Metrics(wireValue: ["stopReason": "length"]) }
+    }
+
+    @Test func eventsRoundTrip() throws {
+        let events: [ModelEvent] = [
+            .text("hi"), .toolCall(ToolCall(id: "call_1", name: "calc", arguments: ["x": 1, "y": 1.0, "z": true])),
+            .metrics(Metrics(generatedTokens: 2)),
+        ]
+        for event in events {
+            let params = event.wireParams(id: 5)
+            #expect(params["id"] == 5)
+            #expect(try ModelEvent(wireParams: params) == event)
+        }
+        #expect(throws: LooplError.self) { try ModelEvent(wireParams: ["id": 1, "type": "image"]) }
+    }
+
+    @Test func workerErrorsKeepTheirLooplCode() {
+        let error = RPCError(LooplError(.contextOverflow, "too long"))
+        #expect(error.looplError == LooplError(.contextOverflow, "too long"))
+        #expect(RPCError(code: -32800, message: "stop").looplError.code == .cancelled)
+        #expect(RPCError(code: -32603, message: "boom").looplError.code == .generationFailed)
+    }
+
+    @Test func initializeResultIsChecked() throws {
+        let info = WorkerInfo(name: "w", version: "1", nativeToolCalls: false, toolCallFormat: .hermes, cancellation: true, contextMax: 9)
+        #expect(try WorkerInfo(wireValue: info.wireValue) == info)
+        #expect(info.toolCallStyle == .text(.hermes))
+        var newer = info.wireValue.objectValue ?? [:]
+        newer["protocolVersion"] = 2
+        #expect(throws: LooplError.self) { try WorkerInfo(wireValue: .object(newer)) }
+    }
+}
