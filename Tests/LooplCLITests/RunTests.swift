@@ -9,7 +9,7 @@ import Testing
         try output.split(separator: "\n").map { try JSONValue(parsing: String($0)) }
     }
 
-    @Test(.timeLimit(.minutes(10)), arguments: ["llama"])
+    @Test(.timeLimit(.minutes(10)), arguments: ["llama", "server"])
     func calculatorRunOnEveryBackend(_ backend: String) async throws {
         let result = await CapturedConsole.run(["run", "--backend", backend, "--tools", "calc", "--tool-choice", "required",
                                                 "--temperature", "0", "--max-iterations", "3", "--max-tokens", "64",
