@@ -1,1 +1,2 @@
 #include <llama.h>
+#include <ggml-cpu.h>

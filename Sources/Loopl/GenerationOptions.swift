@@ -60,6 +60,9 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
     public var ignoreEndOfGeneration: Bool
     /// The shape the answer must take: free text, a JSON object, or JSON that a schema accepts.
     public var responseFormat: ResponseFormat
+    /// When the conversation does not fit in the context, drop its oldest turns (never the system
+    /// prompt or the last message) instead of failing with `context_overflow`. In-process backend.
+    public var truncateHistory: Bool = false
 
     public init(maxTokens: Int? = nil, temperature: Double = 0.8, topP: Double = 0.95, topK: Int = 40,
                 minP: Double = 0.05, repeatPenalty: Double = 1.0, seed: UInt32? = nil, stop: [String] = [],
@@ -80,6 +83,7 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case maxTokens, temperature, topP, topK, minP, repeatPenalty, seed, stop, toolChoice, ignoreEndOfGeneration, responseFormat
+        case truncateHistory
     }
 
     /// Missing keys take their defaults, so a peer may send only what it sets.
@@ -97,6 +101,7 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
                   toolChoice: try c.decodeIfPresent(ToolChoice.self, forKey: .toolChoice) ?? .auto,
                   ignoreEndOfGeneration: try c.decodeIfPresent(Bool.self, forKey: .ignoreEndOfGeneration) ?? false,
                   responseFormat: try c.decodeIfPresent(ResponseFormat.self, forKey: .responseFormat) ?? .text)
+        truncateHistory = try c.decodeIfPresent(Bool.self, forKey: .truncateHistory) ?? false
     }
 
     /// Greedy sampling (temperature 0), as tests and benchmarks use.

@@ -45,7 +45,7 @@ public final class LlamaModel: Model {
             let task = Task {
                 do {
                     let offered = options.toolChoice == .none ? [] : tools
-                    let tokens = self.weights.tokenize(try self.prompt.text(messages: messages, tools: offered), addSpecial: true)
+                    let tokens = try self.promptTokens(messages: messages, tools: offered, options: options)
                     let grammar = try self.prompt.grammar(tools: offered, options: options)
                     try await self.session.generate(prompt: tokens, options: options, grammar: grammar, into: continuation)
                     continuation.finish()
@@ -54,6 +54,21 @@ public final class LlamaModel: Model {
                 }
             }
             continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// The prompt's tokens; with `truncateHistory`, the oldest turns after the system prompt are
+    /// dropped until the prompt and `maxTokens` fit.
+    private func promptTokens(messages: [Message], tools: [ToolSpec], options: GenerationOptions) throws -> [Int32] {
+        var kept = messages
+        while true {
+            let tokens = weights.tokenize(try prompt.text(messages: kept, tools: tools), addSpecial: true)
+            let fits = tokens.count + max(options.maxTokens ?? 1, 1) <= session.contextSize
+            let first = kept.first?.role == "system" ? 1 : 0
+            guard options.truncateHistory, !fits, kept.count - first > 1 else { return tokens }
+            kept.remove(at: first)
+            // Never start with the answer to a dropped question.
+            while kept.count - first > 1, kept[first].role != "user" { kept.remove(at: first) }
         }
     }
 

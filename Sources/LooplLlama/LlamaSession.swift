@@ -32,7 +32,12 @@ actor LlamaSession {
         guard let context = llama_init_from_model(weights.pointer, params) else {
             throw LooplError(.invalidModel, "llama.cpp could not create a context of \(size) tokens for \(weights.path): lower the context length, or free memory.")
         }
-        self.handle = ContextHandle(context)
+        // A threadpool that lives with the context: without one, ggml starts and stops threads
+        // for every decode step.
+        var pool = ggml_threadpool_params_default(configuration.resolvedThreads)
+        let threadpool = ggml_threadpool_new(&pool)
+        if let threadpool { llama_attach_threadpool(context, threadpool, nil) }
+        self.handle = ContextHandle(context, threadpool: threadpool)
         self.contextSize = Int(llama_n_ctx(context))
         self.batchSize = Int(params.n_batch)
     }
@@ -144,13 +149,19 @@ actor LlamaSession {
     }
 }
 
-/// Owns a llama.cpp context and frees it once.
+/// Owns a llama.cpp context and its threadpool, and frees them once.
 private final class ContextHandle {
     private(set) var pointer: OpaquePointer?
-    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+    private var threadpool: OpaquePointer?
+    init(_ pointer: OpaquePointer, threadpool: OpaquePointer?) {
+        self.pointer = pointer
+        self.threadpool = threadpool
+    }
     func free() {
         if let pointer { llama_free(pointer) }
+        if let threadpool { ggml_threadpool_free(threadpool) }
         pointer = nil
+        threadpool = nil
     }
     deinit { free() }
 }

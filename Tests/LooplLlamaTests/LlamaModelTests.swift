@@ -182,3 +182,30 @@ func captureStandardError(_ body: () throws -> Void) throws -> String {
         }
     }
 }
+
+/// A conversation longer than the context: an error by default, the oldest turns dropped on request.
+@Suite(.serialized) struct LlamaTruncationTests {
+    @Test(.timeLimit(.minutes(5)))
+    func truncationIsOptIn() async throws {
+        let model = try LlamaModelTests.load(context: 512)
+        var history: [Message] = [.system("You are terse.")]
+        for index in 0..<20 {
+            history += [.user("Tell me fact number \(index) about the sea, in detail, please."), .assistant(String(repeating: "The sea is deep. ", count: 8))]
+        }
+        history.append(.user("Say hello."))
+        let suite = ModelConformance(model: model)
+        do {
+            _ = try await suite.run("overflow", history, options: .greedy(maxTokens: 8))
+            Issue.record("a conversation over the context was answered")
+        } catch let error as LooplError {
+            #expect(error.code == .contextOverflow)
+            #expect(error.message.contains("the context holds 512"))
+        }
+        var options = GenerationOptions.greedy(maxTokens: 8)
+        options.truncateHistory = true
+        let turn = try await suite.run("truncated", history, options: options)
+        let metrics = try #require(turn.metrics.last)
+        #expect(metrics.promptTokens + 8 <= 512)
+        #expect(!turn.text.isEmpty)
+    }
+}

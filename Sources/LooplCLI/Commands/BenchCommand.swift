@@ -54,7 +54,8 @@ struct BenchCommand: Command {
         let router = try BackendFactory.router(configPath: config)
         var samples: [String: [BenchSample]] = [:]
         var referenceSamples: [(prefill: Double, decode: Double)] = []
-        let filler = String(repeating: "The quick brown fox jumps over the lazy dog. ", count: promptTokens / 10)
+        // About ten tokens a sentence, and about forty for the template: just under --prompt-tokens.
+        let filler = String(repeating: "The quick brown fox jumps over the lazy dog. ", count: max(1, (promptTokens - 40) / 10))
         let longPrompt: [Message] = [.user(filler + "Summarise.")]
         let shortPrompt: [Message] = [.user("Tell me a long story about a fox.")]
         var decodeOptions = GenerationOptions.greedy(maxTokens: maxTokens)
@@ -65,6 +66,7 @@ struct BenchCommand: Command {
             for name in backends {
                 let clock = ContinuousClock.now
                 let backend = try await router.model(named: name)
+                _ = try await backend.contextSize  // a backend that starts lazily starts here
                 let startup = (ContinuousClock.now - clock).milliseconds
                 let prefill = try await final(backend.generate(messages: longPrompt, tools: [], options: .greedy(maxTokens: 1)))
                 let decode = try await final(backend.generate(messages: shortPrompt, tools: [], options: decodeOptions))
