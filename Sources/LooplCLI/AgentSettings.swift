@@ -12,6 +12,7 @@ struct AgentSettings: Sendable {
     var generation: GenerationOptions
     var session: String?
     var json: Bool
+    var verbose: Bool
     var schemaPath: String?
 
     init(arguments: inout Arguments) throws(UsageError) {
@@ -34,6 +35,7 @@ struct AgentSettings: Sendable {
         if let seed = try arguments.integer("seed", in: 0...4_294_967_294) { generation.seed = UInt32(seed) }
         session = try arguments.option("session")
         json = arguments.flag("json")
+        verbose = arguments.flag("verbose")
         schemaPath = try arguments.option("json-schema")
     }
 

@@ -7,13 +7,14 @@ import Synchronization
 final class EventPrinter: Sendable {
     let console: Console
     let json: Bool
-    private let view = TranscriptView(style: .detect(fd: 2), verbose: true)
+    private let view: TranscriptView
     private let started = Mutex<[String: ToolCall]>([:])
     private let lastMetrics = Mutex<Metrics?>(nil)
 
-    init(console: Console, json: Bool) {
+    init(console: Console, json: Bool, verbose: Bool) {
         self.console = console
         self.json = json
+        view = TranscriptView(style: .detect(fd: 2), verbose: verbose)
     }
 
     func print(_ event: AgentEvent) {

@@ -25,18 +25,15 @@ struct ChatCommand: Command {
 
         OPTIONS:
           --continue      Resume the last conversation.
-          --verbose       Show each tool call's arguments and result.
           -h, --help      Show this help.
 
         """
 
     var settings: AgentSettings
     var resume: Bool
-    var verbose: Bool
 
     init(arguments: inout Arguments) throws(UsageError) {
         resume = arguments.flag("continue")
-        verbose = arguments.flag("verbose")
         settings = try AgentSettings(arguments: &arguments)
         if settings.json { throw UsageError("loopl chat has no --json; use loopl run --json.") }
     }
@@ -49,7 +46,7 @@ struct ChatCommand: Command {
     }
 
     func run(_ console: Console) async throws -> ExitCode {
-        let view = TranscriptView(style: .detect(fd: 1), verbose: verbose)
+        let view = TranscriptView(style: .detect(fd: 1), verbose: settings.verbose)
         var agent = try await settings.makeAgent(console: console)
         let path = settings.session ?? Self.conversationPath
         if resume {

@@ -24,6 +24,7 @@ struct RunCommand: Command {
           --session FILE         Load the conversation from FILE and save it back after the run.
           --json-schema FILE     The answer must be JSON that this JSON Schema accepts.
           --json                 Print every event as one JSON object per line, and nothing else.
+          --verbose              Show each tool call's arguments and result under its line.
           -h, --help             Show this help.
 
         """
@@ -39,7 +40,7 @@ struct RunCommand: Command {
 
     func run(_ console: Console) async throws -> ExitCode {
         let agent = try await options.makeAgent(console: console)
-        let printer = EventPrinter(console: console, json: options.json)
+        let printer = EventPrinter(console: console, json: options.json, verbose: options.verbose)
         var status = ExitCode.success
         do {
             for try await event in agent.stream(prompt) { printer.print(event) }
