@@ -41,19 +41,11 @@ public final class LlamaModel: Model {
     public func generate(messages: [Message], tools: [ToolSpec], options: GenerationOptions)
         -> AsyncThrowingStream<ModelEvent, any Error>
     {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    let offered = options.toolChoice == .none ? [] : tools
-                    let tokens = try self.promptTokens(messages: messages, tools: offered, options: options)
-                    let grammar = try self.prompt.grammar(tools: offered, options: options)
-                    try await self.session.generate(prompt: tokens, options: options, grammar: grammar, into: continuation)
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        .generating { continuation in
+            let offered = options.toolChoice == .none ? [] : tools
+            let tokens = try self.promptTokens(messages: messages, tools: offered, options: options)
+            let grammar = try self.prompt.grammar(tools: offered, options: options)
+            try await self.session.generate(prompt: tokens, options: options, grammar: grammar, into: continuation)
         }
     }
 

@@ -66,16 +66,8 @@ public final class StdioModel: Model {
 
     public func generate(messages: [Message], tools: [ToolSpec], options: GenerationOptions)
         -> AsyncThrowingStream<ModelEvent, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    try await self.run(messages: messages, tools: tools, options: options, into: continuation)
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        .generating { continuation in
+            try await self.run(messages: messages, tools: tools, options: options, into: continuation)
         }
     }
 

@@ -113,18 +113,10 @@ public final class ScriptedModel: Model {
         -> AsyncThrowingStream<ModelEvent, any Error>
     {
         let request = ScriptedRequest(messages: messages, tools: tools, options: options)
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                await self.gate.enter()
-                defer { Task { await self.gate.leave() } }
-                do {
-                    try await self.play(request, into: continuation)
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        return .generating { continuation in
+            await self.gate.enter()
+            defer { Task { await self.gate.leave() } }
+            try await self.play(request, into: continuation)
         }
     }
 
