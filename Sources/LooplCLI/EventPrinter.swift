@@ -1,4 +1,5 @@
 import Loopl
+import LooplStdio
 import LooplTerminal
 import Synchronization
 
@@ -43,7 +44,7 @@ final class EventPrinter: Sendable {
         switch event {
         case .iterationStarted(let n): ["event": "iterationStarted", "iteration": .integer(n)]
         case .text(let text): ["event": "text", "text": .string(text)]
-        case .metrics(let metrics): ["event": "metrics", "metrics": metricsValue(metrics)]
+        case .metrics(let metrics): ["event": "metrics", "metrics": metrics.wireValue]
         case .assistantMessage(let message): ["event": "assistantMessage", "message": message.templateValue]
         case .toolStarted(let call): ["event": "toolStarted", "toolCall": call.templateValue]
         case .toolFinished(let result):
@@ -54,13 +55,5 @@ final class EventPrinter: Sendable {
         case .finished(let iterations, let reason):
             ["event": "finished", "iterations": .integer(iterations), "reason": .string(reason.rawValue)]
         }
-    }
-
-    static func metricsValue(_ m: Metrics) -> JSONValue {
-        ["promptTokens": .integer(m.promptTokens), "cachedPromptTokens": .integer(m.cachedPromptTokens),
-         "generatedTokens": .integer(m.generatedTokens), "ttftMs": m.ttftMs.map(JSONValue.double) ?? .null,
-         "tokensPerSecond": m.tokensPerSecond.map(JSONValue.double) ?? .null, "contextUsed": .integer(m.contextUsed),
-         "contextMax": .integer(m.contextMax), "finished": .bool(m.finished),
-         "stopReason": m.stopReason.map { .string($0.rawValue) } ?? .null, "estimated": .bool(m.estimated)]
     }
 }
