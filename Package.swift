@@ -13,6 +13,8 @@ var targets: [Target] = [
     .target(name: "LooplStdio", dependencies: ["Loopl"], swiftSettings: strict),
     .target(name: "LooplTestKit", dependencies: ["Loopl"], swiftSettings: strict),
     .target(name: "LooplTerminal", dependencies: ["Loopl"], swiftSettings: strict),
+    .target(name: "LooplFuzz", dependencies: ["Loopl", "LooplStdio", "LooplServer"], swiftSettings: strict),
+    .testTarget(name: "LooplFuzzTests", dependencies: ["LooplFuzz"], swiftSettings: strict),
     .testTarget(name: "LooplTerminalTests", dependencies: ["LooplTerminal"], exclude: ["Golden"], swiftSettings: strict),
     .testTarget(name: "LooplTests", dependencies: ["Loopl", "LooplTestKit"], swiftSettings: strict),
     // A host process for the tests that kill the host of a child llama-server.
@@ -21,6 +23,10 @@ var targets: [Target] = [
                 dependencies: ["LooplServer", "LooplTestKit", "loopl-test-host"] + (withLlama ? ["LooplLlama"] : []),
                 swiftSettings: strict),
 ]
+// LOOPL_FUZZ=1 adds the libFuzzer entry point, which links only with `--sanitize=fuzzer` (scripts/fuzz).
+if Context.environment["LOOPL_FUZZ"] != nil {
+    targets.append(.executableTarget(name: "loopl-fuzz", dependencies: ["LooplFuzz"], swiftSettings: strict))
+}
 var products: [Product] = [.library(name: "Loopl", targets: ["Loopl"])]
 
 if withLlama {

@@ -1,23 +1,23 @@
 import Glibc
 
 /// Cuts a byte stream into newline-terminated lines, refusing lines over a limit.
-struct LineSplitter {
+package struct LineSplitter {
     /// What a chunk of input held.
-    enum Piece: Sendable {
+    package enum Piece: Sendable {
         /// A complete line without its newline (and without a trailing carriage return).
         case line([UInt8])
         /// A line grew past the limit; the splitter discards input up to the next newline.
         case tooLong
     }
 
-    let limit: Int
+    package let limit: Int
     private var partial: [UInt8] = []
     private var skipping = false
 
-    init(limit: Int = StdioProtocol.maxLineBytes) { self.limit = limit }
+    package init(limit: Int = StdioProtocol.maxLineBytes) { self.limit = limit }
 
     /// The lines that `chunk` completes.
-    mutating func feed(_ chunk: [UInt8]) -> [Piece] {
+    package mutating func feed(_ chunk: [UInt8]) -> [Piece] {
         var pieces: [Piece] = []
         var start = chunk.startIndex
         while start < chunk.endIndex {
@@ -48,7 +48,7 @@ struct LineSplitter {
     }
 
     /// What was left without a newline at end of input.
-    var remainder: [UInt8] { partial }
+    package var remainder: [UInt8] { partial }
 
     private mutating func append(_ bytes: ArraySlice<UInt8>, into pieces: inout [Piece]) {
         guard !skipping else { return }

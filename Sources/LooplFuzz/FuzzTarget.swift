@@ -1,0 +1,40 @@
+/// One input format that the fuzzers feed with arbitrary bytes: running it on any input must
+/// return (errors are fine), never crash or hang.
+public struct FuzzTarget: Sendable {
+    /// The name `scripts/fuzz` and the corpus directory (`Tests/Data/Fuzz/<name>`) use.
+    public let name: String
+    /// Words that mutations insert (also written to `<name>.dict` for libFuzzer).
+    public let dictionary: [[UInt8]]
+    /// Runs the code under test on one input.
+    public let run: @Sendable ([UInt8]) -> Void
+
+    public init(name: String, dictionary: [[UInt8]], run: @escaping @Sendable ([UInt8]) -> Void) {
+        self.name = name
+        self.dictionary = dictionary
+        self.run = run
+    }
+
+    /// Every target, in the order `scripts/fuzz` runs them.
+    public static let all: [FuzzTarget] = [
+        ToolCallParserFuzz.target, TemplateFuzz.target, RPCLineFuzz.target, GGUFFuzz.target,
+    ]
+
+    /// The target called `name`.
+    public static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
+}
+
+extension FuzzTarget {
+    /// A dictionary word as a line of a libFuzzer `-dict` file: quoted, with `\xNN` escapes.
+    public static func dictionaryLine(_ word: [UInt8]) -> String {
+        var line = "\""
+        for byte in word {
+            if byte >= 0x20, byte < 0x7F, byte != 0x22, byte != 0x5C {
+                line.append(Character(Unicode.Scalar(byte)))
+            } else {
+                let hex = String(byte, radix: 16, uppercase: true)
+                line += "\\x" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return line + "\""
+    }
+}

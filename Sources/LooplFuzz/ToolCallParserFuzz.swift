@@ -1,0 +1,44 @@
+import Loopl
+
+/// ``ToolCallParser`` on a model's text, whole and streamed in pieces. Input: a header line
+/// `FORMAT [tools] [think]` (unknown formats read as `.auto`), then the text.
+public enum ToolCallParserFuzz {
+    public static let target = FuzzTarget(name: "toolcalls", dictionary: dictionary.map { Array($0.utf8) }) { run($0) }
+
+    static func run(_ bytes: [UInt8]) {
+        let input = FuzzInput(bytes)
+        let format = input.header.first.map { ToolCallFormat(rawValue: String($0)) }
+            .flatMap { ToolCallFormat.allCases.contains($0) ? $0 : nil } ?? .auto
+        let tools: Set<String>? = input.header.contains("tools") ? ["f", "get_weather", "search"] : nil
+        let think = input.header.contains("think")
+        let text = String(decoding: input.body, as: UTF8.self)
+        let parser = ToolCallParser(format: format, toolNames: tools, startsInReasoning: think)
+        _ = parser.parse(text)
+
+        var stream = parser
+        var seed = FuzzInput.checksum(input.body)
+        var scalars = Substring(text).unicodeScalars[...]
+        while !scalars.isEmpty {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let length = Int(seed >> 60) + 1
+            let end = scalars.index(scalars.startIndex, offsetBy: length, limitedBy: scalars.endIndex) ?? scalars.endIndex
+            _ = stream.feed(String(scalars[..<end]))
+            scalars = scalars[end...]
+        }
+        _ = stream.finish()
+    }
+
+    static let dictionary = [
+        "<tool_call>", "</tool_call>", "\"name\"", "\"arguments\"", "\"parameters\"", "<think>", "</think>",
+        "[TOOL_CALLS]", "[ARGS]", "[THINK]", "[/THINK]", "<function=", "<parameter=", "</parameter>", "</function>",
+        "<|channel|>", "<|message|>", "<|call|>", " to=functions.", "<|constrain|>json", "<|tool_call>", "<tool_call|>",
+        "call:", "<|\"|>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>",
+        "<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>", "<｜DSML｜function_calls>",
+        ">>>", "all\n", "functools[", "```json\n", "```", "<|python_tag|>", "<|START_ACTION|>", "<|END_ACTION|>",
+        "<|tool_calls_section_begin|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<minimax:tool_call>",
+        "<invoke name=\"", "</invoke>", "<parameter name=\"", "<seed:think>", "<seed:tool_call>", "<|tool_call_start|>",
+        "<|tool_call_end|>", "<start_function_call>", "<escape>", "<TOOLCALL>", "<|action_start|><|plugin|>",
+        "<|tools_prefix|>", "<|open|>", "<|sep|>", "<|close|>", "]<]minimax[>[", "<atem:invoke name=\"", "<tool_calls>",
+        "True", "None", "null", "1e999", "-0", "\\u0000", "\\ud800", "\"", "{", "}", "[", "]", "(", ")", "=", ",", ":",
+    ]
+}
