@@ -31,6 +31,7 @@ public actor Agent {
         messages.append(.user(userText))
         var detector = LoopDetector()
         var iteration = 0
+        var resultLimit = options.maxToolResultBytes
         do {
             while iteration < options.maxIterations {
                 iteration += 1
@@ -53,12 +54,17 @@ public actor Agent {
                     if detector.record(call) {
                         channel.send(.warning("\(call.name) was called with the same arguments \(LoopDetector.threshold) times in this run."))
                     }
-                    let result: ToolResult
+                    var result: ToolResult
                     if Task.isCancelled {
                         result = ToolResult(callId: call.id, name: call.name, isError: true, durationMs: 0, content: "Cancelled before it ran.")
                     } else {
                         channel.send(.toolStarted(call))
                         result = await runTool(call, warn: { channel.send(.warning($0)) })
+                    }
+                    if resultLimit == nil { resultLimit = max(1024, (try? await model.contextSize) ?? 65536) }
+                    if let limit = resultLimit, result.content.utf8.count > limit {
+                        channel.send(.warning("\(call.name) returned \(result.content.utf8.count) bytes; the model reads the first \(limit)."))
+                        result.content = ToolResult.cut(result.content, toBytes: limit)
                     }
                     messages.append(.tool(result: result.content, callId: call.id, name: call.name))
                     channel.send(.toolFinished(result))

@@ -8,12 +8,17 @@ public struct AgentOptions: Sendable, Hashable {
     public var firstToolChoice: ToolChoice
     /// Sampling for every turn (its `toolChoice` is replaced as above).
     public var generation: GenerationOptions
+    /// The most UTF-8 bytes of one tool result the model reads; a longer result is cut, with a
+    /// note saying so. nil: as many bytes as the context holds tokens (about a quarter of the
+    /// context at four bytes a token), 64 KiB when the model does not tell its context.
+    public var maxToolResultBytes: Int?
 
     public init(maxIterations: Int = 8, toolTimeout: Duration = .seconds(30), firstToolChoice: ToolChoice = .auto,
-                generation: GenerationOptions = GenerationOptions()) {
+                generation: GenerationOptions = GenerationOptions(), maxToolResultBytes: Int? = nil) {
         self.maxIterations = maxIterations
         self.toolTimeout = toolTimeout
         self.firstToolChoice = firstToolChoice
         self.generation = generation
+        self.maxToolResultBytes = maxToolResultBytes
     }
 }
