@@ -42,13 +42,13 @@ extension CallMarkup {
         "mistral": CallMarkup(
             forms: [jsonArray("[TOOL_CALLS]", "", body: .json(after: mistralId)),
                     CallForm(body: .framed(head: { lit("[TOOL_CALLS]\($0)[ARGS]") }))],
-            triggers: [.word("[TOOL_CALLS]")], thinking: ("[THINK]", "[/THINK]")),
+            triggers: [.word("[TOOL_CALLS]")], thinking: ("[THINK]", "[/THINK]", "space")),
         "qwen3-coder": CallMarkup(forms: [CallForm(open: lit("<tool_call>\n"), body: .tagged(functionTags),
                                                    close: lit("</tool_call>"), separator: lit("\n"))],
                                   triggers: [.word("<tool_call>")]),
         "seed-oss": CallMarkup(forms: [CallForm(open: lit("<seed:tool_call>\n"), body: .tagged(functionTags),
                                                 close: lit("</seed:tool_call>"), separator: lit("\n"))],
-                               triggers: [.word("<seed:tool_call>")], thinking: ("<seed:think>", "</seed:think>")),
+                               triggers: [.word("<seed:tool_call>")], thinking: ("<seed:think>", "</seed:think>", "space")),
         "glm-4.5": CallMarkup(
             forms: [CallForm(open: lit("<tool_call>"), body: .tagged(TaggedParameters(
                 callOpen: { lit("\($0)\n") }, callClose: "",
@@ -91,7 +91,7 @@ extension CallMarkup {
                 },
                 parameterClose: lit("<|close|>argument<|sep|>"), delimiter: "<|close|>argument<|sep|>")),
                 suffix: lit("<|close|>tools<|sep|>"))],
-            triggers: [.word("<|open|>tools<|sep|>", token: false)], thinking: ("<|open|>think<|sep|>", "<|close|>think<|sep|>")),
+            triggers: [.word("<|open|>tools<|sep|>", token: false)], thinking: ("<|open|>think<|sep|>", "<|close|>think<|sep|>", "space")),
         "functionary-v3.1": CallMarkup(forms: [CallForm(body: .framed(head: { lit("<function=\($0)>") }, tail: lit("</function>")))],
                                        triggers: [.word("<function=", token: false)]),
         // The prompt ends with `>>>`, so the first call starts at the name.
@@ -112,14 +112,14 @@ extension CallMarkup {
             forms: [jsonArray("<|START_ACTION|>", "<|END_ACTION|>", body: .json(
                 nameKey: "tool_name", argumentsKey: "parameters",
                 before: #""\"tool_call_id\"" space ":" space "\"" [0-9]{1,3} "\"" "," space"#))],
-            triggers: [.word("<|START_ACTION|>")], thinking: ("<|START_THINKING|>", "<|END_THINKING|>")),
+            triggers: [.word("<|START_ACTION|>")], thinking: ("<|START_THINKING|>", "<|END_THINKING|>", "space")),
         "command-r-plus": CallMarkup(forms: [jsonArray("Action: ```json\n", "\n```", body: .json(nameKey: "tool_name", argumentsKey: "parameters"))],
                                      triggers: [.word("Action:", token: false)]),
         "gpt-oss": CallMarkup(
             forms: [CallForm(body: .framed(head: { lit("<|channel|>commentary to=functions.\($0) <|constrain|>json<|message|>") },
                                            tail: lit("<|call|>")), separator: nil)],
             triggers: [.word("<|channel|>commentary to=functions.", token: false)],
-            thinking: ("<|channel|>analysis<|message|>", "<|end|><|start|>assistant")),
+            thinking: ("<|channel|>analysis<|message|>", "<|end|><|start|>assistant", "")),
         "kimi-k2": CallMarkup(
             forms: [CallForm(prefix: lit("<|tool_calls_section_begin|>"),
                              body: .framed(head: { lit("<|tool_call_begin|>functions.\($0):") + " [0-9]{1,2} " + lit("<|tool_call_argument_begin|>") },
@@ -137,7 +137,7 @@ extension CallMarkup {
         "apertus": CallMarkup(
             forms: [jsonArray("<|tools_prefix|>", "<|tools_suffix|>", body: .framed(
                 head: { #""{" space "# + lit(JSONValue.string($0).jsonText()) + #" space ":" space"# }, tail: #"space "}""#))],
-            triggers: [.word("<|tools_prefix|>")], thinking: ("<|inner_prefix|>", "<|inner_suffix|>")),
+            triggers: [.word("<|tools_prefix|>")], thinking: ("<|inner_prefix|>", "<|inner_suffix|>", "space")),
         "nemotron": CallMarkup(forms: [jsonArray("<TOOLCALL>", "</TOOLCALL>")], triggers: [.word("<TOOLCALL>")]),
         "internlm": CallMarkup(forms: [CallForm(open: lit("<|action_start|><|plugin|>\n"), body: .json(argumentsKey: "parameters"),
                                                 close: lit("<|action_end|>"), separator: lit("\n"))],

@@ -4,8 +4,9 @@ struct CallMarkup: Sendable {
     var forms: [CallForm]
     /// What wakes the lazy grammar of `.auto`.
     var triggers: [CallTrigger]
-    /// The family's thinking block, for ``ToolCallGrammar/Thinking``.
-    var thinking = (open: "<think>", close: "</think>")
+    /// The family's thinking block, for ``ToolCallGrammar/Thinking``, and what may come between it
+    /// and the call (GBNF).
+    var thinking = (open: "<think>", close: "</think>", gap: "space")
 }
 
 /// One way of writing a turn's calls: `prefix`, then calls (each between `open` and `close`)

@@ -55,8 +55,10 @@ struct CallRules {
             let schema = parameter.schema
             let value: String
             var isText = true
-            if let values = schema["enum"]?.arrayValue, !values.isEmpty, values.allSatisfy({ $0.stringValue != nil }) {
-                value = GrammarBuilder.group(values.compactMap(\.stringValue).map(Grammar.literal).joined(separator: " | "))
+            if let values = schema["enum"]?.arrayValue ?? schema["const"].map({ [$0] }), !values.isEmpty {
+                // Strings raw, other values as JSON: the parser reads bare text that is not JSON as a string.
+                value = GrammarBuilder.group(values.map { Grammar.literal($0.stringValue ?? $0.jsonText()) }.joined(separator: " | "))
+                isText = values.allSatisfy { $0.stringValue != nil }
             } else if Self.acceptsString(schema) {
                 for keyword in ["minLength", "maxLength", "pattern", "format"] where schema[keyword] != nil {
                     converter.warn("`\(keyword)` on the raw text parameter `\(parameter.name)` of `\(tool.name)` is not enforced")
@@ -90,9 +92,13 @@ struct CallRules {
         return [Grammar.literal(tool.name + "("), arguments, Grammar.literal(")")].filter { !$0.isEmpty }.joined(separator: " ")
     }
 
-    /// True when some JSON type the schema allows is a string (so raw text is the safer reading).
+    /// True when some JSON type the schema allows is a string (so raw text is the safer reading),
+    /// including a schema that does not constrain the type.
     static func acceptsString(_ schema: JSONValue) -> Bool {
         if schema["type"]?.stringValue == "string" { return true }
+        let typing = ["type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "properties", "items"]
+        if case .object(let object) = schema, !typing.contains(where: { object[$0] != nil }) { return true }
+        if schema == .bool(true) { return true }
         if let types = schema["type"]?.arrayValue { return types.contains("string") }
         for keyword in ["anyOf", "oneOf"] {
             if let alternatives = schema[keyword]?.arrayValue, alternatives.contains(where: acceptsString) { return true }

@@ -68,8 +68,8 @@ public enum ToolCallGrammar {
         var root = forms.count == 1 ? forms[0] : forms.map { "( \($0) )" }.joined(separator: " | ")
         if !lazy, thinking != .none {
             let text = rules.converter.builder.textWithout(markup.thinking.close, name: "thinking")
-            let close = Grammar.literal(markup.thinking.close)
-            let block = thinking == .open ? "\(text) \(close) space" : "( \(Grammar.literal(markup.thinking.open)) \(text) \(close) space )?"
+            let close = [Grammar.literal(markup.thinking.close), markup.thinking.gap].filter { !$0.isEmpty }.joined(separator: " ")
+            let block = thinking == .open ? "\(text) \(close)" : "( \(Grammar.literal(markup.thinking.open)) \(text) \(close) )?"
             root = "\(block) \(GrammarBuilder.group(root))"
         }
         rules.converter.builder.add("root", root)
