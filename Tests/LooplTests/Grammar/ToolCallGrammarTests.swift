@@ -171,13 +171,24 @@ import LooplTestKit
             #expect(result.toolCalls.map(\.name) == described, "\(text)")
             #expect(result.content == "" && result.rejected.isEmpty, "\(text)")
             most = max(most, result.toolCalls.count)
+            let objects = entry.rawText || family == "pythonic" || family == "lfm2" ? nil : Self.jsonObjects(in: text)
             for call in result.toolCalls {
+                if let objects { #expect(objects.contains(.object(call.arguments)), "\(text)") }
                 let tool = try #require(Self.tools.first { $0.name == call.name })
                 let schema = entry.rawText ? Self.withoutStringConstraints(tool.parameters) : tool.parameters
                 #expect(SchemaValidator(schema: schema).errors(.object(call.arguments)) == [], "\(text)")
             }
         }
         #expect(parallel ? most > 1 || ["llama3", "gigachat", "gpt-oss"].contains(family) : most == 1, "\(family)")
+    }
+
+    /// Every JSON object that starts somewhere in the text, read without the parser.
+    static func jsonObjects(in text: String) -> [JSONValue] {
+        let bytes = Array(text.utf8)
+        return bytes.indices.filter { bytes[$0] == UInt8(ascii: "{") }.compactMap { start in
+            var cursor = ByteCursor(bytes, at: start, isFinal: true)
+            return try? cursor.json()
+        }
     }
 
     /// A thinking block before the call, optional or opened by the prompt, is read as reasoning.
@@ -264,6 +275,25 @@ import LooplTestKit
         for _ in 0..<200 {
             let text = gbnf.sample(using: &generator)
             #expect(text.firstRange(of: "\n</parameter>")?.upperBound == text.endIndex, "\(text.debugDescription)")
+        }
+    }
+
+    @Test func textWithoutHandlesRepeatedCharactersAndTrimmedEdges() throws {
+        var builder = GrammarBuilder()
+        let close = "<|close|>arg<|sep|>"
+        builder.add("root", builder.textWithout(close, name: "text", followedBy: close, trimmed: true) + " " + Grammar.literal(close))
+        let gbnf = try GBNF(builder.text())
+        for body in ["", "a", "<|close|>ar", "<|<|close|", "a\nb", "<|sep|>"] {
+            #expect(gbnf.matches(body + close), "\(body.debugDescription)")
+        }
+        for body in ["\na", "a\n", "x<|close|>arg<|sep|>", "\n"] {
+            #expect(!gbnf.matches(body + close), "\(body.debugDescription)")
+        }
+        var generator = SeededGenerator(seed: 5)
+        for _ in 0..<200 {
+            let text = gbnf.sample(using: &generator)
+            #expect(text.firstRange(of: close)?.upperBound == text.endIndex, "\(text.debugDescription)")
+            #expect(!text.hasPrefix("\n") && !text.dropLast(close.count).hasSuffix("\n"), "\(text.debugDescription)")
         }
     }
 }
