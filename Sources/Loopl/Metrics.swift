@@ -22,6 +22,8 @@ public struct Metrics: Sendable, Hashable, Codable {
     public var generatedTokens: Int
     /// Milliseconds from the request to the first generated token.
     public var ttftMs: Double?
+    /// Milliseconds the engine itself spent evaluating the prompt, when it reports it.
+    public var promptEvalMs: Double?
     /// Decode speed, generated tokens per second after the first.
     public var tokensPerSecond: Double?
     /// Tokens in the context after this generation.
@@ -36,13 +38,14 @@ public struct Metrics: Sendable, Hashable, Codable {
     public var estimated: Bool
 
     public init(promptTokens: Int = 0, cachedPromptTokens: Int = 0, generatedTokens: Int = 0,
-                ttftMs: Double? = nil, tokensPerSecond: Double? = nil, contextUsed: Int = 0,
+                ttftMs: Double? = nil, promptEvalMs: Double? = nil, tokensPerSecond: Double? = nil, contextUsed: Int = 0,
                 contextMax: Int = 0, finished: Bool = false, stopReason: StopReason? = nil,
                 estimated: Bool = false) {
         self.promptTokens = promptTokens
         self.cachedPromptTokens = cachedPromptTokens
         self.generatedTokens = generatedTokens
         self.ttftMs = ttftMs
+        self.promptEvalMs = promptEvalMs
         self.tokensPerSecond = tokensPerSecond
         self.contextUsed = contextUsed
         self.contextMax = contextMax

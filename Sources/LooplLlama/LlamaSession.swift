@@ -65,9 +65,11 @@ actor LlamaSession {
         if reused == prompt.count { reused -= 1 }
         forget(from: reused, in: context)
         var metrics = Metrics(promptTokens: prompt.count, cachedPromptTokens: reused, contextMax: contextSize)
+        let evaluation = ContinuousClock.now
         try await withTaskCancellationHandler {
             try decode(Array(prompt[reused...]), in: context)
         } onCancel: { [abort] in abort.isSet = true }
+        metrics.promptEvalMs = (ContinuousClock.now - evaluation).milliseconds
 
         let sampler = try LlamaSampler(options: options, weights: weights, grammar: grammar)
         var text = UTF8Assembler()

@@ -26,15 +26,14 @@ struct ServerEndpoint: Sendable {
     func fetch(_ path: String, method: String = "GET", body: JSONValue? = nil,
                timeout: TimeInterval = 5) async throws -> (status: Int, json: JSONValue, text: String) {
         let request = self.request(path, method: method, body: body, timeout: timeout)
-        let (data, response): (Data, URLResponse)
+        let response: (status: Int, body: [UInt8])
         do {
-            (data, response) = try await URLSession.shared.data(for: request)
+            response = try await HTTPResponseStream.open(request).collect()
         } catch {
             throw ServerFailure.connection(error, url: request.url ?? baseURL)
         }
-        let text = String(decoding: data, as: UTF8.self)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        return (status, (try? JSONValue(parsing: text)) ?? .null, text)
+        let text = String(decoding: response.body, as: UTF8.self)
+        return (response.status, (try? JSONValue(parsing: text)) ?? .null, text)
     }
 }
 
@@ -70,18 +69,19 @@ enum ServerFailure {
     static func connection(_ error: any Error, url: URL) -> LooplError {
         if let error = error as? LooplError { return error }
         let target = url.host.map { "\($0)\(url.port.map { ":\($0)" } ?? "")" } ?? url.absoluteString
-        if let urlError = error as? URLError {
-            switch urlError.code {
-            case .cancelled:
-                return LooplError(.cancelled, "The request was cancelled.")
-            case .timedOut:
-                return LooplError(.connectionFailed, "The server at \(target) stopped answering (timed out). Check that it is running and not overloaded.")
-            case .networkConnectionLost:
-                return LooplError(.connectionFailed, "The server at \(target) closed the connection in the middle of an answer.")
-            default:
-                break
-            }
+        switch error as? HTTPTransportError {
+        case .cancelled?:
+            return LooplError(.cancelled, "The request was cancelled.")
+        case .timedOut?:
+            return LooplError(.connectionFailed, "The server at \(target) stopped answering (timed out). Check that it is running and not overloaded.")
+        case .connectionLost?:
+            return LooplError(.connectionFailed, "The server at \(target) closed the connection in the middle of an answer.")
+        case .malformed(let what)?:
+            return LooplError(.protocolViolation, "The server at \(target) does not speak HTTP/1.1: \(what). Check the URL.")
+        case .cannotConnect(let reason)?:
+            return LooplError(.connectionFailed, "Cannot reach a server at \(target): \(reason). Check the URL and that the server is running.")
+        case nil:
+            return LooplError(.connectionFailed, "Cannot reach a server at \(target): \(error.localizedDescription). Check the URL and that the server is running.")
         }
-        return LooplError(.connectionFailed, "Cannot reach a server at \(target): \(error.localizedDescription). Check the URL and that the server is running.")
     }
 }

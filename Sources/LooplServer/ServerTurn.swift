@@ -33,11 +33,12 @@ struct ServerTurn {
                                       promptCharacters: promptCharacters,
                                       liftsLeakedCalls: configuration.renderer == nil && !tools.isEmpty && options.toolChoice != .none,
                                       expectsTimings: info.llamaCpp || configuration.renderer != nil)
-        let (events, cancel) = EventStream.open(request)
+        let response = HTTPResponseStream.open(request)
+        let cancel = response.cancel
         var finish: TurnAssembler.Finish?
         var terminated = false
         do {
-            for try await data in events {
+            for try await data in EventStream(response: response) {
                 if data == "[DONE]" { terminated = true; break }
                 guard let chunk = try? JSONValue(parsing: data), chunk.objectValue != nil else {
                     cancel()

@@ -146,6 +146,7 @@ struct TurnAssembler {
         } else if let promptMs = timings?["prompt_ms"]?.doubleValue {
             metrics.ttftMs = promptMs
         }
+        metrics.promptEvalMs = timings?["prompt_ms"]?.doubleValue
         if let speed = timings?["predicted_per_second"]?.doubleValue, speed.isFinite, speed > 0 {
             metrics.tokensPerSecond = speed
         } else if let firstToken, metrics.generatedTokens > 1 {

@@ -91,6 +91,7 @@ extension Metrics {
             "generatedTokens": .integer(generatedTokens),
         ]
         if let ttftMs { object["ttftMs"] = .double(ttftMs) }
+        if let promptEvalMs { object["promptEvalMs"] = .double(promptEvalMs) }
         if let tokensPerSecond { object["tokensPerSecond"] = .double(tokensPerSecond) }
         object["contextUsed"] = .integer(contextUsed)
         object["contextMax"] = .integer(contextMax)
@@ -117,6 +118,7 @@ extension Metrics {
         }
         self.init(promptTokens: try count("promptTokens"), cachedPromptTokens: try count("cachedPromptTokens"),
                   generatedTokens: try count("generatedTokens"), ttftMs: object["ttftMs"]?.doubleValue,
+                  promptEvalMs: object["promptEvalMs"]?.doubleValue,
                   tokensPerSecond: object["tokensPerSecond"]?.doubleValue, contextUsed: try count("contextUsed"),
                   contextMax: try count("contextMax"), finished: object["finished"]?.boolValue ?? false,
                   stopReason: stopReason, estimated: object["estimated"]?.boolValue ?? false)

@@ -81,7 +81,7 @@ final class GrammarProbe {
         ToolSpec(name: name, description: name, parameters: GrammarCase.all.first { $0.name == name }?.schema ?? [:])
     } + [ToolSpec(name: "now", description: "The time")]
 
-    static let families = ["hermes", "llama3", "mistral", "qwen3-coder"]
+    static let families = ToolCallGrammar.families.map(\.rawValue)
 
     @Test(.timeLimit(.minutes(2)), arguments: families)
     func everyToolGrammarCompiles(_ family: String) throws {
@@ -117,9 +117,42 @@ final class GrammarProbe {
           "<tool_call>\n<function=web_search>\n<parameter=query>\nif a < b { return \"x\" }\n</parameter>\n<parameter=max_results>\n5\n</parameter>\n</function>\n</tool_call>"],
          ["<tool_call>\n<function=get_weather>\n<parameter=unit>\ncelsius\n</parameter>\n</function>\n</tool_call>",
           "<tool_call>\n<function=web_search>\n<parameter=query>\nx\n</parameter>\n<parameter=max_results>\nfive\n</parameter>\n</function>\n</tool_call>"]),
+        ("mistral",
+         ["[TOOL_CALLS]get_weather[ARGS]{\"location\": \"Paris\"}", "[TOOL_CALLS]now[ARGS]{}"],
+         ["[TOOL_CALLS]get_weather[ARGS]{\"city\": \"Paris\"}", "[TOOL_CALLS]fly[ARGS]{}"]),
+        ("glm-4.5",
+         ["<tool_call>get_weather\n<arg_key>location</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>",
+          "<tool_call>web_search\n<arg_key>query</arg_key>\n<arg_value>a < b</arg_value>\n<arg_key>max_results</arg_key>\n<arg_value>4</arg_value>\n</tool_call>"],
+         ["<tool_call>web_search\n<arg_key>max_results</arg_key>\n<arg_value>4</arg_value>\n</tool_call>",
+          "<tool_call>get_weather\n<arg_key>location</arg_key>\n<arg_value>a</arg_value>b</arg_value>\n</tool_call>"]),
+        ("minimax-m2",
+         ["<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"location\">Paris</parameter>\n</invoke>\n</minimax:tool_call>"],
+         ["<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"location\">\nParis</parameter>\n</invoke>\n</minimax:tool_call>",
+          "<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"unit\">kelvin</parameter>\n</invoke>\n</minimax:tool_call>"]),
+        ("pythonic",
+         ["[get_weather(location=\"Paris\", unit=\"celsius\")]", "[now()]"],
+         ["[get_weather(unit=\"celsius\")]", "get_weather(location=\"Paris\")", "[now(]"]),
+        ("deepseek-v3.1",
+         ["<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>now<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"],
+         ["<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>now<｜tool▁sep｜>{}<｜tool▁calls▁end｜>"]),
+        ("kimi-k2",
+         ["<|tool_calls_section_begin|><|tool_call_begin|>functions.now:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>"],
+         ["<|tool_calls_section_begin|><|tool_call_begin|>now:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>"]),
+        ("command-r7b",
+         ["<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"now\", \"parameters\": {}}]<|END_ACTION|>"],
+         ["<|START_ACTION|>[{\"tool_name\": \"now\", \"parameters\": {}}]<|END_ACTION|>"]),
+        ("gpt-oss",
+         ["<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{\"location\": \"Oslo\"}<|call|>"],
+         ["<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{\"location\": 1}<|call|>"]),
+        ("functionary-v3.2",
+         ["get_weather\n{\"location\": \"Oslo\"}", ">>>now\n{}"],
+         ["all\nHello", "now\n{\"x\": 1}"]),
+        ("kimi-k3",
+         ["<|open|>tools<|sep|><|open|>call tool=\"get_weather\" index=\"1\"<|sep|><|open|>argument key=\"location\" type=\"string\"<|sep|>Oslo<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"],
+         ["<|open|>tools<|sep|><|open|>call tool=\"get_weather\" index=\"1\"<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"]),
     ]
 
-    @Test(.timeLimit(.minutes(2)), arguments: 0..<4)
+    @Test(.timeLimit(.minutes(2)), arguments: 0..<calls.count)
     func toolGrammarsAcceptTheirFamilysCallsTokenByToken(_ index: Int) throws {
         let (family, valid, invalid) = Self.calls[index]
         let grammar = try #require(try ToolCallGrammar.make(tools: Self.tools, format: ToolCallFormat(rawValue: family),
@@ -145,5 +178,30 @@ final class GrammarProbe {
         #expect(try Self.probe(llama3).accepts("The weather is fine."))
         #expect(try Self.probe(llama3).accepts("{\"name\": \"now\", \"parameters\": {}}"))
         #expect(try !Self.probe(llama3).accepts("{\"name\": \"now\", \"parameters\": {\"x\": true}}"))
+
+        let functionary = try #require(try ToolCallGrammar.make(tools: Self.tools, format: ToolCallFormat(rawValue: "functionary-v3.2"),
+                                                                choice: .auto, parallel: true))
+        #expect(try Self.probe(functionary).accepts("all\nIt is sunny."))
+        #expect(try Self.probe(functionary).accepts("all\nLet me look.>>>now\n{}>>>now\n{}"))
+        #expect(try !Self.probe(functionary).accepts("all\nLet me look.>>>now\n{\"x\": 1}"))
+
+        let deepSeek = try #require(try ToolCallGrammar.make(tools: Self.tools, format: ToolCallFormat(rawValue: "deepseek-r1"),
+                                                             choice: .auto, parallel: false))
+        #expect(try Self.probe(deepSeek).accepts("<think>Hm.</think>Hello."))
+        #expect(try Self.probe(deepSeek).accepts("<think>Hm.</think><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>now\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"))
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func thinkingBeforeTheCallIsAllowedWhenAsked() throws {
+        let optional = try #require(try ToolCallGrammar.make(tools: Self.tools, format: .hermes, choice: .required,
+                                                             parallel: false, thinking: .optional))
+        let call = "<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_call>"
+        #expect(try Self.probe(optional).accepts("<think>The user wants the time.</think>\n" + call))
+        #expect(try Self.probe(optional).accepts(call))
+        #expect(try !Self.probe(optional).accepts("Sure. " + call))
+        let open = try #require(try ToolCallGrammar.make(tools: Self.tools, format: .hermes, choice: .required,
+                                                         parallel: false, thinking: .open))
+        #expect(try Self.probe(open).accepts("The user wants the time.</think>\n" + call))
+        #expect(try !Self.probe(open).accepts(call))
     }
 }

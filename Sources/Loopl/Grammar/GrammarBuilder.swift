@@ -102,25 +102,43 @@ struct GrammarBuilder: Sendable {
     }
 
     /// Rules for any text that does not contain `delimiter`, one rule per state of the matcher
-    /// that looks for it; returns the start rule's name. The delimiter's first character must not
-    /// occur again in it.
-    mutating func textWithout(_ delimiter: String, name: String) -> String {
-        let characters = Array(delimiter)
-        guard let first = characters.first, !characters.dropFirst().contains(first) else { return primitive("string") }
-        let states = (0..<characters.count).map { reserve(name + "-\($0)") }
-        let firstClass = Trie.classText(first)
-        let restart = states.count > 1 ? " | \(Grammar.literal(String(first))) \(states[1])" : ""
-        define(states[0], "( [^\(firstClass)] \(states[0])\(restart) )?")
-        for index in 1..<characters.count {
-            let next = characters[index]
-            var alternatives = ["\(Grammar.literal(String(first))) \(states[1])"]
-            if index + 1 < characters.count {
-                alternatives.append("\(Grammar.literal(String(next))) \(states[index + 1])")
-            }
-            alternatives.append("[^\(firstClass)\(Trie.classText(next))] \(states[0])")
-            define(states[index], "( " + alternatives.joined(separator: " | ") + " )?")
+    /// that looks for it; returns the start rule's name. When `followedBy` is given, the text may
+    /// also not end so that `followedBy` completes the delimiter early. With `trimmed`, the text
+    /// neither starts nor ends with a line break.
+    mutating func textWithout(_ delimiter: String, name: String, followedBy: String = "", trimmed: Bool = false) -> String {
+        let pattern = Array(delimiter.unicodeScalars)
+        guard !pattern.isEmpty else { return primitive("string") }
+        let matcher = DelimiterMatcher(pattern)
+        let newlines: [Unicode.Scalar] = trimmed ? ["\n", "\r"] : []
+        var special = matcher.alphabet
+        for scalar in newlines where !special.contains(scalar) { special.append(scalar) }
+        let others = "[^" + special.map { Trie.classText(Character($0)) }.joined() + "]"
+        let follow = Array(followedBy.unicodeScalars)
+        // States: matcher position, and whether the last character was a line break.
+        var names: [[String]] = []
+        for state in 0..<pattern.count {
+            names.append([reserve(name + "-\(state)")] + (trimmed ? [reserve(name + "-\(state)-nl")] : []))
         }
-        return states[0]
+        func alternatives(from state: Int, allowingNewline: Bool) -> [String] {
+            var out: [String] = []
+            for scalar in special where allowingNewline || !newlines.contains(scalar) {
+                let next = matcher.advance(state, scalar)
+                guard next < pattern.count else { continue }
+                let target = names[next][newlines.contains(scalar) ? 1 : 0]
+                out.append(Grammar.literal(String(scalar)) + " " + target)
+            }
+            return out + ["\(others) \(names[0][0])"]
+        }
+        for state in 0..<pattern.count {
+            let canEnd = matcher.firstMatchEnd(from: state, reading: follow).map { $0 + 1 >= pattern.count } ?? true
+            let body = "( " + alternatives(from: state, allowingNewline: true).joined(separator: " | ") + " )"
+            define(names[state][0], canEnd ? body + "?" : body)
+            if trimmed { define(names[state][1], body) }
+        }
+        guard trimmed else { return names[0][0] }
+        let canEnd = matcher.firstMatchEnd(from: 0, reading: follow).map { $0 + 1 >= pattern.count } ?? true
+        let body = "( " + alternatives(from: 0, allowingNewline: false).joined(separator: " | ") + " )"
+        return add(name + "-start", canEnd ? body + "?" : body)
     }
 
     /// The rules as GBNF text, `root` first.
@@ -164,5 +182,38 @@ struct GrammarBuilder: Sendable {
         let rest = repetition("\(separator) \(item)", min: Swift.max(min - 1, 0), max: max.map { $0 - 1 })
         let run = rest.isEmpty ? item : "\(item) \(rest)"
         return min == 0 ? "(\(run))?" : run
+    }
+}
+
+/// Follows how much of a delimiter the text read so far ends with.
+struct DelimiterMatcher {
+    let pattern: [Unicode.Scalar]
+    /// The delimiter's distinct characters, in order of first appearance.
+    let alphabet: [Unicode.Scalar]
+
+    init(_ pattern: [Unicode.Scalar]) {
+        self.pattern = pattern
+        var seen: [Unicode.Scalar] = []
+        for scalar in pattern where !seen.contains(scalar) { seen.append(scalar) }
+        alphabet = seen
+    }
+
+    /// The length of the longest prefix of the delimiter that ends the text, after `scalar` follows
+    /// a text that ended with `state` characters of it.
+    func advance(_ state: Int, _ scalar: Unicode.Scalar) -> Int {
+        let text = Array(pattern[0..<min(state, pattern.count)]) + [scalar]
+        var length = min(text.count, pattern.count)
+        while length > 0, Array(text[(text.count - length)...]) != Array(pattern[0..<length]) { length -= 1 }
+        return length
+    }
+
+    /// The index in `text` where the delimiter is first completed, reading from `state`; nil if never.
+    func firstMatchEnd(from state: Int, reading text: [Unicode.Scalar]) -> Int? {
+        var state = state
+        for (index, scalar) in text.enumerated() {
+            state = advance(state, scalar)
+            if state == pattern.count { return index }
+        }
+        return nil
     }
 }

@@ -1,15 +1,24 @@
 import Loopl
 
-/// One measured run of one backend: prompt processing and generation speeds.
+/// One measured run of one backend.
 struct BenchSample: Sendable {
-    var startupMs: Double?
+    /// Load or spawn until the backend is ready.
+    var startupMs: Double
+    /// Request to the first generated token, as the host sees it, on the long prompt.
     var ttftMs: Double
+    /// The part of the TTFT that is not the engine evaluating the prompt, when the engine reports its time.
+    var overheadMs: Double?
+    /// Prompt tokens evaluated per second of TTFT.
     var prefillTokensPerSecond: Double
+    /// Tokens generated per second after the first.
     var decodeTokensPerSecond: Double
+    /// The host's resident memory and its children's, in MiB, with the model loaded.
+    var hostRSSMiB: Double
+    var childRSSMiB: Double
 }
 
 /// Min, median and max of a series.
-struct Spread: Sendable {
+struct Spread: Sendable, Equatable {
     let min: Double, median: Double, max: Double
 
     init?(_ values: [Double]) {
@@ -18,6 +27,11 @@ struct Spread: Sendable {
         min = sorted[0]
         max = sorted[sorted.count - 1]
         median = sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+
+    init?(json: JSONValue?) {
+        guard let min = json?["min"]?.doubleValue, let median = json?["median"]?.doubleValue, let max = json?["max"]?.doubleValue else { return nil }
+        (self.min, self.median, self.max) = (min, median, max)
     }
 
     var json: JSONValue { ["min": .double(min), "median": .double(median), "max": .double(max)] }

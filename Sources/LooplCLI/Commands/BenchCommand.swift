@@ -6,23 +6,31 @@ struct BenchCommand: Command {
     static let name = "bench"
     static let abstract = "Compare the backends' speed on one model, against llama-bench."
     static let help = """
-        Measure each backend on the same model with greedy sampling, interleaving the backends run
-        by run so that drift on a shared machine hits all alike, next to the pinned llama-bench.
-        Prefill is measured on a prompt of about --prompt-tokens tokens (one token generated);
-        decode on a short prompt with --max-tokens generated through end-of-generation.
+        Measure each backend on the same model with greedy sampling and a fixed seed, interleaving
+        the backends run by run so that drift on a shared machine hits all alike, next to the pinned
+        llama-bench with the same model, threads and token counts. Prefill is timed on the long
+        prompt (one token generated); decode on a short prompt, --max-tokens generated regardless of
+        end-of-generation. Startup is load or spawn until ready; overhead is the TTFT minus the
+        engine's own time on the prompt. With --agent, a fixed conversation of tool calls and results
+        is replayed on each backend instead, showing per iteration how many prompt tokens were
+        evaluated and how many reused from the cache.
 
         USAGE: loopl bench [--backends LIST] [--config FILE] [--runs N] [--warmup N]
-                           [--prompt-tokens N] [--max-tokens N] [--threads N] [--json FILE] [--no-reference]
+                           [--prompt TEXT | --prompt-tokens N] [--max-tokens N] [--threads N]
+                           [--agent] [--json FILE] [--svg FILE] [--no-reference]
 
         OPTIONS:
           --backends LIST      Comma-separated backend names (default: llama).
           --config FILE        The configuration file (see loopl run --help).
           --runs N             Measured runs per backend, 1 to 100 (default: 5).
           --warmup N           Unmeasured runs first, 0 to 10 (default: 1).
-          --prompt-tokens N    Prompt length for prefill, 16 to 8192 (default: 512).
+          --prompt TEXT        The long prompt for prefill.
+          --prompt-tokens N    Or a filler prompt of about N tokens, 16 to 8192 (default: 512).
           --max-tokens N       Tokens to generate for decode, 1 to 4096 (default: 128).
           --threads N          CPU threads for every backend and llama-bench, 1 to 256 (default: 2).
-          --json FILE          Also write the results as JSON.
+          --agent              Replay the agent conversation instead of timing prefill and decode.
+          --json FILE          Also write the results as JSON (schema: docs/bench.md).
+          --svg FILE           Also draw decode speed and TTFT per backend as an SVG chart.
           --no-reference       Skip llama-bench.
           -h, --help           Show this help.
 
@@ -32,10 +40,13 @@ struct BenchCommand: Command {
     var config: String?
     var runs: Int
     var warmup: Int
+    var prompt: String?
     var promptTokens: Int
     var maxTokens: Int
     var threads: Int
+    var agent: Bool
     var jsonPath: String?
+    var svgPath: String?
     var reference: Bool
 
     init(arguments: inout Arguments) throws(UsageError) {
@@ -43,97 +54,165 @@ struct BenchCommand: Command {
         config = try arguments.option("config")
         runs = try arguments.integer("runs", in: 1...100) ?? 5
         warmup = try arguments.integer("warmup", in: 0...10) ?? 1
-        promptTokens = try arguments.integer("prompt-tokens", in: 16...8192) ?? 512
+        prompt = try arguments.option("prompt")
+        let tokens = try arguments.integer("prompt-tokens", in: 16...8192)
+        if prompt != nil, tokens != nil { throw UsageError("Give --prompt or --prompt-tokens, not both.") }
+        if prompt?.isEmpty == true { throw UsageError("--prompt needs some text.") }
+        promptTokens = tokens ?? 512
         maxTokens = try arguments.integer("max-tokens", in: 1...4096) ?? 128
         threads = try arguments.integer("threads", in: 1...256) ?? 2
+        agent = arguments.flag("agent")
         jsonPath = try arguments.option("json")
-        reference = !arguments.flag("no-reference")
+        svgPath = try arguments.option("svg")
+        reference = !arguments.flag("no-reference") && !agent
+        if backends.isEmpty { throw UsageError("--backends needs at least one name.") }
     }
 
     func run(_ console: Console) async throws -> ExitCode {
-        let router = try BackendFactory.router(configPath: config)
-        var samples: [String: [BenchSample]] = [:]
-        var referenceSamples: [(prefill: Double, decode: Double)] = []
-        // About ten tokens a sentence, and about forty for the template: just under --prompt-tokens.
-        let filler = String(repeating: "The quick brown fox jumps over the lazy dog. ", count: max(1, (promptTokens - 40) / 10))
-        let longPrompt: [Message] = [.user(filler + "Summarise.")]
-        let shortPrompt: [Message] = [.user("Tell me a long story about a fox.")]
-        var decodeOptions = GenerationOptions.greedy(maxTokens: maxTokens)
-        decodeOptions.ignoreEndOfGeneration = true
-        let model = LooplHome.defaultModel
-        for round in 0..<(warmup + runs) {
-            let measured = round >= warmup
-            for name in backends {
-                let clock = ContinuousClock.now
-                let backend = try await router.model(named: name)
-                _ = try await backend.contextSize  // a backend that starts lazily starts here
-                let startup = (ContinuousClock.now - clock).milliseconds
-                let prefill = try await final(backend.generate(messages: longPrompt, tools: [], options: .greedy(maxTokens: 1)))
-                let decode = try await final(backend.generate(messages: shortPrompt, tools: [], options: decodeOptions))
-                await backend.close()
-                guard let ttft = prefill.ttftMs, ttft > 0 else { throw LooplError(.generationFailed, "\(name) reported no TTFT.") }
-                let sample = BenchSample(startupMs: startup, ttftMs: ttft,
-                                         prefillTokensPerSecond: Double(prefill.promptTokens - prefill.cachedPromptTokens) / (ttft / 1000),
-                                         decodeTokensPerSecond: decode.tokensPerSecond ?? 0)
-                if measured { samples[name, default: []].append(sample) }
-                console.err("round \(round + 1)\(measured ? "" : " (warm-up)") \(name): prefill \(Int(sample.prefillTokensPerSecond)) tok/s (\(prefill.promptTokens) tokens), decode \(String(format: "%.1f", sample.decodeTokensPerSecond)) tok/s")
-            }
-            if reference {
-                let speeds = try await LlamaBenchReference.measure(model: model, threads: threads, prompt: promptTokens, generate: maxTokens)
-                if measured { referenceSamples.append(speeds) }
-                console.err("round \(round + 1)\(measured ? "" : " (warm-up)") llama-bench: prefill \(Int(speeds.prefill)) tok/s, decode \(String(format: "%.1f", speeds.decode)) tok/s")
-            }
+        var config = try LooplConfig.load(explicit: config, workerCommand: BackendFactory.selfCommand)
+        config.setThreads(threads, workerCommand: BackendFactory.selfCommand)
+        let router = Router(config: config, factory: BackendFactory.make)
+        for name in backends { _ = try config.backend(name) }
+        var report = BenchReport(model: (LooplHome.defaultModel as NSString).lastPathComponent,
+                                 cores: ProcessInfo.processInfo.activeProcessorCount, llamaCppVersion: LooplHome.llamaCppVersion,
+                                 threads: threads, promptTokens: promptTokens, maxTokens: maxTokens, runs: runs, warmup: warmup)
+        if agent {
+            try await runAgent(router: router, report: &report, console: console)
+        } else {
+            try await runSpeed(router: router, report: &report, console: console)
         }
-        report(samples: samples, reference: referenceSamples, console: console)
+        console.out(report.table)
+        if let jsonPath { try write(report.json.jsonText(style: .python) + "\n", to: jsonPath) }
+        if let svgPath { try write(BenchChart.svg(report), to: svgPath) }
         return .success
     }
 
-    /// One table row: the name left-aligned, the figures right-aligned.
-    private func row(_ cells: [String]) -> String {
-        let widths = [12, 11, 10, 12, 8, 11, 8]
-        return zip(cells, widths).enumerated().map { index, pair in
-            let (cell, width) = pair
-            let pad = String(repeating: " ", count: max(0, width - cell.count))
-            return index == 0 ? cell + pad : pad + cell
-        }.joined(separator: " ")
-    }
-
-    private func fixed(_ value: Double) -> String { String(format: "%.1f", value) }
-
-    private func final(_ stream: AsyncThrowingStream<ModelEvent, any Error>) async throws -> Metrics {
-        var last: Metrics?
-        for try await event in stream { if case .metrics(let m) = event { last = m } }
-        guard let last, last.finished else { throw LooplError(.protocolViolation, "The backend sent no final metrics.") }
-        return last
-    }
-
-    private func report(samples: [String: [BenchSample]], reference: [(prefill: Double, decode: Double)], console: Console) {
-        let referencePrefill = Spread(reference.map(\.prefill))
-        let referenceDecode = Spread(reference.map(\.decode))
-        var lines = [row(["backend", "startup ms", "TTFT ms", "prefill t/s", "vs ref", "decode t/s", "vs ref"])]
-        var json: JSONObject = ["threads": .integer(threads), "promptTokens": .integer(promptTokens), "maxTokens": .integer(maxTokens),
-                                "runs": .integer(runs), "cores": .integer(ProcessInfo.processInfo.activeProcessorCount),
-                                "llamaCppVersion": .string(LooplHome.llamaCppVersion)]
-        var rows = JSONObject()
+    private func runSpeed(router: Router, report: inout BenchReport, console: Console) async throws {
+        // About ten tokens a sentence, and about forty for the template: just under --prompt-tokens.
+        let filler = String(repeating: "The quick brown fox jumps over the lazy dog. ", count: max(1, (promptTokens - 40) / 10))
+        let longPrompt: [Message] = [.user(prompt ?? filler + "Summarise.")]
+        let shortPrompt: [Message] = [.user("Tell me a long story about a fox.")]
+        var prefillOptions = GenerationOptions.greedy(maxTokens: 1)
+        prefillOptions.ignoreEndOfGeneration = true
+        var decodeOptions = GenerationOptions.greedy(maxTokens: maxTokens)
+        decodeOptions.ignoreEndOfGeneration = true
+        var samples: [String: [BenchSample]] = [:]
+        var referenceSamples: [(prefill: Double, decode: Double)] = []
+        var measuredPromptTokens = promptTokens
+        for step in BenchPlan(backends: backends, warmup: warmup, runs: runs, reference: reference).steps {
+            let label = "round \(step.round)\(step.measured ? "" : " (warm-up)")"
+            switch step.target {
+            case .backend(let name):
+                let start = ContinuousClock.now
+                let backend = try await router.model(named: name)
+                _ = try await backend.contextSize  // a backend that starts lazily starts here
+                let startup = (ContinuousClock.now - start).milliseconds
+                let prefill = try await Self.timed(backend.generate(messages: longPrompt, tools: [], options: prefillOptions))
+                let decode = try await Self.timed(backend.generate(messages: shortPrompt, tools: [], options: decodeOptions))
+                let host = ProcessMemory.hostMiB, children = ProcessMemory.childrenMiB
+                await backend.close()
+                let evaluated = prefill.metrics.promptTokens - prefill.metrics.cachedPromptTokens
+                measuredPromptTokens = prefill.metrics.promptTokens
+                let sample = BenchSample(startupMs: startup, ttftMs: prefill.ttftMs,
+                                         overheadMs: prefill.metrics.promptEvalMs.map { prefill.ttftMs - $0 },
+                                         prefillTokensPerSecond: Double(evaluated) / (prefill.ttftMs / 1000),
+                                         decodeTokensPerSecond: decode.metrics.tokensPerSecond ?? 0,
+                                         hostRSSMiB: host, childRSSMiB: children)
+                if step.measured { samples[name, default: []].append(sample) }
+                console.err("\(label) \(name): TTFT \(Int(sample.ttftMs)) ms (\(evaluated) tokens, \(Int(sample.prefillTokensPerSecond)) tok/s), decode \(String(format: "%.1f", sample.decodeTokensPerSecond)) tok/s")
+            case .reference:
+                let speeds = try await LlamaBenchReference.measure(model: LooplHome.defaultModel, threads: threads,
+                                                                   prompt: measuredPromptTokens, generate: maxTokens)
+                if step.measured { referenceSamples.append(speeds) }
+                console.err("\(label) llama-bench: prefill \(Int(speeds.prefill)) tok/s, decode \(String(format: "%.1f", speeds.decode)) tok/s")
+            }
+        }
+        report.promptTokens = measuredPromptTokens
+        if let prefill = Spread(referenceSamples.map(\.prefill)), let decode = Spread(referenceSamples.map(\.decode)) {
+            report.reference = BenchReport.Reference(prefillTokensPerSecond: prefill, decodeTokensPerSecond: decode)
+        }
         for name in backends {
             let list = samples[name] ?? []
-            guard let prefill = Spread(list.map(\.prefillTokensPerSecond)), let decode = Spread(list.map(\.decodeTokensPerSecond)),
-                  let ttft = Spread(list.map(\.ttftMs)), let startup = Spread(list.compactMap(\.startupMs)) else { continue }
-            let prefillRatio = referencePrefill.map { prefill.median / $0.median }
-            let decodeRatio = referenceDecode.map { decode.median / $0.median }
-            lines.append(row([name, fixed(startup.median), fixed(ttft.median), fixed(prefill.median),
-                              prefillRatio.map { String(format: "%.3fx", $0) } ?? "-", fixed(decode.median),
-                              decodeRatio.map { String(format: "%.3fx", $0) } ?? "-"]))
-            rows[name] = ["startupMs": startup.json, "ttftMs": ttft.json, "prefillTokensPerSecond": prefill.json,
-                          "decodeTokensPerSecond": decode.json,
-                          "prefillRatio": prefillRatio.map(JSONValue.double) ?? .null, "decodeRatio": decodeRatio.map(JSONValue.double) ?? .null]
+            guard let startup = Spread(list.map(\.startupMs)), let ttft = Spread(list.map(\.ttftMs)),
+                  let prefill = Spread(list.map(\.prefillTokensPerSecond)), let decode = Spread(list.map(\.decodeTokensPerSecond)) else { continue }
+            report.backends.append(BenchReport.Row(
+                backend: name, startupMs: startup, ttftMs: ttft, overheadMs: Spread(list.compactMap(\.overheadMs)),
+                prefillTokensPerSecond: prefill, decodeTokensPerSecond: decode,
+                prefillRatio: report.reference.map { prefill.median / $0.prefillTokensPerSecond.median },
+                decodeRatio: report.reference.map { decode.median / $0.decodeTokensPerSecond.median },
+                hostRSSMiB: list.map(\.hostRSSMiB).max() ?? 0, childRSSMiB: list.map(\.childRSSMiB).max() ?? 0))
         }
-        if let referencePrefill, let referenceDecode {
-            lines.append(row(["llama-bench", "-", "-", fixed(referencePrefill.median), "1.000x", fixed(referenceDecode.median), "1.000x"]))
-            json["reference"] = ["prefillTokensPerSecond": referencePrefill.json, "decodeTokensPerSecond": referenceDecode.json]
+    }
+
+    private func runAgent(router: Router, report: inout BenchReport, console: Console) async throws {
+        var options = GenerationOptions.greedy(maxTokens: min(maxTokens, 16))
+        options.ignoreEndOfGeneration = true
+        let iterations = AgentConversation.iterations
+        var ttfts: [String: [[Double]]] = [:]
+        var tokens: [String: [(prompt: Int, cached: Int)]] = [:]
+        for step in BenchPlan(backends: backends, warmup: warmup, runs: runs, reference: false).steps {
+            guard case .backend(let name) = step.target else { continue }
+            let backend = try await router.model(named: name)
+            var counts: [(prompt: Int, cached: Int)] = []
+            var times: [Double] = []
+            for messages in iterations {
+                let turn = try await Self.timed(backend.generate(messages: messages, tools: AgentConversation.tools, options: options))
+                counts.append((turn.metrics.promptTokens, turn.metrics.cachedPromptTokens))
+                times.append(turn.ttftMs)
+            }
+            await backend.close()
+            console.err("round \(step.round)\(step.measured ? "" : " (warm-up)") \(name): evaluated " + counts.map { String($0.prompt - $0.cached) }.joined(separator: ", "))
+            guard step.measured else { continue }
+            ttfts[name, default: []].append(times)
+            tokens[name] = counts
         }
-        json["backends"] = .object(rows)
-        console.out(lines.joined(separator: "\n") + "\n")
-        if let jsonPath { try? (JSONValue.object(json).jsonText(style: .python) + "\n").write(toFile: jsonPath, atomically: true, encoding: .utf8) }
+        for name in backends {
+            guard let counts = tokens[name], let runs = ttfts[name] else { continue }
+            for (index, count) in counts.enumerated() {
+                let previous = index == 0 ? 0 : counts[index - 1].prompt
+                report.agent.append(BenchReport.AgentStep(
+                    backend: name, iteration: index + 1, promptTokens: count.prompt, cachedPromptTokens: count.cached,
+                    newTokens: count.prompt - previous, ttftMs: Spread(runs.map { $0[index] })?.median ?? 0))
+            }
+        }
+    }
+
+    /// Runs a generation to its end: its final metrics, and the TTFT as the host sees it.
+    private static func timed(_ stream: AsyncThrowingStream<ModelEvent, any Error>) async throws -> (metrics: Metrics, ttftMs: Double) {
+        let start = ContinuousClock.now
+        var first: ContinuousClock.Instant?
+        var last: Metrics?
+        for try await event in stream {
+            switch event {
+            case .text, .toolCall: if first == nil { first = .now }
+            case .metrics(let metrics): last = metrics
+            }
+        }
+        guard let last, last.finished else { throw LooplError(.protocolViolation, "The backend sent no final metrics.") }
+        return (last, ((first ?? .now) - start).milliseconds)
+    }
+
+    private func write(_ text: String, to path: String) throws {
+        do {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            throw LooplError(.invalidRequest, "Cannot write \(path): \(error.localizedDescription).")
+        }
+    }
+}
+
+extension LooplConfig {
+    /// Sets the threads of every backend: llama and server directly, Loopl's own workers by argument.
+    mutating func setThreads(_ threads: Int, workerCommand: [String]) {
+        for (name, backend) in backends {
+            switch backend {
+            case .llama(var llama): llama.threads = threads; backends[name] = .llama(llama)
+            case .server(var server): server.threads = threads; backends[name] = .server(server)
+            case .stdio(var stdio):
+                guard stdio.command.starts(with: workerCommand + ["worker"]) else { continue }
+                stdio.command += ["--threads", String(threads)]
+                backends[name] = .stdio(stdio)
+            }
+        }
     }
 }

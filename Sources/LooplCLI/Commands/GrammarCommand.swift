@@ -8,27 +8,57 @@ struct GrammarCommand: Command {
         Print the GBNF grammar that Loopl gives llama.cpp, for debugging schemas.
 
         USAGE: loopl grammar --schema FILE
-               loopl grammar --tools FILE --family NAME [--tool-choice required|auto|NAME]
+               loopl grammar --tools FILE --family NAME [--tool-choice required|auto|NAME] [--parallel]
+                             [--thinking none|optional|open]
 
         OPTIONS:
           --schema FILE        A JSON Schema.
           --tools FILE         A JSON array of tools in the OpenAI shape.
-          --family NAME        The tool-call family: hermes, llama3, mistral, qwen3_coder.
+          --family NAME        The tool-call family (default hermes); see FAMILIES.
           --tool-choice C      required (default), auto (a lazy grammar), or a tool's name.
+          --parallel           Allow several calls in one turn, where the family can write them.
+          --thinking T         none (default); optional: a thinking block may come before the call;
+                               open: the prompt opened thinking, so the output closes it first.
           -h, --help           Show this help.
 
+        FAMILIES:
+        \(families)
+
         """
+
+    /// The families with a grammar, wrapped for the help text.
+    private static var families: String {
+        var lines: [String] = []
+        var line = " "
+        for name in ToolCallGrammar.families.map(\.rawValue) {
+            if line.count + name.count + 2 > 100 {
+                lines.append(line)
+                line = " "
+            }
+            line += " " + name
+        }
+        return (lines + [line]).joined(separator: "\n")
+    }
 
     var schema: String?
     var tools: String?
     var family: String
     var choice: ToolChoice
+    var parallel: Bool
+    var thinking: ToolCallGrammar.Thinking
 
     init(arguments: inout Arguments) throws(UsageError) {
         schema = try arguments.option("schema")
         tools = try arguments.option("tools")
         family = try arguments.option("family") ?? "hermes"
         choice = ToolChoice(name: try arguments.option("tool-choice") ?? "required")
+        parallel = arguments.flag("parallel")
+        switch try arguments.option("thinking") ?? "none" {
+        case "none": thinking = .none
+        case "optional": thinking = .optional
+        case "open": thinking = .open
+        case let other: throw UsageError("--thinking takes none, optional or open, not `\(other)`.")
+        }
         guard (schema == nil) != (tools == nil) else { throw UsageError("Give either --schema or --tools.") }
     }
 
@@ -41,7 +71,8 @@ struct GrammarCommand: Command {
                 throw LooplError(.invalidRequest, "\(tools) must hold a JSON array of tools.")
             }
             grammar = try ToolCallGrammar.make(tools: try list.map(ToolSpec.init(openAIValue:)),
-                                               format: ToolCallFormat(rawValue: family), choice: choice, parallel: false)
+                                               format: ToolCallFormat(rawValue: family), choice: choice,
+                                               parallel: parallel, thinking: thinking)
         } else {
             return .usage
         }

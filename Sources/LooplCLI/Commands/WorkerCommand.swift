@@ -11,26 +11,31 @@ struct WorkerCommand: Command {
         standard error. Exits when standard input closes. The stdio backend runs this as its worker,
         so that a crash inside the runtime ends the worker, not the host.
 
-        USAGE: loopl worker [--backend NAME] [--config FILE]
+        USAGE: loopl worker [--backend NAME] [--config FILE] [--threads N]
 
         OPTIONS:
           --backend NAME   The backend to serve (default: the config's default route).
           --config FILE    The configuration file (default: $LOOPL_CONFIG, ./loopl.json,
                            ~/.config/loopl/config.json, else built-in defaults).
+          --threads N      CPU threads for the served backend, 1 to 256 (default: its config's).
           -h, --help       Show this help.
 
         """
 
     var backend: String?
     var config: String?
+    var threads: Int?
 
     init(arguments: inout Arguments) throws(UsageError) {
         backend = try arguments.option("backend")
         config = try arguments.option("config")
+        threads = try arguments.integer("threads", in: 1...256)
     }
 
     func run(_ console: Console) async throws -> ExitCode {
-        let router = try BackendFactory.router(configPath: config)
+        var config = try LooplConfig.load(explicit: config, workerCommand: BackendFactory.selfCommand)
+        if let threads { config.setThreads(threads, workerCommand: BackendFactory.selfCommand) }
+        let router = Router(config: config, factory: BackendFactory.make)
         if let backend, case .stdio = try router.config.backend(backend) {
             throw LooplError(.invalidConfiguration, "Backend '\(backend)' is itself a stdio worker; serve a backend of kind llama or server.")
         }

@@ -7,6 +7,8 @@ import LooplTestKit
         ToolSpec(name: "get_weather", description: "Weather for a city", parameters: GrammarCase.named("get_weather").schema),
         ToolSpec(name: "web_search", description: "Search the web", parameters: GrammarCase.named("web_search").schema),
         ToolSpec(name: "read_file", description: "Read a file", parameters: GrammarCase.named("read_file").schema),
+        ToolSpec(name: "send_email", description: "Send an email", parameters: GrammarCase.named("send_email").schema),
+        ToolSpec(name: "create_event", description: "Add to the calendar", parameters: GrammarCase.named("create_event").schema),
         ToolSpec(name: "now", description: "The time"),
     ]
 
@@ -58,16 +60,17 @@ import LooplTestKit
     @Test func autoIsLazyAndWakesOnTheFamilyTrigger() throws {
         let cases: [(String, String)] = [
             ("hermes", "Sure. <tool_call>"), ("qwen3-coder", "Let me look.\n<tool_call>"),
-            ("mistral", "[TOOL_CALLS]"), ("llama3", #"{"name": ""#),
+            ("mistral", "[TOOL_CALLS]"), ("llama3", #"{"name": ""#), ("generic", #"{"tool_calls": ["#),
+            ("functionary-v3.2", "get_weather\n"), ("functionary-v3.2", "all\nSure.>>>now\n"), ("pythonic", "[now("),
+            ("deepseek-r1", "<think>Hm.</think><｜tool▁calls▁begin｜>"), ("gpt-oss", "<|channel|>commentary to=functions.now"),
         ]
         for (family, output) in cases {
             let grammar = try #require(try ToolCallGrammar.make(tools: Self.tools, format: ToolCallFormat(rawValue: family),
                                                                 choice: .auto, parallel: false))
             #expect(grammar.lazy)
-            let pattern = try #require(grammar.triggerPatterns.first)
-            let regex = try Regex(pattern)
-            #expect(try regex.firstMatch(in: output) != nil, "\(family): \(pattern) should match \(output)")
-            #expect(try regex.firstMatch(in: "Just prose, no call.") == nil, "\(family)")
+            let regexes = try grammar.triggerPatterns.map { try Regex($0) }
+            #expect(try regexes.contains { try $0.firstMatch(in: output) != nil }, "\(family): \(grammar.triggerPatterns) should match \(output)")
+            #expect(try regexes.allSatisfy { try $0.firstMatch(in: "Just prose, no call.") == nil }, "\(family)")
         }
     }
 
@@ -99,19 +102,110 @@ import LooplTestKit
         }
     }
 
-    @Test(arguments: [false, true])
-    func mistralSamplesAreAToolCallsArray(parallel: Bool) throws {
-        let grammar = try #require(try ToolCallGrammar.make(tools: Self.tools, format: ToolCallFormat(rawValue: "mistral"),
-                                                            choice: .required, parallel: parallel))
-        for text in try Self.samples(grammar) {
-            #expect(text.hasPrefix("[TOOL_CALLS]["))
-            let calls = try #require(try JSONValue(parsing: String(text.dropFirst("[TOOL_CALLS]".count))).arrayValue)
-            #expect(parallel ? !calls.isEmpty : calls.count == 1)
-            for call in calls {
-                let validator = try #require(Self.schema(of: call["name"]?.stringValue ?? ""))
-                #expect(validator.errors(call["arguments"] ?? .null) == [], "\(text)")
-                if let id = call["id"] { #expect(id.stringValue?.count == 9) }
+    /// The names of the calls a text describes, in order, read with a pattern whose first matching
+    /// capture group is a call's name.
+    static func names(_ pattern: String) -> @Sendable (String) throws -> [String] {
+        { text in
+            try text.matches(of: Regex(pattern)).map { match in
+                (1..<match.output.count).lazy.compactMap { match.output[$0].substring.map(String.init) }.first ?? ""
             }
+        }
+    }
+
+    static let jsonName = names(#""name"\s*:\s*"(\w+)"\s*,\s*"(?:arguments|parameters)""#)
+
+    /// Every family with a grammar, how to read the called names without the parser, and whether
+    /// its raw text values drop string constraints.
+    static let families: [String: (names: @Sendable (String) throws -> [String], rawText: Bool)] = [
+        "hermes": (jsonName, false), "llama3": (jsonName, false), "minimax-m1": (jsonName, false),
+        "jamba": (jsonName, false), "apriel": (jsonName, false), "nemotron": (jsonName, false),
+        "gigachat": (jsonName, false), "generic": (jsonName, false), "firefunction": (jsonName, false),
+        "phi-4": (jsonName, false), "granite": (jsonName, false), "internlm": (jsonName, false),
+        "mistral": (names(#""name"\s*:\s*"(\w+)"\s*,\s*"arguments"|\[TOOL_CALLS\](\w+)\[ARGS\]"#), false),
+        "command-r7b": (names(#""tool_name"\s*:\s*"(\w+)"\s*,\s*"parameters""#), false),
+        "command-r-plus": (names(#""tool_name"\s*:\s*"(\w+)"\s*,\s*"parameters""#), false),
+        "pythonic": (names(#"(?:^\[|\), )(\w+)\("#), false),
+        "lfm2": (names(#"(?:\|>\[|\), )(\w+)\("#), false),
+        "functionary-v3.1": (names(#"<function=(\w+)>"#), false),
+        "functionary-v3.2": (names(#"(?:^|>>>)(\w+)\n"#), false),
+        "deepseek-r1": (names(#"function<｜tool▁sep｜>(\w+)\n"#), false),
+        "deepseek-v3": (names(#"function<｜tool▁sep｜>(\w+)\n"#), false),
+        "deepseek-v3.1": (names(#"<｜tool▁call▁begin｜>(\w+)<｜tool▁sep｜>"#), false),
+        "gpt-oss": (names(#"to=functions\.(\w+) "#), false),
+        "kimi-k2": (names(#"functions\.(\w+):"#), false),
+        "solar-open": (names(#"<\|tool_call:name\|>(\w+)<"#), false),
+        "apertus": ({ text in
+            let list = text.dropFirst("<|tools_prefix|>".count).dropLast("<|tools_suffix|>".count)
+            return try JSONValue(parsing: String(list)).arrayValue?.compactMap { $0.objectValue?.keys.first } ?? []
+        }, false),
+        "qwen3-coder": (names(#"<function=(\w+)>"#), true),
+        "seed-oss": (names(#"<function=(\w+)>"#), true),
+        "glm-4.5": (names(#"<tool_call>(\w+)\n"#), true),
+        "minimax-m2": (names(#"<invoke name="(\w+)">"#), true),
+        "muse": (names(#"<atem:invoke name="(\w+)">"#), true),
+        "deepseek-v3.2": (names(#"<｜DSML｜invoke name="(\w+)">"#), true),
+        "minicpm5": (names(#"<function name="(\w+)">"#), true),
+        "hunyuan3": (names(#"<tool_call:opensource>(\w+)<tool_sep"#), true),
+        "kimi-k3": (names(#"<\|open\|>call tool="(\w+)""#), true),
+    ]
+
+    @Test func everyFamilyWithAGrammarIsTested() {
+        #expect(Set(ToolCallGrammar.families.map(\.rawValue)) == Set(Self.families.keys))
+        let parsed = Set(ToolCallFormat.allCases.map(\.rawValue)).subtracting(["auto"])
+        let covered = Set(ToolCallGrammar.families.map(\.rawValue)).union(ToolCallGrammar.familiesWithoutGrammar.keys.map(\.rawValue))
+        #expect(parsed == covered)
+    }
+
+    /// Strings sampled from each family's grammar are read by that family's parser as exactly the
+    /// calls they describe: the same names in the same order, arguments valid for the tool, no text left.
+    @Test(arguments: families.keys.sorted(), [false, true])
+    func samplesParseBackToTheCallsTheyDescribe(family: String, parallel: Bool) throws {
+        let format = ToolCallFormat(rawValue: family)
+        let entry = try #require(Self.families[family])
+        let grammar = try #require(try ToolCallGrammar.make(tools: Self.tools, format: format, choice: .required, parallel: parallel))
+        let parser = ToolCallParser(format: format, tools: Self.tools)
+        var most = 0
+        for text in try Self.samples(grammar) {
+            let result = parser.parse(text)
+            let described = try entry.names(text)
+            #expect(result.toolCalls.map(\.name) == described, "\(text)")
+            #expect(result.content == "" && result.rejected.isEmpty, "\(text)")
+            most = max(most, result.toolCalls.count)
+            let objects = entry.rawText || family == "pythonic" || family == "lfm2" ? nil : Self.jsonObjects(in: text)
+            for call in result.toolCalls {
+                if let objects { #expect(objects.contains(.object(call.arguments)), "\(text)") }
+                let tool = try #require(Self.tools.first { $0.name == call.name })
+                let schema = entry.rawText ? Self.withoutStringConstraints(tool.parameters) : tool.parameters
+                #expect(SchemaValidator(schema: schema).errors(.object(call.arguments)) == [], "\(text)")
+            }
+        }
+        #expect(parallel ? most > 1 || ["llama3", "gigachat", "gpt-oss"].contains(family) : most == 1, "\(family)")
+    }
+
+    /// Every JSON object that starts somewhere in the text, read without the parser.
+    static func jsonObjects(in text: String) -> [JSONValue] {
+        let bytes = Array(text.utf8)
+        return bytes.indices.filter { bytes[$0] == UInt8(ascii: "{") }.compactMap { start in
+            var cursor = ByteCursor(bytes, at: start, isFinal: true)
+            return try? cursor.json()
+        }
+    }
+
+    /// A thinking block before the call, optional or opened by the prompt, is read as reasoning.
+    @Test(arguments: ["hermes", "mistral", "command-r7b", "seed-oss", "gpt-oss", "kimi-k3", "apertus"])
+    func thinkingComesBeforeTheCall(family: String) throws {
+        let format = ToolCallFormat(rawValue: family)
+        for thinking in [ToolCallGrammar.Thinking.optional, .open] {
+            let grammar = try #require(try ToolCallGrammar.make(tools: Self.tools, format: format, choice: .required,
+                                                                parallel: false, thinking: thinking))
+            let parser = ToolCallParser(format: format, tools: Self.tools, startsInReasoning: thinking == .open)
+            var sawThinking = false
+            for text in try Self.samples(grammar, count: 30) {
+                let result = parser.parse(text)
+                #expect(result.toolCalls.count == 1 && result.content == "", "\(family): \(text)")
+                sawThinking = sawThinking || result.reasoning != nil
+            }
+            #expect(sawThinking, "\(family)")
         }
     }
 
@@ -139,7 +233,7 @@ import LooplTestKit
                     rest = rest[end.upperBound...]
                     let schema = tool.parameters["properties"]?[parameter]
                     let isText = schema?["type"] == "string" || (schema?["type"]?.arrayValue?.contains("string") ?? false)
-                    arguments[parameter] = isText ? .string(raw) : try JSONValue(parsing: raw)
+                    arguments[parameter] = isText ? .string(raw) : (try? JSONValue(parsing: raw)) ?? .string(raw)
                 }
                 #expect(rest.hasPrefix("</function>\n</tool_call>"), "\(text)")
                 // Raw text parameters keep no string constraints (as in llama.cpp); the grammar warns of that.
@@ -181,6 +275,25 @@ import LooplTestKit
         for _ in 0..<200 {
             let text = gbnf.sample(using: &generator)
             #expect(text.firstRange(of: "\n</parameter>")?.upperBound == text.endIndex, "\(text.debugDescription)")
+        }
+    }
+
+    @Test func textWithoutHandlesRepeatedCharactersAndTrimmedEdges() throws {
+        var builder = GrammarBuilder()
+        let close = "<|close|>arg<|sep|>"
+        builder.add("root", builder.textWithout(close, name: "text", followedBy: close, trimmed: true) + " " + Grammar.literal(close))
+        let gbnf = try GBNF(builder.text())
+        for body in ["", "a", "<|close|>ar", "<|<|close|", "a\nb", "<|sep|>"] {
+            #expect(gbnf.matches(body + close), "\(body.debugDescription)")
+        }
+        for body in ["\na", "a\n", "x<|close|>arg<|sep|>", "\n"] {
+            #expect(!gbnf.matches(body + close), "\(body.debugDescription)")
+        }
+        var generator = SeededGenerator(seed: 5)
+        for _ in 0..<200 {
+            let text = gbnf.sample(using: &generator)
+            #expect(text.firstRange(of: close)?.upperBound == text.endIndex, "\(text.debugDescription)")
+            #expect(!text.hasPrefix("\n") && !text.dropLast(close.count).hasSuffix("\n"), "\(text.debugDescription)")
         }
     }
 }

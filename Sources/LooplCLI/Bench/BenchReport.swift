@@ -1,0 +1,155 @@
+import Loopl
+
+/// The results of `loopl bench`: what was measured and how, per backend, against llama-bench.
+///
+/// Its JSON form (``json``, ``init(json:)``) is the stable schema of docs/bench.md.
+struct BenchReport: Sendable, Equatable {
+    static let schemaVersion = 1
+
+    /// One backend's figures over the measured runs.
+    struct Row: Sendable, Equatable {
+        var backend: String
+        var startupMs: Spread
+        var ttftMs: Spread
+        var overheadMs: Spread?
+        var prefillTokensPerSecond: Spread
+        var decodeTokensPerSecond: Spread
+        /// Medians over the reference's medians.
+        var prefillRatio: Double?
+        var decodeRatio: Double?
+        var hostRSSMiB: Double
+        var childRSSMiB: Double
+    }
+
+    /// llama-bench's figures: the engine alone.
+    struct Reference: Sendable, Equatable {
+        var prefillTokensPerSecond: Spread
+        var decodeTokensPerSecond: Spread
+    }
+
+    /// One iteration of the agent conversation on one backend.
+    struct AgentStep: Sendable, Equatable {
+        var backend: String
+        var iteration: Int
+        var promptTokens: Int
+        var cachedPromptTokens: Int
+        /// Prompt tokens added since the previous iteration's prompt.
+        var newTokens: Int
+        /// Median over the runs.
+        var ttftMs: Double
+
+        var evaluatedTokens: Int { promptTokens - cachedPromptTokens }
+    }
+
+    var model: String
+    var cores: Int
+    var llamaCppVersion: String
+    var threads: Int
+    var promptTokens: Int
+    var maxTokens: Int
+    var runs: Int
+    var warmup: Int
+    var backends: [Row] = []
+    var reference: Reference?
+    var agent: [AgentStep] = []
+
+    init(model: String, cores: Int, llamaCppVersion: String, threads: Int, promptTokens: Int, maxTokens: Int, runs: Int, warmup: Int) {
+        (self.model, self.cores, self.llamaCppVersion, self.threads) = (model, cores, llamaCppVersion, threads)
+        (self.promptTokens, self.maxTokens, self.runs, self.warmup) = (promptTokens, maxTokens, runs, warmup)
+    }
+
+    // MARK: - Text
+
+    /// The aligned tables printed on stdout.
+    var table: String {
+        var lines: [String] = []
+        if !backends.isEmpty || reference != nil {
+            let widths = [12, 11, 9, 12, 12, 7, 11, 7, 9, 10]
+            lines.append(Self.row(["backend", "startup ms", "TTFT ms", "overhead ms", "prefill t/s", "vs ref",
+                                   "decode t/s", "vs ref", "host MiB", "child MiB"], widths))
+            for row in backends {
+                lines.append(Self.row([row.backend, Self.fixed(row.startupMs.median), Self.fixed(row.ttftMs.median),
+                                       row.overheadMs.map { Self.fixed($0.median) } ?? "-", Self.fixed(row.prefillTokensPerSecond.median),
+                                       Self.ratio(row.prefillRatio), Self.fixed(row.decodeTokensPerSecond.median), Self.ratio(row.decodeRatio),
+                                       Self.fixed(row.hostRSSMiB), Self.fixed(row.childRSSMiB)], widths))
+            }
+            if let reference {
+                lines.append(Self.row(["llama-bench", "-", "-", "-", Self.fixed(reference.prefillTokensPerSecond.median), "1.000x",
+                                       Self.fixed(reference.decodeTokensPerSecond.median), "1.000x", "-", "-"], widths))
+            }
+        }
+        if !agent.isEmpty {
+            if !lines.isEmpty { lines.append("") }
+            let widths = [12, 9, 14, 13, 16, 11, 9]
+            lines.append(Self.row(["backend", "iteration", "prompt tokens", "reused", "evaluated", "new", "TTFT ms"], widths))
+            for step in agent {
+                lines.append(Self.row([step.backend, String(step.iteration), String(step.promptTokens), String(step.cachedPromptTokens),
+                                       String(step.evaluatedTokens), String(step.newTokens), Self.fixed(step.ttftMs)], widths))
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One table row: the first cell left-aligned, the others right-aligned.
+    private static func row(_ cells: [String], _ widths: [Int]) -> String {
+        zip(cells, widths).enumerated().map { index, pair in
+            let pad = String(repeating: " ", count: Swift.max(0, pair.1 - pair.0.count))
+            return index == 0 ? pair.0 + pad : pad + pair.0
+        }.joined(separator: " ")
+    }
+
+    private static func fixed(_ value: Double) -> String { String(format: "%.1f", value) }
+    private static func ratio(_ value: Double?) -> String { value.map { String(format: "%.3fx", $0) } ?? "-" }
+
+    // MARK: - JSON
+
+    var json: JSONValue {
+        var object: JSONObject = [
+            "schemaVersion": .integer(Self.schemaVersion), "model": .string(model), "cores": .integer(cores),
+            "llamaCppVersion": .string(llamaCppVersion), "threads": .integer(threads), "promptTokens": .integer(promptTokens),
+            "maxTokens": .integer(maxTokens), "runs": .integer(runs), "warmup": .integer(warmup),
+        ]
+        object["backends"] = .array(backends.map { row in
+            ["backend": .string(row.backend), "startupMs": row.startupMs.json, "ttftMs": row.ttftMs.json,
+             "overheadMs": row.overheadMs?.json ?? .null, "prefillTokensPerSecond": row.prefillTokensPerSecond.json,
+             "decodeTokensPerSecond": row.decodeTokensPerSecond.json, "prefillRatio": row.prefillRatio.map(JSONValue.double) ?? .null,
+             "decodeRatio": row.decodeRatio.map(JSONValue.double) ?? .null, "hostRSSMiB": .double(row.hostRSSMiB),
+             "childRSSMiB": .double(row.childRSSMiB)]
+        })
+        object["reference"] = reference.map { ["prefillTokensPerSecond": $0.prefillTokensPerSecond.json,
+                                               "decodeTokensPerSecond": $0.decodeTokensPerSecond.json] } ?? .null
+        object["agent"] = .array(agent.map { step in
+            ["backend": .string(step.backend), "iteration": .integer(step.iteration), "promptTokens": .integer(step.promptTokens),
+             "cachedPromptTokens": .integer(step.cachedPromptTokens), "newTokens": .integer(step.newTokens), "ttftMs": .double(step.ttftMs)]
+        })
+        return .object(object)
+    }
+
+    init(json: JSONValue) throws {
+        func fail(_ what: String) -> LooplError { LooplError(.invalidRequest, "Not a bench report of schema \(Self.schemaVersion): \(what).") }
+        guard json["schemaVersion"]?.intValue == Self.schemaVersion else { throw fail("schemaVersion") }
+        func integer(_ key: String) throws -> Int { guard let value = json[key]?.intValue else { throw fail(key) }; return value }
+        guard let model = json["model"]?.stringValue, let version = json["llamaCppVersion"]?.stringValue else { throw fail("model") }
+        self.init(model: model, cores: try integer("cores"), llamaCppVersion: version, threads: try integer("threads"),
+                  promptTokens: try integer("promptTokens"), maxTokens: try integer("maxTokens"), runs: try integer("runs"),
+                  warmup: try integer("warmup"))
+        for row in json["backends"]?.arrayValue ?? [] {
+            guard let name = row["backend"]?.stringValue, let startup = Spread(json: row["startupMs"]), let ttft = Spread(json: row["ttftMs"]),
+                  let prefill = Spread(json: row["prefillTokensPerSecond"]), let decode = Spread(json: row["decodeTokensPerSecond"]),
+                  let host = row["hostRSSMiB"]?.doubleValue, let child = row["childRSSMiB"]?.doubleValue else { throw fail("a backend row") }
+            backends.append(Row(backend: name, startupMs: startup, ttftMs: ttft, overheadMs: Spread(json: row["overheadMs"]),
+                                prefillTokensPerSecond: prefill, decodeTokensPerSecond: decode, prefillRatio: row["prefillRatio"]?.doubleValue,
+                                decodeRatio: row["decodeRatio"]?.doubleValue, hostRSSMiB: host, childRSSMiB: child))
+        }
+        if let prefill = Spread(json: json["reference"]?["prefillTokensPerSecond"]),
+           let decode = Spread(json: json["reference"]?["decodeTokensPerSecond"]) {
+            reference = Reference(prefillTokensPerSecond: prefill, decodeTokensPerSecond: decode)
+        }
+        for step in json["agent"]?.arrayValue ?? [] {
+            guard let name = step["backend"]?.stringValue, let iteration = step["iteration"]?.intValue, let prompt = step["promptTokens"]?.intValue,
+                  let cached = step["cachedPromptTokens"]?.intValue, let new = step["newTokens"]?.intValue,
+                  let ttft = step["ttftMs"]?.doubleValue else { throw fail("an agent row") }
+            agent.append(AgentStep(backend: name, iteration: iteration, promptTokens: prompt, cachedPromptTokens: cached, newTokens: new, ttftMs: ttft))
+        }
+    }
+}
