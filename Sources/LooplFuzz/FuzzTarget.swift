@@ -16,7 +16,7 @@ public struct FuzzTarget: Sendable {
 
     /// Every target, in the order `scripts/fuzz` runs them.
     public static let all: [FuzzTarget] = [
-        ToolCallParserFuzz.target, TemplateFuzz.target, RPCLineFuzz.target, GGUFFuzz.target,
+        ToolCallParserFuzz.target, TemplateFuzz.target, RPCLineFuzz.target, GGUFFuzz.target, SSEFuzz.target,
     ]
 
     /// The target called `name`.

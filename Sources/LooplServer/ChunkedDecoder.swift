@@ -1,5 +1,5 @@
 /// Decodes an HTTP/1.1 chunked body as it arrives.
-struct ChunkedDecoder: Sendable {
+package struct ChunkedDecoder: Sendable {
     private enum State: Sendable {
         case size, data(remaining: Int), dataEnd, trailers, done
     }
@@ -8,10 +8,12 @@ struct ChunkedDecoder: Sendable {
     private var line: [UInt8] = []
 
     /// True once the last chunk and the trailers have arrived.
-    var isComplete: Bool { if case .done = state { true } else { false } }
+    package var isComplete: Bool { if case .done = state { true } else { false } }
+
+    package init() {}
 
     /// Takes the next bytes and returns the payload they carry; throws on bytes that are not chunked encoding.
-    mutating func feed(_ bytes: some Collection<UInt8>) throws(HTTPTransportError) -> [UInt8] {
+    package mutating func feed(_ bytes: some Collection<UInt8>) throws(HTTPTransportError) -> [UInt8] {
         var payload: [UInt8] = []
         var rest = bytes[...]
         while let byte = rest.first {

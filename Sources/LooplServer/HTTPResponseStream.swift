@@ -37,7 +37,7 @@ struct HTTPResponseStream: Sendable {
 }
 
 /// Why an HTTP exchange failed below the level of HTTP statuses.
-enum HTTPTransportError: Error, Sendable, Equatable {
+package enum HTTPTransportError: Error, Sendable, Equatable {
     /// No connection could be made: the reason from the system.
     case cannotConnect(String)
     /// Nothing arrived for longer than the request's timeout.

@@ -2,9 +2,9 @@ import Loopl
 
 /// Turns the chunks of one streamed answer into ``ModelEvent``s: text through the stop-string
 /// filter, tool-call fragments assembled into calls, and counts into ``Metrics``.
-struct TurnAssembler {
+package struct TurnAssembler {
     /// Why the server said it stopped.
-    enum Finish: Equatable {
+    package enum Finish: Equatable {
         case endOfGeneration, stopString, length, toolCalls
         /// "stop" from an OpenAI stream: an end of generation or a stop string.
         case stopOrEnd
@@ -24,11 +24,11 @@ struct TurnAssembler {
     private var timings: JSONValue?
     private var usage: JSONValue?
     /// True once a stop string was seen here (a server that does not apply stop strings itself).
-    private(set) var stoppedByFilter = false
+    package private(set) var stoppedByFilter = false
 
     /// `liftsLeakedCalls` holds back `<tool_call>` markup in the text and lifts it into calls;
     /// `expectsTimings` (llama-server) holds back metrics until exact counts have arrived.
-    init(options: GenerationOptions, contextMax: Int, start: ContinuousClock.Instant, promptCharacters: Int,
+    package init(options: GenerationOptions, contextMax: Int, start: ContinuousClock.Instant, promptCharacters: Int,
          liftsLeakedCalls: Bool, expectsTimings: Bool) {
         self.expectsTimings = expectsTimings
         self.options = options
@@ -41,7 +41,7 @@ struct TurnAssembler {
     }
 
     /// A piece of the answer's text.
-    mutating func text(_ delta: String) -> ModelEvent? {
+    package mutating func text(_ delta: String) -> ModelEvent? {
         guard !delta.isEmpty, !stoppedByFilter else { return nil }
         markToken()
         textChunks += 1
@@ -55,7 +55,7 @@ struct TurnAssembler {
     }
 
     /// A fragment of an OpenAI `tool_calls` delta.
-    mutating func toolCallDelta(_ delta: JSONValue) {
+    package mutating func toolCallDelta(_ delta: JSONValue) {
         markToken()
         let index = delta["index"]?.intValue ?? calls.count
         var call = calls[index] ?? PartialCall()
@@ -65,13 +65,13 @@ struct TurnAssembler {
         calls[index] = call
     }
 
-    mutating func record(timings: JSONValue?, usage: JSONValue?) {
+    package mutating func record(timings: JSONValue?, usage: JSONValue?) {
         if let timings, timings.objectValue != nil { self.timings = timings }
         if let usage, usage.objectValue != nil { self.usage = usage }
     }
 
     /// Metrics so far, at most every 250 ms.
-    mutating func interimMetrics() -> ModelEvent? {
+    package mutating func interimMetrics() -> ModelEvent? {
         let now = ContinuousClock.now
         guard now - lastReport >= .milliseconds(250), timings != nil || !expectsTimings, firstToken != nil else { return nil }
         lastReport = now
@@ -79,7 +79,7 @@ struct TurnAssembler {
     }
 
     /// The last events: held-back text, the calls, and the final metrics.
-    mutating func finish(_ finish: Finish) throws -> [ModelEvent] {
+    package mutating func finish(_ finish: Finish) throws -> [ModelEvent] {
         var events: [ModelEvent] = []
         var rest = stoppedByFilter ? "" : stops.flush()
         var lifted: [ToolCall] = []
