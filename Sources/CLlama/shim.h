@@ -1,2 +1,3 @@
 #include <llama.h>
 #include <ggml-cpu.h>
+#include <gguf.h>

@@ -14,6 +14,7 @@ public final class LlamaWeights: @unchecked Sendable {
     public init(path: String, gpuLayers: Int32 = 0, progress: (@Sendable (Double) -> Void)? = nil) throws {
         LlamaBackend.ensureInitialised()
         try LlamaWeights.checkFile(path)
+        try LlamaWeights.checkLayerCount(path)
         var params = llama_model_default_params()
         params.n_gpu_layers = gpuLayers
         let box = progress.map { ProgressBox($0) }
@@ -54,6 +55,32 @@ public final class LlamaWeights: @unchecked Sendable {
         let magic = (try? handle.read(upToCount: 4)) ?? Data()
         guard magic == Data("GGUF".utf8) else {
             throw LooplError(.invalidModel, "\(path) is not a GGUF model file (it does not start with 'GGUF').")
+        }
+    }
+
+    /// The most layers llama.cpp accepts (LLAMA_MAX_LAYERS); its loader aborts the process on more.
+    static let maxLayers = 512
+
+    /// Refuses a layer count (`<architecture>.block_count`) that would make llama.cpp's loader
+    /// abort instead of failing. Metadata it cannot read is left for the loader to report.
+    static func checkLayerCount(_ path: String) throws {
+        guard let gguf = gguf_init_from_file(path, gguf_init_params(no_alloc: true, ctx: nil)) else { return }
+        defer { gguf_free(gguf) }
+        let architecture = gguf_find_key(gguf, "general.architecture")
+        guard architecture >= 0, gguf_get_kv_type(gguf, architecture) == GGUF_TYPE_STRING,
+              let name = gguf_get_val_str(gguf, architecture) else { return }
+        let key = gguf_find_key(gguf, "\(String(cString: name)).block_count")
+        guard key >= 0 else { return }
+        let layers: Int64
+        switch gguf_get_kv_type(gguf, key) {
+        case GGUF_TYPE_UINT32: layers = Int64(gguf_get_val_u32(gguf, key))
+        case GGUF_TYPE_INT32: layers = Int64(gguf_get_val_i32(gguf, key))
+        case GGUF_TYPE_UINT64: layers = Int64(truncatingIfNeeded: gguf_get_val_u64(gguf, key))
+        case GGUF_TYPE_INT64: layers = gguf_get_val_i64(gguf, key)
+        default: return
+        }
+        guard (1...Int64(maxLayers)).contains(layers) else {
+            throw LooplError(.invalidModel, "\(path) is corrupt: it declares \(layers) layers (block_count), and llama.cpp loads 1 to \(maxLayers). Download the model again.")
         }
     }
 

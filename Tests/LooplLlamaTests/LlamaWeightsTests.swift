@@ -1,6 +1,7 @@
 import Foundation
 import Loopl
 @testable import LooplLlama
+import LooplTestKit
 import Synchronization
 import Testing
 
@@ -33,6 +34,23 @@ import Testing
         let path = try Self.temporaryFile(Array(model.prefix(length)))
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(Self.code { _ = try LlamaWeights(path: path) } == .invalidModel)
+    }
+
+    /// A GGUF damaged in place (metadata values, tensor descriptions) is refused with a typed
+    /// error. `layers1000` made llama.cpp's loader abort the process before LlamaWeights checked it.
+    @Test(.timeLimit(.minutes(2)), arguments: GGUFCorruption.allCases)
+    func corruptModel(_ corruption: GGUFCorruption) throws {
+        let model = try Data(contentsOf: URL(fileURLWithPath: LooplHome.defaultModel), options: .alwaysMapped)
+        let bytes = try #require(corruption.apply(to: model))
+        let path = try Self.temporaryFile(Array(bytes))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var message = ""
+        do { _ = try LlamaWeights(path: path) } catch let error as LooplError {
+            #expect(error.code == .invalidModel)
+            message = error.message
+        }
+        #expect(message.contains(path), "no typed error: \(message)")
+        if corruption == .layers1000 { #expect(message.contains("1000 layers")) }
     }
 
     @Test(.timeLimit(.minutes(2)))

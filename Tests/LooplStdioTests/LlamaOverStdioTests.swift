@@ -55,4 +55,32 @@ import Testing
         #expect(!Fixtures.isRunning(worker), "the worker \(worker) outlived its host by 5 s")
         if Fixtures.isRunning(worker) { kill(worker, SIGKILL) }
     }
+
+    /// A damaged model behind `loopl worker`: the worker fails to load it and exits; the host gets
+    /// a typed error carrying the worker's reason, within seconds, and carries on.
+    @Test(.timeLimit(.minutes(3)), arguments: [GGUFCorruption.truncatedInWeights, .layers1000, .tensorType99])
+    func corruptModelThroughTheWorker(_ corruption: GGUFCorruption) async throws {
+        let model = try Data(contentsOf: URL(fileURLWithPath: Fixtures.modelPath), options: .alwaysMapped)
+        let directory = FileManager.default.temporaryDirectory
+        let path = directory.appendingPathComponent("loopl-corrupt-\(UUID()).gguf").path
+        let config = directory.appendingPathComponent("loopl-corrupt-\(UUID()).json").path
+        defer { for file in [path, config] { try? FileManager.default.removeItem(atPath: file) } }
+        try #require(corruption.apply(to: model)).write(to: URL(fileURLWithPath: path))
+        let settings: JSONValue = ["default": "llama", "backends": [
+            "llama": ["kind": "llama", "model": .string(path), "contextLength": 256, "threads": 1],
+        ]]
+        try settings.jsonText().write(toFile: config, atomically: true, encoding: .utf8)
+        let start = ContinuousClock.now
+        do {
+            let worker = try await StdioModel.start(StdioModel.Configuration(
+                command: [Fixtures.loopl, "worker", "--backend", "llama", "--config", config], initializeTimeout: .seconds(60)))
+            await worker.close()
+            Issue.record("a damaged model (\(corruption)) loaded")
+        } catch let error as LooplError {
+            #expect(error.code == .processFailed, "\(error.code): \(error.message)")
+            #expect(error.message.contains("before answering initialize"), "\(error.message)")
+            #expect(error.message.contains("could not load") || error.message.contains("is corrupt"), "\(error.message)")
+        }
+        #expect(ContinuousClock.now - start < .seconds(30))
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Loopl
 import LooplStdio
 
@@ -33,6 +34,10 @@ struct WorkerCommand: Command {
     }
 
     func run(_ console: Console) async throws -> ExitCode {
+        // A llama.cpp assertion would otherwise attach a debugger for a backtrace, whose output
+        // lands on standard output, the protocol's channel: the host then sees a protocol
+        // violation instead of a worker that aborted.
+        setenv("GGML_NO_BACKTRACE", "1", 0)
         var config = try LooplConfig.load(explicit: config, workerCommand: BackendFactory.selfCommand)
         if let threads { config.setThreads(threads, workerCommand: BackendFactory.selfCommand) }
         let router = Router(config: config, factory: BackendFactory.make)
