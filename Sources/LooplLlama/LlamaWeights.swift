@@ -46,7 +46,7 @@ public final class LlamaWeights: @unchecked Sendable {
             throw LooplError(.modelNotFound, "No model file at \(path). Run scripts/bootstrap for the default model, or give the path of a .gguf file.")
         }
         guard !isDirectory.boolValue else {
-            throw LooplError(.invalidModel, "\(path) is a directory, not a GGUF model file.")
+            throw LooplError(.invalidModel, "\(path) is a directory, not a GGUF model file: give the path of the .gguf file.")
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw LooplError(.modelNotFound, "Cannot read \(path): check its permissions.")

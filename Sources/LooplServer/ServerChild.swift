@@ -21,8 +21,11 @@ final class ServerChild: Sendable {
     static func start(model: String, configuration: LlamaServerConfiguration,
                       port nextPort: () throws -> Int = FreePort.find) async throws -> ServerChild {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: model, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: model, isDirectory: &isDirectory) else {
             throw LooplError(.modelNotFound, "There is no model file at \(model). Check the path (scripts/bootstrap fetches the default model).")
+        }
+        guard !isDirectory.boolValue else {
+            throw LooplError(.invalidModel, "\(model) is a directory, not a GGUF model file: give the path of the .gguf file.")
         }
         var attempt = 0
         while true {

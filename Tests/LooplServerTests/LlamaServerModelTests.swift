@@ -167,6 +167,10 @@ import Testing
     func badModelPathsAreTypedErrors() async throws {
         let missing = LlamaServerModel(path: "/nonexistent/model.gguf")
         await #expect { try await missing.start() } throws: { ($0 as? LooplError)?.code == .modelNotFound }
+        let directory = LlamaServerModel(path: FileManager.default.temporaryDirectory.path)
+        await #expect { try await directory.start() } throws: {
+            ($0 as? LooplError)?.code == .invalidModel && ($0 as? LooplError)?.message.contains("is a directory") == true
+        }
 
         let junk = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-junk-\(UUID().uuidString).gguf")
         try Data("this is not a GGUF file".utf8).write(to: junk)

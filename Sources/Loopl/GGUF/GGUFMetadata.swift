@@ -12,8 +12,12 @@ public struct GGUFMetadata: Sendable {
     private let values: [String: GGUFValue]
 
     /// Reads the metadata of the file at `path`. Throws a ``LooplError``: `modelNotFound` when the file
-    /// cannot be opened, `invalidModel` when it is not GGUF, is truncated or is corrupt.
+    /// cannot be opened, `invalidModel` when it is a directory or not GGUF, is truncated or is corrupt.
     public init(contentsOf path: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw LooplError(.invalidModel, "\(path) is a directory, not a GGUF model file: give the path of the .gguf file.")
+        }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)

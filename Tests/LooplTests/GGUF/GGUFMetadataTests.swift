@@ -162,4 +162,11 @@ import Testing
             try GGUFMetadata(contentsOf: "/nonexistent/x.gguf")
         }
     }
+
+    @Test func aDirectoryIsAnInvalidModel() {
+        let directory = FileManager.default.temporaryDirectory.path
+        #expect(throws: LooplError(.invalidModel, "\(directory) is a directory, not a GGUF model file: give the path of the .gguf file.")) {
+            try GGUFMetadata(contentsOf: directory)
+        }
+    }
 }
