@@ -6,7 +6,8 @@ import Testing
 /// The short version of scripts/fuzz: every committed seed (crash inputs included, so each fixed
 /// crash stays fixed), then seeded random mutations of the seeds for a few seconds per target.
 /// A crash stops the test process; a hang fails the test when the run outlives its bound.
-/// LOOPL_FUZZ_SECONDS sets the mutation time per target (default 2); LOOPL_FUZZ_SEED the seed.
+/// LOOPL_FUZZ_SECONDS sets the mutation time per target (default 2); LOOPL_FUZZ_SEED the seed;
+/// LOOPL_FUZZ_SLOWEST=DIR writes each target's slowest input to DIR/<target>.
 @Suite struct FuzzCorpusTests {
     static let seeds = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Data/Fuzz")
@@ -75,6 +76,9 @@ import Testing
         #expect(figures.slowest <= Self.slowestAllowed,
                 "\(name): one input took \(figures.slowest): \(String(decoding: figures.slowestInput.prefix(300), as: UTF8.self).debugDescription)")
         #expect(figures.executions >= corpus.count)
+        if let directory = Self.environment["LOOPL_FUZZ_SLOWEST"] {
+            try Data(figures.slowestInput).write(to: URL(fileURLWithPath: directory).appendingPathComponent(name))
+        }
         print("[fuzz] \(name): \(figures.executions) executions (\(corpus.count) seeds, then \(Self.seconds) s of mutations), slowest \(figures.slowest)")
     }
 
