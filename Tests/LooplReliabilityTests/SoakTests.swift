@@ -16,6 +16,9 @@ import Testing
         #expect((end["fds"]?.intValue ?? .max) <= (start["fds"]?.intValue ?? 0) + 2, "descriptors grew: \(figures.jsonText())")
         #expect(end["children"] == start["children"], "child processes changed: \(figures.jsonText())")
         #expect(end["zombies"] == 0 && closed["children"] == 0 && closed["zombies"] == 0, "children left: \(figures.jsonText())")
-        #expect((figures["rssGrowthPercent"]?.doubleValue ?? .infinity) < 20, "memory grew: \(figures.jsonText())")
+        // Generous: in 20 runs the allocator's arenas still fill (llama: about +35% from run 1, flat
+        // after some 30 runs); a model or context leaked per run would pass 100% within a few runs.
+        #expect((figures["rssGrowthPercent"]?.doubleValue ?? .infinity) < 75, "host memory grew: \(figures.jsonText())")
+        #expect((figures["childRssGrowthPercent"]?.doubleValue ?? 0) < 75, "child memory grew: \(figures.jsonText())")
     }
 }
