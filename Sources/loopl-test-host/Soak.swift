@@ -33,8 +33,8 @@ struct Soak {
             let agent = Agent(
                 model: model, tools: withTool ? [CalculatorTool()] : [],
                 options: AgentOptions(maxIterations: withTool ? 2 : 1, firstToolChoice: withTool ? .required : .auto,
-                                      generation: .greedy(maxTokens: withTool ? 40 : 4)))
-            let prompt = withTool ? "What is \(index) times 7? Use the calculator." : "Say hello to visitor \(index)."
+                                      generation: .greedy(maxTokens: withTool ? 48 : 4)))
+            let prompt = withTool ? "Use the calculator to compute \(index)*7." : "Say hello to visitor \(index)."
             do {
                 for try await event in agent.stream(prompt) {
                     switch event {
