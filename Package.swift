@@ -18,7 +18,7 @@ var targets: [Target] = [
     // A host process for the lifecycle, soak and kill tests (Sources/loopl-test-host/main.swift).
     .executableTarget(name: "loopl-test-host",
                       dependencies: ["LooplServer", "LooplStdio", "LooplTestKit"] + (withLlama ? ["LooplLlama"] : []),
-                      swiftSettings: strict),
+                      swiftSettings: strict + (withLlama ? [.define("LOOPL_WITH_LLAMA")] : [])),
     .testTarget(name: "LooplServerTests",
                 dependencies: ["LooplServer", "LooplTestKit", "loopl-test-host"] + (withLlama ? ["LooplLlama"] : []),
                 swiftSettings: strict),

@@ -1,6 +1,6 @@
 import Foundation
 import Loopl
-#if canImport(LooplLlama)
+#if LOOPL_WITH_LLAMA
 import LooplLlama
 #endif
 import LooplServer
@@ -31,10 +31,10 @@ enum HostBackend: String, CaseIterable, Sendable {
         let modelPath = LooplHome.defaultModel
         switch self {
         case .llama:
-            #if canImport(LooplLlama)
+            #if LOOPL_WITH_LLAMA
             return try LlamaModel(path: modelPath, configuration: LlamaConfiguration(contextLength: Self.contextLength, threads: Self.threads))
             #else
-            throw LooplError(.invalidConfiguration, "This build has no llama.cpp (LOOPL_WITHOUT_LLAMA); build without it to use the llama backend.")
+            throw LooplError(.invalidConfiguration, "This build has no llama.cpp (LOOPL_WITHOUT_LLAMA was set): unset it and rebuild to use the llama backend.")
             #endif
         case .server:
             var configuration = LlamaServerConfiguration.child(model: modelPath, contextLength: Self.contextLength, threads: Self.threads)
