@@ -17,8 +17,10 @@ var targets: [Target] = [
     .testTarget(name: "LooplFuzzTests", dependencies: ["LooplFuzz"], swiftSettings: strict),
     .testTarget(name: "LooplTerminalTests", dependencies: ["LooplTerminal"], exclude: ["Golden"], swiftSettings: strict),
     .testTarget(name: "LooplTests", dependencies: ["Loopl", "LooplTestKit"], swiftSettings: strict),
-    // A host process for the tests that kill the host of a child llama-server.
-    .executableTarget(name: "loopl-test-host", dependencies: ["LooplServer"], swiftSettings: strict),
+    // A host process for the lifecycle, soak and kill tests (Sources/loopl-test-host/main.swift).
+    .executableTarget(name: "loopl-test-host",
+                      dependencies: ["LooplServer", "LooplStdio", "LooplTestKit"] + (withLlama ? ["LooplLlama"] : []),
+                      swiftSettings: strict + (withLlama ? [.define("LOOPL_WITH_LLAMA")] : [])),
     .testTarget(name: "LooplServerTests",
                 dependencies: ["LooplServer", "LooplTestKit", "loopl-test-host"] + (withLlama ? ["LooplLlama"] : []),
                 swiftSettings: strict),
@@ -40,6 +42,8 @@ if withLlama {
         .testTarget(name: "LooplLlamaTests", dependencies: ["LooplLlama", "CLlama", "LooplTestKit"], swiftSettings: strict),
         .testTarget(name: "LooplCLITests", dependencies: ["LooplCLI", "loopl"], exclude: ["Golden"], swiftSettings: strict),
         .testTarget(name: "LooplStdioTests", dependencies: ["LooplStdio", "LooplLlama", "LooplTestKit", "loopl"], swiftSettings: strict),
+        .testTarget(name: "LooplReliabilityTests", dependencies: ["Loopl", "LooplTestKit", "loopl-test-host", "loopl"],
+                    swiftSettings: strict),
     ]
     products += [
         .library(name: "LooplLlama", targets: ["LooplLlama"]),

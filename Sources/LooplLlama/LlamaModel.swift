@@ -43,21 +43,23 @@ public final class LlamaModel: Model {
     {
         .generating { continuation in
             let offered = options.toolChoice == .none ? [] : tools
-            let tokens = try self.promptTokens(messages: messages, tools: offered, options: options)
-            let grammar = try self.prompt.grammar(tools: offered, options: options)
+            let (tokens, text) = try self.promptTokens(messages: messages, tools: offered, options: options)
+            let grammar = try self.prompt.grammar(tools: offered, options: options, promptText: text)
             try await self.session.generate(prompt: tokens, options: options, grammar: grammar, into: continuation)
         }
     }
 
     /// The prompt's tokens; with `truncateHistory`, the oldest turns after the system prompt are
     /// dropped until the prompt and `maxTokens` fit.
-    private func promptTokens(messages: [Message], tools: [ToolSpec], options: GenerationOptions) throws -> [Int32] {
+    /// The prompt's tokens and text, dropping the oldest turns first when the caller allows truncation.
+    private func promptTokens(messages: [Message], tools: [ToolSpec], options: GenerationOptions) throws -> ([Int32], String) {
         var kept = messages
         while true {
-            let tokens = weights.tokenize(try prompt.text(messages: kept, tools: tools), addSpecial: true)
+            let text = try prompt.text(messages: kept, tools: tools)
+            let tokens = weights.tokenize(text, addSpecial: true)
             let fits = tokens.count + max(options.maxTokens ?? 1, 1) <= session.contextSize
             let first = kept.first?.role == "system" ? 1 : 0
-            guard options.truncateHistory, !fits, kept.count - first > 1 else { return tokens }
+            guard options.truncateHistory, !fits, kept.count - first > 1 else { return (tokens, text) }
             kept.remove(at: first)
             // Never start with the answer to a dropped question.
             while kept.count - first > 1, kept[first].role != "user" { kept.remove(at: first) }

@@ -53,8 +53,9 @@ public struct ChatPromptRenderer: PromptRenderer {
 
     public func render(messages: [Message], tools: [ToolSpec], options: GenerationOptions) throws -> RenderedPrompt {
         let offered = options.toolChoice == .none ? [] : tools
-        let grammar = try prompt.grammar(tools: offered, options: options)
-        var rendered = RenderedPrompt(text: try prompt.text(messages: messages, tools: offered), grammar: grammar?.gbnf,
+        let text = try prompt.text(messages: messages, tools: offered)
+        let grammar = try prompt.grammar(tools: offered, options: options, promptText: text)
+        var rendered = RenderedPrompt(text: text, grammar: grammar?.gbnf,
                                       grammarLazy: grammar?.lazy ?? false, grammarTriggers: grammar?.triggerTokens ?? [])
         rendered.grammarTriggerPatterns = grammar?.triggerPatterns ?? []
         return rendered

@@ -1,17 +1,45 @@
-// A host for LooplServerTests: starts a child llama-server, prints "child <pid>", then waits.
-// It exits normally when its standard input closes or says "exit"; tests also signal or kill it.
+// A hidden host for the lifecycle, soak and kill tests (not a user-facing program).
+//
+//   loopl-test-host hold [MODEL]           start a child llama-server, print "child <pid>", wait for
+//                                          "exit" or the end of standard input
+//   loopl-test-host soak BACKEND RUNS      RUNS agent runs on one backend instance; prints figures (JSON)
+//   loopl-test-host generate BACKEND       print "child <pid>", then "generating" at the first text, and
+//                                          keep generating until killed
+//   loopl-test-host save FILE              save two sessions to FILE in turn, forever (FILE.a and FILE.b
+//                                          hold the two expected contents); prints "saving" once FILE exists
+//   loopl-test-host kill TARGET TRIALS     SIGKILL a `generate` (TARGET server or stdio) or `save` (TARGET
+//                                          save) host TRIALS times and check what it leaves; prints figures (JSON)
+//
+// BACKEND is llama, server or stdio, on the default model with a tiny context.
 import Foundation
 import Loopl
-import LooplServer
 
-let path = CommandLine.arguments.dropFirst().first ?? LooplHome.defaultModel
-let model = LlamaServerModel(path: path, contextLength: 256, threads: 1)
+/// Writes one line to standard output at once (no buffering: the tests read it while this runs).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
 do {
-    try await model.start()
+    switch (arguments.first, arguments.count) {
+    case ("hold", 1), ("hold", 2):
+        try await HostBackend.hold(modelPath: arguments.count == 2 ? arguments[1] : LooplHome.defaultModel)
+    case ("soak", 3):
+        guard let runs = Int(arguments[2]), runs > 0 else { throw LooplError(.invalidRequest, "RUNS must be a positive number.") }
+        let backend = try HostBackend(name: arguments[1])
+        say(try await Soak(backend: backend, runs: runs).run().jsonText())
+    case ("generate", 2):
+        try await HostBackend(name: arguments[1]).generateForever()
+    case ("save", 2):
+        try SaveLoop(path: arguments[1]).run()
+    case ("kill", 3):
+        guard let trials = Int(arguments[2]), trials > 0 else { throw LooplError(.invalidRequest, "TRIALS must be a positive number.") }
+        say(try await KillTrials(target: arguments[1], trials: trials).run().jsonText())
+    default:
+        throw LooplError(.invalidRequest, "Usage: loopl-test-host hold [MODEL] | soak BACKEND RUNS | generate BACKEND | save FILE | kill TARGET TRIALS")
+    }
+    exit(0)
 } catch {
-    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    FileHandle.standardError.write(Data("loopl-test-host: \(error)\n".utf8))
     exit(1)
 }
-FileHandle.standardOutput.write(Data("child \(await model.serverProcessID ?? -1)\n".utf8))
-while let line = readLine(), line != "exit" {}
-exit(0)

@@ -1,5 +1,6 @@
 import Foundation
 import Loopl
+import LooplTestKit
 import Testing
 
 /// The child llama-server never outlives its host: a `loopl-test-host` process starts one, then ends.
@@ -14,7 +15,7 @@ import Testing
 
     /// Starts a host, waits for its child's pid, ends the host as `ending` says, and returns the child's pid.
     static func runHost(ending: Ending) async throws -> Int32 {
-        let host = try ChildProcess(executable: hostPath, arguments: [LooplHome.defaultModel], output: .stream)
+        let host = try ChildProcess(executable: hostPath, arguments: ["hold", LooplHome.defaultModel], output: .stream)
         var text = ""
         for await chunk in host.output {
             text += String(decoding: chunk, as: UTF8.self)
@@ -24,7 +25,7 @@ import Testing
             await host.terminate()
             throw LooplError(.processFailed, "the host printed \(text.debugDescription); its log: \(host.lastLines)")
         }
-        #expect(isRunning(pid))
+        #expect(ProcessWatch.isRunning(pid))
         switch ending {
         case .normalExit:
             try host.write(Array("exit\n".utf8))
@@ -45,6 +46,6 @@ import Testing
     @Test(.timeLimit(.minutes(5)), arguments: Ending.allCases)
     func childEndsWithItsHost(_ ending: Ending) async throws {
         let pid = try await Self.runHost(ending: ending)
-        #expect(await waitUntilGone(pid, timeout: .seconds(5)), "llama-server \(pid) outlived its host after \(ending)")
+        #expect(await ProcessWatch.waitUntilGone(pid, timeout: .seconds(5)), "llama-server \(pid) outlived its host after \(ending)")
     }
 }

@@ -60,18 +60,18 @@ import Testing
         try await suite.checkContextOverflow()
         let pid = try #require(await model.serverProcessID)
         try await suite.checkCloseTwice()
-        #expect(await waitUntilGone(pid, timeout: .seconds(1)), "the child outlived close()")
+        #expect(await ProcessWatch.waitUntilGone(pid, timeout: .seconds(1)), "the child outlived close()")
     }
 
     @Test(.timeLimit(.minutes(5)))
     func streamedAnswerWithMetricsFromTimings() async throws {
         try await Self.withModel { model in
-            let before = ownLlamaServers()
+            let before = Self.ownLlamaServers()
             async let started: Void = model.start()
             async let size = model.contextSize
             try await started
             #expect(try await size == 2048)
-            #expect(ownLlamaServers().subtracting(before).count == 1, "concurrent first calls started more than one child")
+            #expect(Self.ownLlamaServers().subtracting(before).count == 1, "concurrent first calls started more than one child")
             let load = try #require(await model.loadTime)
             #expect(load > .zero && load < .seconds(120))
             let suite = ModelConformance(model: model)
@@ -138,7 +138,7 @@ import Testing
             #expect(ContinuousClock.now - start >= .seconds(2), "the next request did not wait for the check")
             let newPID = try #require(await model.serverProcessID)
             #expect(newPID != pid)
-            #expect(await waitUntilGone(pid, timeout: .seconds(5)), "the stopped child was not ended")
+            #expect(await ProcessWatch.waitUntilGone(pid, timeout: .seconds(5)), "the stopped child was not ended")
         }
     }
 
@@ -206,7 +206,7 @@ import Testing
             #expect(turn.metrics.last?.finished == true)
             await model.close()
         }
-        for pid in pids { #expect(await waitUntilGone(pid, timeout: .seconds(2))) }
+        for pid in pids { #expect(await ProcessWatch.waitUntilGone(pid, timeout: .seconds(2))) }
     }
 
     /// A port taken between the probe and the child's bind makes the child fail; a new port is tried.
@@ -268,6 +268,11 @@ import Testing
         await model.close()
         #expect(server.exitStatus == nil, "closing an attached model must not stop the server")
         await server.terminate()
+    }
+
+    /// The llama-server processes this test process started that still run.
+    static func ownLlamaServers() -> Set<Int32> {
+        Set(ProcessWatch.children(of: getpid()).filter { ProcessWatch.command(of: $0).hasPrefix("llama-server") })
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Loopl
 @testable import LooplStdio
+import LooplTestKit
 import Testing
 
 /// Cancelling the consumer sends $/cancelRequest; the worker stops and answers, and is kept.
@@ -54,7 +55,7 @@ import Testing
         let next = try await Fixtures.collect(model)
         #expect(next.text == "Hello! How can")
         #expect(model.workerPID != pid)
-        #expect(!Fixtures.isRunning(pid))
+        #expect(!ProcessWatch.isRunning(pid))
         await model.close()
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Loopl
 @testable import LooplStdio
+import LooplTestKit
 import Testing
 
 /// Each misbehaviour of the Python worker gives its typed error within its timeout, and the
@@ -55,7 +56,7 @@ import Testing
         await Self.expectFailure(model, code, fragment)
         try await Self.expectSuccess(model)
         #expect(model.workerPID != first, "the faulty worker was not replaced")
-        if let first { #expect(!Fixtures.isRunning(first), "the faulty worker still runs") }
+        if let first { #expect(!ProcessWatch.isRunning(first), "the faulty worker still runs") }
         await model.close()
     }
 
@@ -170,7 +171,7 @@ import Testing
         let pid = try #require(model.workerPID)
         await model.close()
         await model.close()
-        #expect(!Fixtures.isRunning(pid))
+        #expect(!ProcessWatch.isRunning(pid))
         await Self.expectFailure(model, .closed, "after close()")
     }
 }

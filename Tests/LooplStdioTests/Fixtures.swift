@@ -49,22 +49,4 @@ enum Fixtures {
         }
         return (text, metrics)
     }
-
-    /// Whether a process with this id exists (and is not a zombie).
-    static func isRunning(_ pid: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
-        guard let close = stat.lastIndex(of: ")") else { return false }
-        return !stat[close...].dropFirst(2).hasPrefix("Z")
-    }
-
-    /// The ids of the processes whose parent is `pid`.
-    static func children(of pid: Int32) -> [Int32] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap(Int32.init).filter { child in
-            guard let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
-            let fields = stat[close...].split(separator: " ")
-            return fields.count > 2 && Int32(fields[2]) == pid
-        }
-    }
 }

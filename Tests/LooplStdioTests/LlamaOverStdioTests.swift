@@ -16,7 +16,7 @@ import Testing
         #expect(model.toolCallStyle == .text(.hermes))
         let pid = try #require(model.workerPID)
         try await ModelConformance(model: model).runAll()
-        #expect(!Fixtures.isRunning(pid), "close() left the worker running")
+        #expect(!ProcessWatch.isRunning(pid), "close() left the worker running")
     }
 
     /// The host (`loopl run --backend stdio`) is killed with SIGKILL mid-generation: its worker
@@ -42,18 +42,14 @@ import Testing
             seen += String(decoding: data, as: UTF8.self)
         }
         #expect(seen.contains("\"event\":\"text\""), "the host printed no text: \(seen.prefix(300)) \(host.isRunning ? "" : String(decoding: err.fileHandleForReading.readDataToEndOfFile().suffix(600), as: UTF8.self)))")
-        let workers = Fixtures.children(of: host.processIdentifier)
+        let workers = ProcessWatch.children(of: host.processIdentifier)
         try #require(workers.count == 1, "expected one worker child, found \(workers)")
         let worker = workers[0]
-        #expect(Fixtures.isRunning(worker))
+        #expect(ProcessWatch.isRunning(worker))
         kill(host.processIdentifier, SIGKILL)
         host.waitUntilExit()
-        let deadline = ContinuousClock.now + .seconds(5)
-        while Fixtures.isRunning(worker), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        #expect(!Fixtures.isRunning(worker), "the worker \(worker) outlived its host by 5 s")
-        if Fixtures.isRunning(worker) { kill(worker, SIGKILL) }
+        #expect(await ProcessWatch.waitUntilGone(worker, timeout: .seconds(5)), "the worker \(worker) outlived its host by 5 s")
+        if ProcessWatch.isRunning(worker) { kill(worker, SIGKILL) }
     }
 
     /// A damaged model behind `loopl worker`: the worker fails to load it and exits; the host gets

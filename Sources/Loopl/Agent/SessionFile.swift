@@ -3,7 +3,8 @@ import Foundation
 /// A conversation saved as a JSON array of OpenAI-style messages (``Message/templateValue``).
 ///
 /// Saving is atomic: a temporary file is written, flushed to disk and renamed over the old one,
-/// so a crash mid-save leaves the old file or the new one, never a broken one.
+/// so a crash mid-save leaves the old file or the new one, never a broken one. The temporary file
+/// a killed save leaves behind is removed by the next save.
 public enum SessionFile {
     /// Reads the messages saved at `path`; a missing file is an empty conversation.
     public static func load(_ path: String) throws -> [Message] {
@@ -26,6 +27,7 @@ public enum SessionFile {
         let text = JSONValue.array(messages.map(\.templateValue)).jsonText(style: .python) + "\n"
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        removeStaleTemporaries(of: path)
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else {
@@ -47,6 +49,17 @@ public enum SessionFile {
         guard rename(temporary, path) == 0 else {
             unlink(temporary)
             throw LooplError(.invalidConfiguration, "Cannot replace \(path): \(String(cString: strerror(errno))).")
+        }
+    }
+
+    /// Deletes the temporary files of saves to `path` by processes that no longer exist.
+    static func removeStaleTemporaries(of path: String) {
+        let url = URL(fileURLWithPath: path)
+        let prefix = url.lastPathComponent + ".tmp-"
+        let directory = url.deletingLastPathComponent().path
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix(prefix) {
+            guard let pid = Int32(name.dropFirst(prefix.count)), pid != getpid() else { continue }
+            if kill(pid, 0) != 0, errno == ESRCH { unlink(directory + "/" + name) }
         }
     }
 }

@@ -47,10 +47,13 @@ public struct ChatPrompt: Sendable {
 
     /// The grammar for a turn: tool calls held well-formed (one call a turn, as llama-server
     /// defaults to) from the first token for `required` or a named tool, lazily from the family's
-    /// opening marker for `auto`; otherwise the response format's grammar, if any.
-    public func grammar(tools: [ToolSpec], options: GenerationOptions) throws -> Grammar? {
+    /// opening marker for `auto`; otherwise the response format's grammar, if any. When `promptText`
+    /// ends inside an opened reasoning block, the grammar lets the model finish it before the call.
+    public func grammar(tools: [ToolSpec], options: GenerationOptions, promptText: String) throws -> Grammar? {
         if !tools.isEmpty, options.toolChoice != .none {
-            return try ToolCallGrammar.make(tools: tools, format: toolCallFormat, choice: options.toolChoice, parallel: false)
+            let thinking: ToolCallGrammar.Thinking = ToolCallParser.promptOpensReasoning(promptText) ? .open : .none
+            return try ToolCallGrammar.make(tools: tools, format: toolCallFormat, choice: options.toolChoice, parallel: false,
+                                            thinking: thinking)
         }
         return try options.responseFormat.grammar()
     }

@@ -99,6 +99,7 @@ struct BenchCommand: Command {
         var samples: [String: [BenchSample]] = [:]
         var referenceSamples: [(prefill: Double, decode: Double)] = []
         var measuredPromptTokens = promptTokens
+        var decodeDepth = 0
         for step in BenchPlan(backends: backends, warmup: warmup, runs: runs, reference: reference).steps {
             let label = "round \(step.round)\(step.measured ? "" : " (warm-up)")"
             switch step.target {
@@ -107,12 +108,13 @@ struct BenchCommand: Command {
                 let backend = try await router.model(named: name)
                 _ = try await backend.contextSize  // a backend that starts lazily starts here
                 let startup = (ContinuousClock.now - start).milliseconds
-                let prefill = try await Self.timed(backend.generate(messages: longPrompt, tools: [], options: prefillOptions))
-                let decode = try await Self.timed(backend.generate(messages: shortPrompt, tools: [], options: decodeOptions))
+                let prefill = try await Self.timed { backend.generate(messages: longPrompt, tools: [], options: prefillOptions) }
+                let decode = try await Self.timed { backend.generate(messages: shortPrompt, tools: [], options: decodeOptions) }
                 let host = ProcessMemory.hostMiB, children = ProcessMemory.childrenMiB
                 await backend.close()
                 let evaluated = prefill.metrics.promptTokens - prefill.metrics.cachedPromptTokens
                 measuredPromptTokens = prefill.metrics.promptTokens
+                decodeDepth = decode.metrics.promptTokens
                 let sample = BenchSample(startupMs: startup, ttftMs: prefill.ttftMs,
                                          overheadMs: prefill.metrics.promptEvalMs.map { prefill.ttftMs - $0 },
                                          prefillTokensPerSecond: Double(evaluated) / (prefill.ttftMs / 1000),
@@ -122,7 +124,7 @@ struct BenchCommand: Command {
                 console.err("\(label) \(name): TTFT \(Int(sample.ttftMs)) ms (\(evaluated) tokens, \(Int(sample.prefillTokensPerSecond)) tok/s), decode \(String(format: "%.1f", sample.decodeTokensPerSecond)) tok/s")
             case .reference:
                 let speeds = try await LlamaBenchReference.measure(model: LooplHome.defaultModel, threads: threads,
-                                                                   prompt: measuredPromptTokens, generate: maxTokens)
+                                                                   prompt: measuredPromptTokens, generate: maxTokens, depth: decodeDepth)
                 if step.measured { referenceSamples.append(speeds) }
                 console.err("\(label) llama-bench: prefill \(Int(speeds.prefill)) tok/s, decode \(String(format: "%.1f", speeds.decode)) tok/s")
             }
@@ -156,7 +158,7 @@ struct BenchCommand: Command {
             var counts: [(prompt: Int, cached: Int)] = []
             var times: [Double] = []
             for messages in iterations {
-                let turn = try await Self.timed(backend.generate(messages: messages, tools: AgentConversation.tools, options: options))
+                let turn = try await Self.timed { backend.generate(messages: messages, tools: AgentConversation.tools, options: options) }
                 counts.append((turn.metrics.promptTokens, turn.metrics.cachedPromptTokens))
                 times.append(turn.ttftMs)
             }
@@ -178,8 +180,9 @@ struct BenchCommand: Command {
     }
 
     /// Runs a generation to its end: its final metrics, and the TTFT as the host sees it.
-    private static func timed(_ stream: AsyncThrowingStream<ModelEvent, any Error>) async throws -> (metrics: Metrics, ttftMs: Double) {
+    private static func timed(_ generate: () -> AsyncThrowingStream<ModelEvent, any Error>) async throws -> (metrics: Metrics, ttftMs: Double) {
         let start = ContinuousClock.now
+        let stream = generate()
         var first: ContinuousClock.Instant?
         var last: Metrics?
         for try await event in stream {

@@ -298,6 +298,19 @@ import LooplTestKit
     }
 }
 
+/// The backends' grammar choice: a prompt that opened a reasoning block lets the model close it first.
+@Suite struct ChatPromptGrammarTests {
+    @Test func anOpenedReasoningBlockIsFinishedBeforeTheCall() throws {
+        let prompt = try ChatPrompt(templateSource: nil, bosText: "", eosText: "", addsBOS: false)
+        let tools = [ToolSpec(name: "f", description: "", parameters: ["type": "object", "properties": [:]])]
+        let options = GenerationOptions(toolChoice: .required)
+        let plain = try #require(try prompt.grammar(tools: tools, options: options, promptText: "<|im_start|>assistant\n"))
+        let thinking = try #require(try prompt.grammar(tools: tools, options: options, promptText: "<|im_start|>assistant\n<think>\n"))
+        #expect(!plain.gbnf.contains("</think>"))
+        #expect(thinking.gbnf.contains("</think>"))
+    }
+}
+
 extension GrammarCase {
     static func named(_ name: String) -> GrammarCase {
         all.first { $0.name == name } ?? GrammarCase(name, "{}", valid: [], invalid: [])
