@@ -52,13 +52,15 @@ public final class ChildProcess: Sendable {
         let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
         self.output = stream
         let shared = self.shared
-        startReader(err.read) { chunk in shared.tail.withLock { $0.append(chunk) } } onEnd: {}
+        shared.tailReaders.enter()
+        startReader(err.read) { chunk in shared.tail.withLock { $0.append(chunk) } } onEnd: { shared.tailReaders.leave() }
         switch mode {
         case .stream:
             startReader(out.read) { chunk in continuation.yield(chunk) } onEnd: { continuation.finish() }
         case .drain:
             continuation.finish()
-            startReader(out.read) { chunk in shared.tail.withLock { $0.append(chunk) } } onEnd: {}
+            shared.tailReaders.enter()
+            startReader(out.read) { chunk in shared.tail.withLock { $0.append(chunk) } } onEnd: { shared.tailReaders.leave() }
         }
         startReaper()
     }
@@ -163,6 +165,9 @@ public final class ChildProcess: Sendable {
             var raw: Int32 = 0
             while waitpid(pid, &raw, 0) < 0, errno == EINTR {}
             let code = (raw & 0x7F) == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+            // Its last words first, so that `lastLines` is complete once the exit is known; a
+            // grandchild that holds the pipes open cannot delay the exit for long.
+            _ = shared.tailReaders.wait(timeout: .now() + .milliseconds(500))
             let waiters = shared.status.withLock { state in
                 state.code = code
                 defer { state.waiters = [] }
@@ -178,6 +183,8 @@ public final class ChildProcess: Sendable {
 /// The state that the reader and reaper threads share with the process object.
 private final class Shared: Sendable {
     let tail = Mutex(LineTail(limit: 40))
+    /// The readers that feed `tail`, until they reach the end of their pipe.
+    let tailReaders = DispatchGroup()
     let status = Mutex<(code: Int32?, waiters: [CheckedContinuation<Int32, Never>])>((nil, []))
 }
 

@@ -110,7 +110,8 @@ struct BenchCommand: Command {
                 let startup = (ContinuousClock.now - start).milliseconds
                 let prefill = try await Self.timed { backend.generate(messages: longPrompt, tools: [], options: prefillOptions) }
                 let decode = try await Self.timed { backend.generate(messages: shortPrompt, tools: [], options: decodeOptions) }
-                let host = ProcessMemory.hostMiB, children = ProcessMemory.childrenMiB
+                let host = Double(ProcessWatch.residentKilobytes()) / 1024
+                let children = Double(ProcessWatch.descendants().map { ProcessWatch.residentKilobytes(of: $0) }.reduce(0, +)) / 1024
                 await backend.close()
                 let evaluated = prefill.metrics.promptTokens - prefill.metrics.cachedPromptTokens
                 measuredPromptTokens = prefill.metrics.promptTokens

@@ -46,6 +46,12 @@ public enum ProcessWatch {
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
 
+    /// The processes below `pid`: its children, theirs, and so on (zombies left out).
+    public static func descendants(of pid: Int32 = getpid()) -> [Int32] {
+        let children = children(of: pid)
+        return children + children.flatMap { descendants(of: $0) }
+    }
+
     /// The one-letter state of `pid` (R, S, Z, ...), nil when there is no such process.
     static func state(of pid: Int32) -> Character? {
         statFields(of: pid)?.first?.first
