@@ -3,8 +3,10 @@ import Loopl
 import Synchronization
 
 /// One llama.cpp context and the tokens in its KV cache, confined to an actor so that requests
-/// run one at a time and the cache stays consistent.
+/// run one at a time and the cache stays consistent. The actor runs on a thread of its own.
 actor LlamaSession {
+    private let executor = ThreadExecutor(name: "loopl llama")
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     private let weights: LlamaWeights
     private let handle: ContextHandle
     private var context: OpaquePointer? { handle.pointer }
