@@ -10,10 +10,11 @@ final class ThreadExecutor: SerialExecutor {
 
     init(name: String) {
         let queue = self.queue
-        let thread = Thread { queue.run() }
+        // Unowned: jobs keep their actor, and so this executor, alive while they wait.
+        let executor = asUnownedSerialExecutor()
+        let thread = Thread { queue.run(on: executor) }
         thread.name = name
         thread.start()
-        queue.executor = asUnownedSerialExecutor()
     }
 
     deinit { queue.stop() }
@@ -32,12 +33,6 @@ private final class JobQueue: @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var stopped = false
-    /// Set once, before the first job; jobs keep their actor, and so the executor, alive.
-    var executor: UnownedSerialExecutor? {
-        get { condition.lock(); defer { condition.unlock() }; return stored }
-        set { condition.lock(); stored = newValue; condition.unlock() }
-    }
-    private var stored: UnownedSerialExecutor?
 
     func push(_ job: UnownedJob) {
         condition.lock()
@@ -53,15 +48,14 @@ private final class JobQueue: @unchecked Sendable {
         condition.unlock()
     }
 
-    func run() {
+    func run(on executor: UnownedSerialExecutor) {
         while true {
             condition.lock()
             while jobs.isEmpty, !stopped { condition.wait() }
             if jobs.isEmpty { condition.unlock(); return }
             let job = jobs.removeFirst()
-            let executor = stored
             condition.unlock()
-            if let executor { job.runSynchronously(on: executor) }
+            job.runSynchronously(on: executor)
         }
     }
 }
