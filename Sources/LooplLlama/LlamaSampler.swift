@@ -9,19 +9,21 @@ final class LlamaSampler {
     private let chain: UnsafeMutablePointer<llama_sampler>
     private let grammar: UnsafeMutablePointer<llama_sampler>?
     private var candidates: [llama_token_data]
+    /// The chain is greedy alone: the next token is the first with the highest logit.
+    private let greedy: Bool
 
     init(options: GenerationOptions, weights: LlamaWeights, grammar: Grammar?) throws {
         let vocab = weights.vocab
-        candidates = []
         if let grammar {
             guard let sampler = LlamaSampler.makeGrammar(grammar, weights: weights) else {
                 throw LooplError(.invalidRequest, "llama.cpp rejected the generated grammar (root '\(grammar.root)'); this is a bug in Loopl's grammar for these tools.")
             }
             self.grammar = sampler
-            candidates = [llama_token_data](repeating: llama_token_data(), count: Int(llama_vocab_n_tokens(vocab)))
         } else {
             self.grammar = nil
         }
+        candidates = [llama_token_data](repeating: llama_token_data(), count: Int(llama_vocab_n_tokens(vocab)))
+        greedy = options.temperature <= 0 && options.repeatPenalty == 1
         chain = llama_sampler_chain_init(llama_sampler_chain_default_params())
         if options.repeatPenalty != 1 {
             llama_sampler_chain_add(chain, llama_sampler_init_penalties(llama_vocab_n_tokens(vocab), 64, Float(options.repeatPenalty), 0, 0))
@@ -63,13 +65,14 @@ final class LlamaSampler {
     /// Samples the next token from the last logits of `context`. Throws when the grammar allows
     /// no token at all (accepting a forbidden token would abort inside llama.cpp).
     func sample(_ context: OpaquePointer) throws -> llama_token {
-        guard let grammar else { return llama_sampler_sample(chain, context, -1) }
         var token = try pick(context, constrained: false)
-        if !allows(token) { token = try pick(context, constrained: true) }
-        guard allows(token) else {
-            throw LooplError(.generationFailed, "The grammar allows no next token; the tool schema may be unsatisfiable.")
+        if let grammar {
+            if !allows(token) { token = try pick(context, constrained: true) }
+            guard allows(token) else {
+                throw LooplError(.generationFailed, "The grammar allows no next token; the tool schema may be unsatisfiable.")
+            }
+            llama_sampler_accept(grammar, token)
         }
-        llama_sampler_accept(grammar, token)
         llama_sampler_accept(chain, token)
         return token
     }
@@ -90,15 +93,35 @@ final class LlamaSampler {
         guard let logits = llama_get_logits_ith(context, -1) else {
             throw LooplError(.generationFailed, "llama.cpp returned no logits.")
         }
-        for index in candidates.indices {
-            candidates[index] = llama_token_data(id: llama_token(index), logit: logits[index], p: 0)
-        }
+        if greedy, !constrained { return LlamaSampler.argmax(logits, count: candidates.count) }
         return candidates.withUnsafeMutableBufferPointer { buffer in
+            for index in buffer.indices {
+                buffer[index] = llama_token_data(id: llama_token(index), logit: logits[index], p: 0)
+            }
             var array = llama_token_data_array(data: buffer.baseAddress, size: buffer.count, selected: -1, sorted: false)
             if constrained, let grammar { llama_sampler_apply(grammar, &array) }
             llama_sampler_apply(chain, &array)
             let selected = Int(array.selected)
             return selected >= 0 && selected < array.size ? array.data[selected].id : 0
         }
+    }
+
+    /// The first index of the highest of `count` logits: what llama.cpp's greedy sampler picks,
+    /// without copying the vocabulary into candidates first.
+    private static func argmax(_ logits: UnsafePointer<Float>, count: Int) -> llama_token {
+        var lanes = SIMD8<Float>(repeating: -.infinity)
+        var index = 0
+        while index + 8 <= count {
+            let next = UnsafeRawPointer(logits + index).loadUnaligned(as: SIMD8<Float>.self)
+            lanes.replace(with: next, where: next .> lanes)
+            index += 8
+        }
+        var highest = lanes.max()
+        while index < count {
+            highest = max(highest, logits[index])
+            index += 1
+        }
+        for index in 0..<count where logits[index] == highest { return llama_token(index) }
+        return 0
     }
 }
