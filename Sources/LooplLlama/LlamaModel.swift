@@ -49,9 +49,8 @@ public final class LlamaModel: Model {
         }
     }
 
-    /// The prompt's tokens; with `truncateHistory`, the oldest turns after the system prompt are
-    /// dropped until the prompt and `maxTokens` fit.
-    /// The prompt's tokens and text, dropping the oldest turns first when the caller allows truncation.
+    /// The prompt's tokens and text; with `truncateHistory`, the oldest turns after the system
+    /// prompt are dropped until the prompt and `maxTokens` fit.
     private func promptTokens(messages: [Message], tools: [ToolSpec], options: GenerationOptions) throws -> ([Int32], String) {
         var kept = messages
         while true {
