@@ -8,7 +8,10 @@ import Loopl
 final class LlamaSampler {
     private let chain: UnsafeMutablePointer<llama_sampler>
     private let grammar: UnsafeMutablePointer<llama_sampler>?
-    private var candidates: [llama_token_data]
+    private let vocabularySize: Int
+    /// The whole vocabulary with its logits, filled for the chain; made on first use (greedy
+    /// sampling without a grammar never needs it).
+    private lazy var candidates = [llama_token_data](repeating: llama_token_data(), count: vocabularySize)
     /// The chain is greedy alone: the next token is the first with the highest logit.
     private let greedy: Bool
 
@@ -22,7 +25,7 @@ final class LlamaSampler {
         } else {
             self.grammar = nil
         }
-        candidates = [llama_token_data](repeating: llama_token_data(), count: Int(llama_vocab_n_tokens(vocab)))
+        vocabularySize = Int(llama_vocab_n_tokens(vocab))
         greedy = options.temperature <= 0 && options.repeatPenalty == 1
         chain = llama_sampler_chain_init(llama_sampler_chain_default_params())
         if options.repeatPenalty != 1 {
@@ -93,7 +96,7 @@ final class LlamaSampler {
         guard let logits = llama_get_logits_ith(context, -1) else {
             throw LooplError(.generationFailed, "llama.cpp returned no logits.")
         }
-        if greedy, !constrained { return LlamaSampler.argmax(logits, count: candidates.count) }
+        if greedy, !constrained { return LlamaSampler.argmax(logits, count: vocabularySize) }
         return candidates.withUnsafeMutableBufferPointer { buffer in
             for index in buffer.indices {
                 buffer[index] = llama_token_data(id: llama_token(index), logit: logits[index], p: 0)
