@@ -12,11 +12,7 @@ final class ThreadExecutor: SerialExecutor {
         let queue = self.queue
         // Unowned: jobs keep their actor, and so this executor, alive while they wait.
         let executor = asUnownedSerialExecutor()
-        let thread = Thread {
-            Thread.current.name = name  // set from the thread itself, or Linux keeps the creator's name
-            queue.run(on: executor)
-        }
-        thread.start()
+        Thread.start(named: name) { queue.run(on: executor) }
     }
 
     deinit { queue.stop() }

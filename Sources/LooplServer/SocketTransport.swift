@@ -16,7 +16,7 @@ enum SocketTransport {
         let (stream, continuation) = AsyncThrowingStream<HTTPPart, any Error>.makeStream()
         let connection = Connection()
         continuation.onTermination = { _ in connection.cancel() }
-        let thread = Thread {
+        Thread.start(named: "loopl http") {
             do {
                 try exchange(request, over: connection, continuation: continuation)
                 continuation.finish()
@@ -25,8 +25,6 @@ enum SocketTransport {
             }
             connection.close()
         }
-        thread.name = "loopl-http"
-        thread.start()
         return HTTPResponseStream(parts: stream, cancel: { connection.cancel() })
     }
 

@@ -154,7 +154,7 @@ public final class StdioWorker: Sendable {
     private func lines() -> AsyncStream<LineSplitter.Piece> {
         let (stream, continuation) = AsyncStream<LineSplitter.Piece>.makeStream()
         let fd = input
-        let thread = Thread {
+        Thread.start(named: "loopl input") {
             var splitter = LineSplitter()
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
@@ -165,8 +165,6 @@ public final class StdioWorker: Sendable {
             }
             continuation.finish()
         }
-        thread.name = "loopl worker input"
-        thread.start()
         return stream
     }
 }

@@ -143,7 +143,7 @@ public final class ChildProcess: Sendable {
 
     private func startReader(_ fd: Int32, onChunk: @escaping @Sendable ([UInt8]) -> Void,
                              onEnd: @escaping @Sendable () -> Void) {
-        let thread = Thread {
+        Thread.start(named: "loopl reader") {
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
                 let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
@@ -154,14 +154,12 @@ public final class ChildProcess: Sendable {
             close(fd)
             onEnd()
         }
-        thread.name = "loopl child reader"
-        thread.start()
     }
 
     private func startReaper() {
         let pid = self.pid
         let shared = self.shared
-        let thread = Thread {
+        Thread.start(named: "loopl reaper") {
             var raw: Int32 = 0
             while waitpid(pid, &raw, 0) < 0, errno == EINTR {}
             let code = (raw & 0x7F) == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
@@ -175,8 +173,6 @@ public final class ChildProcess: Sendable {
             }
             for waiter in waiters { waiter.resume(returning: code) }
         }
-        thread.name = "loopl child reaper"
-        thread.start()
     }
 }
 

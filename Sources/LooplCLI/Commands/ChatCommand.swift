@@ -176,11 +176,10 @@ final class StandardInputLines: @unchecked Sendable {
         let (stream, continuation) = AsyncStream<String>.makeStream()
         self.stream = stream
         self.iterator = stream.makeAsyncIterator()
-        let thread = Thread {
+        Thread.start(named: "loopl stdin") {
             while let line = readLine(strippingNewline: true) { continuation.yield(line) }
             continuation.finish()
         }
-        thread.start()
     }
 
     /// The next line; nil at end of input or when Ctrl-C is pressed at the prompt.
