@@ -34,7 +34,10 @@ public struct RPCError: Error, Sendable, Hashable {
     /// The LooplError a host raises for this error: the worker's code when it named one.
     public var looplError: LooplError {
         if code == StdioProtocol.ErrorCode.requestCancelled { return LooplError(.cancelled, message) }
-        if let name = data?["looplCode"]?.stringValue { return LooplError(.init(rawValue: name), message) }
+        if let name = data?["looplCode"]?.stringValue {
+            // A code this host does not know (a newer worker's) keeps the worker's sentence.
+            return LooplError(LooplError.Code(rawValue: name) ?? .generationFailed, message)
+        }
         return LooplError(.generationFailed, "The worker failed (JSON-RPC error \(code)): \(message)")
     }
 }

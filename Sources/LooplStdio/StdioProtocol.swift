@@ -21,7 +21,4 @@ public enum StdioProtocol {
     }
 }
 
-extension LooplError.Code {
-    /// Something did not answer within its time limit.
-    public static let timedOut = LooplError.Code(rawValue: "timed_out")
-}
+
