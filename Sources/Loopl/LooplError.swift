@@ -73,9 +73,9 @@ public struct LooplError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What happened and what to do about it, in one or two sentences.
     public let message: String
     /// The error underneath this one (a system call's, a decoder's), if any.
-    public let underlying: (any Error & Sendable)?
+    public let underlying: (any Error)?
 
-    public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil) {
+    public init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.underlying = underlying

@@ -1,3 +1,4 @@
+#if LOOPL_WITH_LLAMA
 import Foundation
 import Loopl
 import LooplLlama
@@ -81,3 +82,4 @@ struct StdioBenchmarkTests {
         print("BENCH per event (host and Python worker together): \(String(format: "%.1f", Self.median(costs))) µs")
     }
 }
+#endif

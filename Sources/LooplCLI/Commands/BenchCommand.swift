@@ -201,7 +201,7 @@ struct BenchCommand: Command {
         do {
             try text.write(toFile: path, atomically: true, encoding: .utf8)
         } catch {
-            throw LooplError(.invalidRequest, "Cannot write \(path): \(error.localizedDescription).")
+            throw LooplError(.io, "Cannot write \(path): \(error.localizedDescription).", underlying: error)
         }
     }
 }
