@@ -1,3 +1,4 @@
+import Foundation
 import Loopl
 import Testing
 
@@ -58,6 +59,20 @@ import Testing
     @Test func everyCaseIsCovered() {
         let names = Set(Self.golden.compactMap { try? JSONValue(parsing: $0)["event"]?.stringValue })
         #expect(names == ["iterationStarted", "text", "metrics", "assistantMessage", "toolStarted", "toolFinished", "warning", "finished"])
+    }
+
+    /// Every example line of docs/events.md reads as an event and is written back byte for byte.
+    @Test func theDocumentedExamplesAreTheCodableForm() throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/events.md")
+        let text = try String(contentsOf: docs, encoding: .utf8)
+        let examples = text.split(separator: "\n").filter { $0.hasPrefix(#"{"event":"#) }.map(String.init)
+        #expect(examples.count == 8)
+        for line in examples {
+            let event = try JSONValue(parsing: line).decode(AgentEvent.self)
+            #expect(try JSONValue(encoding: event).jsonText() == line)
+        }
+        #expect(text.contains("schema version \(AgentEvent.schemaVersion)"))
     }
 
     @Test func badEventsNameWhatIsWrong() {
