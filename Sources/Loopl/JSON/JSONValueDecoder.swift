@@ -148,11 +148,6 @@ struct JSONValueDecoder: Decoder {
         var count: Int? { elements.count }
         var isAtEnd: Bool { currentIndex >= elements.count }
 
-        init(elements: [JSONValue], codingPath: [any CodingKey]) {
-            self.elements = elements
-            self.codingPath = codingPath
-        }
-
         private mutating func next() throws -> JSONValueDecoder {
             let path = codingPath + [JSONKey(index: currentIndex)]
             guard !isAtEnd else {
