@@ -98,7 +98,7 @@ public final class StdioModel: Model {
         }
         let params: JSONValue = ["messages": .array(messages.map(\.templateValue)),
                                  "tools": .array(tools.map(\.openAIValue)),
-                                 "options": options.wireValue]
+                                 "options": try JSONValue(encoding: options)]
         do { try connection.send(.request(id: .integer(id), method: "generate", params: params)) } catch {
             await discard(connection)
             throw error
@@ -150,7 +150,7 @@ public final class StdioModel: Model {
                 case .success(let value):
                     var metrics = finalMetrics ?? Metrics()
                     if let wire = value["metrics"], !wire.isNull {
-                        do { metrics = try Metrics(wireValue: wire) } catch let error as LooplError {
+                        do { metrics = try wire.decode(Metrics.self) } catch {
                             await discard(connection)
                             throw LooplError(.protocolViolation, "The worker (\(connection.commandText)) broke the protocol: \(error.message)")
                         }

@@ -75,7 +75,7 @@ public struct WorkerCheck: Sendable {
             throw Failure(reason: "no text or tool call event came before the result")
         }
         guard let wire = value["metrics"] else { throw Failure(reason: "the result has no metrics") }
-        let metrics = try Metrics(wireValue: wire)
+        let metrics = try wire.decode(Metrics.self)
         guard metrics.stopReason != nil else { throw Failure(reason: "the result's metrics have no stopReason") }
         try? await Task.sleep(for: .milliseconds(300))
         while let stray = connection.mailbox.takePending() {
@@ -196,9 +196,9 @@ actor Session {
         if let (connection, _) = current.take() { await connection.stop(grace: .seconds(1)) }
     }
 
-    static func params(_ options: GenerationOptions) -> JSONValue {
+    static func params(_ options: GenerationOptions) throws -> JSONValue {
         ["messages": .array([Message.user("Say hello in one short sentence.").templateValue]),
-         "tools": [], "options": options.wireValue]
+         "tools": [], "options": try JSONValue(encoding: options)]
     }
 
     /// The next message, with faults as check failures.
