@@ -6,7 +6,7 @@ import Loopl
 
 extension ModelEvent {
     /// The params of an `event` notification for request `id`.
-    public func wireParams(id: JSONValue) throws(LooplError) -> JSONValue {
+    package func wireParams(id: JSONValue) throws(LooplError) -> JSONValue {
         switch self {
         case .text(let text):
             return ["id": id, "type": "text", "text": .string(text)]
@@ -19,7 +19,7 @@ extension ModelEvent {
     }
 
     /// Reads the params of an `event` notification (its `id` is checked by the caller).
-    public init(wireParams params: JSONValue) throws {
+    package init(wireParams params: JSONValue) throws {
         switch params["type"]?.stringValue {
         case "text":
             guard let text = params["text"]?.stringValue else { throw LooplError(.protocolViolation, "A text event has no string 'text'.") }
@@ -69,7 +69,7 @@ public struct WorkerInfo: Sendable, Hashable {
     }
 
     /// The `initialize` result.
-    public var wireValue: JSONValue {
+    package var wireValue: JSONValue {
         ["protocolVersion": .integer(protocolVersion), "name": .string(name), "version": .string(version),
          "capabilities": ["nativeToolCalls": .bool(nativeToolCalls),
                           "toolCallFormat": toolCallFormat.map { .string($0.rawValue) } ?? .null,
@@ -78,7 +78,7 @@ public struct WorkerInfo: Sendable, Hashable {
     }
 
     /// Reads an `initialize` result; throws `protocolViolation` naming what is missing.
-    public init(wireValue value: JSONValue) throws {
+    package init(wireValue value: JSONValue) throws {
         func fail(_ what: String) -> LooplError {
             LooplError(.protocolViolation, "The worker's initialize result \(what): \(WorkerConnection.excerpt(value.jsonText())).")
         }

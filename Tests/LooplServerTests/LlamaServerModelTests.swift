@@ -71,6 +71,9 @@ import Testing
             let dead = try #require(await model.serverProcessID)
             kill(dead, SIGKILL)
             #expect(await ProcessWatch.waitUntilGone(dead, timeout: .seconds(5)))
+            for _ in 0..<100 where await model.session.currentChild?.process.exitStatus == nil {
+                try await Task.sleep(for: .milliseconds(50))
+            }
             let before = Self.ownLlamaServers()
             async let size = model.contextSize
             async let again = model.contextSize
