@@ -33,11 +33,11 @@ extension LlamaModel {
     /// "threads": ..., "batchSize": ..., "gpuLayers": ...}`, every key optional.
     public static let kind = BackendKind(name: "llama", builtIn: [:], read: { section in
         var configuration = Configuration()
-        configuration.model = try section.optionalString("model") ?? configuration.model
-        configuration.contextLength = try section.optionalInt("contextLength") ?? configuration.contextLength
-        configuration.threads = try section.optionalInt("threads") ?? configuration.threads
-        configuration.batchSize = try section.optionalInt("batchSize") ?? configuration.batchSize
-        configuration.gpuLayers = try section.optionalInt("gpuLayers") ?? configuration.gpuLayers
+        try section.read("model", into: &configuration.model)
+        try section.read("contextLength", into: &configuration.contextLength)
+        try section.read("threads", into: &configuration.threads)
+        try section.read("batchSize", into: &configuration.batchSize)
+        try section.read("gpuLayers", into: &configuration.gpuLayers)
         return configuration
     }, problem: { configuration in
         FileManager.default.fileExists(atPath: configuration.model) ? nil : "no model file at \(configuration.model)"

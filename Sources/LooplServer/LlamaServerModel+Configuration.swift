@@ -99,10 +99,10 @@ extension LlamaServerModel {
             if let model { configuration.target = .child(model: model) }
             section.accept("apiKey")
         }
-        configuration.serverPath = try section.optionalString("binary") ?? configuration.serverPath
-        configuration.contextLength = try section.optionalInt("contextLength") ?? configuration.contextLength
-        configuration.threads = try section.optionalInt("threads") ?? configuration.threads
-        configuration.extraArguments = try section.optionalStrings("extraArgs") ?? configuration.extraArguments
+        try section.read("binary", into: &configuration.serverPath)
+        try section.read("contextLength", into: &configuration.contextLength)
+        try section.read("threads", into: &configuration.threads)
+        try section.read("extraArgs", into: &configuration.extraArguments)
         return configuration
     }, problem: { configuration in
         guard case .child(let model) = configuration.target else { return nil }

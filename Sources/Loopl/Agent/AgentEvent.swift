@@ -7,10 +7,13 @@ public enum AgentEvent: Sendable, Hashable {
     case iterationStarted(Int)
     /// Visible text of the assistant, never tool-call markup.
     case text(String)
+    /// The model's counts and speed so far; the last one of a turn has `finished` true.
     case metrics(Metrics)
     /// The assistant's turn, complete and parsed.
     case assistantMessage(Message)
+    /// A tool the model called starts to run.
     case toolStarted(ToolCall)
+    /// A tool finished (or failed: ``ToolResult/isError``); its result goes back to the model.
     case toolFinished(ToolResult)
     /// Something the user should know that does not stop the run.
     case warning(String)
@@ -57,32 +60,32 @@ extension AgentEvent: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(name, forKey: .event)
         switch self {
-        case .iterationStarted(let n):
-            try c.encode("iterationStarted", forKey: .event)
-            try c.encode(n, forKey: .iteration)
-        case .text(let text):
-            try c.encode("text", forKey: .event)
-            try c.encode(text, forKey: .text)
-        case .metrics(let metrics):
-            try c.encode("metrics", forKey: .event)
-            try c.encode(metrics, forKey: .metrics)
-        case .assistantMessage(let message):
-            try c.encode("assistantMessage", forKey: .event)
-            try c.encode(message, forKey: .message)
-        case .toolStarted(let call):
-            try c.encode("toolStarted", forKey: .event)
-            try c.encode(call, forKey: .toolCall)
-        case .toolFinished(let result):
-            try c.encode("toolFinished", forKey: .event)
-            try c.encode(result, forKey: .result)
-        case .warning(let text):
-            try c.encode("warning", forKey: .event)
-            try c.encode(text, forKey: .message)
+        case .iterationStarted(let n): try c.encode(n, forKey: .iteration)
+        case .text(let text): try c.encode(text, forKey: .text)
+        case .metrics(let metrics): try c.encode(metrics, forKey: .metrics)
+        case .assistantMessage(let message): try c.encode(message, forKey: .message)
+        case .toolStarted(let call): try c.encode(call, forKey: .toolCall)
+        case .toolFinished(let result): try c.encode(result, forKey: .result)
+        case .warning(let text): try c.encode(text, forKey: .message)
         case .finished(let iterations, let reason):
-            try c.encode("finished", forKey: .event)
             try c.encode(iterations, forKey: .iterations)
             try c.encode(reason, forKey: .reason)
+        }
+    }
+
+    /// The event's name: its `event` key in the Codable form.
+    public var name: String {
+        switch self {
+        case .iterationStarted: "iterationStarted"
+        case .text: "text"
+        case .metrics: "metrics"
+        case .assistantMessage: "assistantMessage"
+        case .toolStarted: "toolStarted"
+        case .toolFinished: "toolFinished"
+        case .warning: "warning"
+        case .finished: "finished"
         }
     }
 }

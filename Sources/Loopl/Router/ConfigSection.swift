@@ -23,76 +23,38 @@ public struct ConfigSection: Sendable {
     /// Marks `key` as read without reading it.
     public mutating func accept(_ key: String) { seen.insert(key) }
 
-    public mutating func optionalString(_ key: String) throws -> String? {
+    /// The value at `key` as a `T`, nil when it is missing or null; an error when it is something else.
+    public mutating func optional<T: ConfigValue>(_ key: String, as type: T.Type = T.self) throws -> T? {
         seen.insert(key)
-        switch object[key] {
-        case nil, .null?: return nil
-        case .string(let s)?: return s
-        default: throw error("'\(key)' must be a string")
-        }
-    }
-
-    public mutating func string(_ key: String) throws -> String {
-        guard let value = try optionalString(key) else { throw error("'\(key)' is missing") }
+        guard let json = object[key], json != .null else { return nil }
+        guard let value = T(config: json) else { throw error("'\(key)' must be \(T.expectation)") }
         return value
     }
 
-    public mutating func object(_ key: String) throws -> JSONObject {
-        seen.insert(key)
-        guard let value = object[key]?.objectValue else { throw error("'\(key)' must be an object") }
+    /// The value at `key` as a `T`; an error when it is missing or something else.
+    public mutating func required<T: ConfigValue>(_ key: String, as type: T.Type = T.self) throws -> T {
+        guard let value = try optional(key, as: T.self) else { throw error("'\(key)' is missing") }
         return value
     }
 
-    public mutating func optionalObject(_ key: String) throws -> JSONObject? {
-        seen.insert(key)
-        switch object[key] {
-        case nil, .null?: return nil
-        case .object(let value)?: return value
-        default: throw error("'\(key)' must be an object")
-        }
+    /// Sets `value` from `key` when the section has it; keeps `value` (the default) otherwise.
+    public mutating func read<T: ConfigValue>(_ key: String, into value: inout T) throws {
+        if let read = try optional(key, as: T.self) { value = read }
     }
 
-    public mutating func optionalInt(_ key: String) throws -> Int? {
-        seen.insert(key)
-        switch object[key] {
-        case nil, .null?: return nil
-        case .integer(let i)? where i >= 0: return i
-        default: throw error("'\(key)' must be a whole number, 0 or more")
-        }
+    /// Sets `value` from `key` when the section has it; keeps `value` (the default) otherwise.
+    public mutating func read<T: ConfigValue>(_ key: String, into value: inout T?) throws {
+        if let read = try optional(key, as: T.self) { value = read }
     }
 
-    public mutating func optionalBool(_ key: String) throws -> Bool? {
-        seen.insert(key)
-        switch object[key] {
-        case nil, .null?: return nil
-        case .bool(let b)?: return b
-        default: throw error("'\(key)' must be true or false")
-        }
-    }
-
+    public mutating func optionalString(_ key: String) throws -> String? { try optional(key) }
+    public mutating func string(_ key: String) throws -> String { try required(key) }
+    public mutating func optionalInt(_ key: String) throws -> Int? { try optional(key) }
+    public mutating func optionalBool(_ key: String) throws -> Bool? { try optional(key) }
     /// A positive number of seconds.
-    public mutating func optionalDouble(_ key: String) throws -> Double? {
-        seen.insert(key)
-        switch object[key] {
-        case nil, .null?: return nil
-        case .integer(let i)? where i > 0: return Double(i)
-        case .double(let d)? where d > 0: return d
-        default: throw error("'\(key)' must be a positive number")
-        }
-    }
-
-    public mutating func optionalStrings(_ key: String) throws -> [String]? {
-        seen.insert(key)
-        switch object[key] {
-        case nil, .null?: return nil
-        case .array(let items)?:
-            return try items.map {
-                guard let s = $0.stringValue else { throw error("'\(key)' must be a list of strings") }
-                return s
-            }
-        default: throw error("'\(key)' must be a list of strings")
-        }
-    }
+    public mutating func optionalDouble(_ key: String) throws -> Double? { try optional(key) }
+    public mutating func optionalStrings(_ key: String) throws -> [String]? { try optional(key) }
+    public mutating func optionalObject(_ key: String) throws -> JSONObject? { try optional(key) }
 
     /// Throws for the first key that was never read.
     public func finish() throws {
