@@ -99,7 +99,7 @@ public struct ToolCallParser: Sendable {
         self.toolNames = toolNames
         self.schemas = schemas
         self.startsInReasoning = startsInReasoning
-        self.stream = ToolCallStream(dialect: Dialect.of(format), toolNames: toolNames, schemas: schemas,
+        self.stream = ToolCallStream(markers: MarkerTable.of(format), toolNames: toolNames, schemas: schemas,
                                      startsInReasoning: startsInReasoning)
     }
 
@@ -121,7 +121,7 @@ public struct ToolCallParser: Sendable {
     /// anything else incomplete is text). The parser is then ready for a new turn.
     public mutating func finish() -> [Event] {
         defer {
-            stream = ToolCallStream(dialect: Dialect.of(format), toolNames: toolNames, schemas: schemas,
+            stream = ToolCallStream(markers: MarkerTable.of(format), toolNames: toolNames, schemas: schemas,
                                     startsInReasoning: startsInReasoning)
         }
         return stream.finish()
