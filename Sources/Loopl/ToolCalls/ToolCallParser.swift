@@ -163,13 +163,13 @@ public struct ToolCallParser: Sendable {
         }
     }
 
-    /// Whether a rendered prompt leaves thinking open at its end (`<think>`, `[THINK]`,
-    /// `<seed:think>`, ...), so that the model's text starts inside thinking; pass the answer as
-    /// `startsInReasoning`.
+    /// Whether a rendered prompt leaves thinking open at its end (`<think>` or a family's own
+    /// opening marker: `[THINK]`, `<seed:think>`, ...), so that the model's text starts inside
+    /// thinking; pass the answer as `startsInReasoning`.
     public static func promptOpensReasoning(_ prompt: String) -> Bool {
         let trimmed = prompt.trimmingWhitespace()
-        return ["<think>", "[THINK]", "<seed:think>", "<|START_THINKING|>", "<|inner_prefix|>", "<|channel>thought",
-         "<|open|>think<|sep|>"]
-            .contains { trimmed.hasSuffix($0) }
+        return reasoningOpeners.contains { trimmed.hasSuffix($0) }
     }
+
+    private static let reasoningOpeners = ["<think>"] + ToolCallFamily.all.compactMap(\.reasoning?.open)
 }
