@@ -1,7 +1,8 @@
 /// Everything Loopl knows about one family of tool-call markup, in one value: its name, how a chat
 /// template shows it, how its text is read, and how a grammar makes a model write it.
 ///
-/// Each family is a file of its own under `ToolCalls/Families/` and one entry of ``all``.
+/// Each family is a file of its own under `ToolCalls/Families/`, an entry of ``all`` and, when it
+/// has template signs, of ``byTemplatePrecedence``.
 struct ToolCallFamily: Sendable {
     /// A thinking block: `open`, the thinking, `close`.
     struct Reasoning: Sendable {

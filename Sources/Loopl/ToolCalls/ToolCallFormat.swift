@@ -16,7 +16,7 @@ public struct ToolCallFormat: RawRepresentable, Sendable, Hashable, Codable, Cus
     /// The family a chat template writes calls in, from the markers in its source; `.auto` when
     /// no family's markers appear.
     public init(inferringFromTemplate source: String) {
-        self = ToolCallFamily.all.first { $0.isWritten(byTemplate: source) }?.format ?? .auto
+        self = ToolCallFamily.byTemplatePrecedence.first { $0.isWritten(byTemplate: source) }?.format ?? .auto
     }
 
     public init(from decoder: any Decoder) throws {
