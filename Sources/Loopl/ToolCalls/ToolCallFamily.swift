@@ -16,19 +16,19 @@ struct ToolCallFamily: Sendable {
     let format: ToolCallFormat
     /// A template writes calls in this family when its source contains every string of any one
     /// group; no groups: never inferred from a template.
-    var templateSigns: [[String]] = []
+    let templateSigns: [[String]]
     /// Strings that start the family's markup in running text.
-    var markers: [Marker] = []
+    let markers: [Marker]
     /// Readers of calls written without any tag, tried only at the start of the visible text.
-    var startReaders: [BlockReader] = []
+    let startReaders: [BlockReader]
     /// The family's own thinking block, besides `<think>…</think>` which every family reads.
-    var reasoning: Reasoning?
+    let reasoning: Reasoning?
     /// Where thinking ends when the prompt opened it.
-    var reasoningClose: String
+    let reasoningClose: String
     /// Whether `.auto` reads this family (not when its markers are too common in other text).
-    var inAuto = true
+    let inAuto: Bool
     /// How the grammar writes the family's calls, or why there is none.
-    var grammar: CallGrammar
+    let grammar: CallGrammar
 
     init(format: ToolCallFormat, templateSigns: [[String]] = [], markers: [Marker] = [], startReaders: [BlockReader] = [],
          reasoning: Reasoning? = nil, reasoningClose: String? = nil, inAuto: Bool = true, grammar: CallGrammar) {
