@@ -34,9 +34,7 @@ import Testing
         let events = try result.out.split(separator: "\n").map { try JSONValue(parsing: String($0)) }
         let results = events.filter { $0["event"] == "toolFinished" }.compactMap { $0["result"] }
         let first = try #require(results.first, "no tool ran: \(result.out.prefix(500))")
-        #expect(first["name"] == "calculator")
-        #expect(first["isError"] == false)
-        #expect(first["content"] == "391")
+        #expect(first["name"] == "calculator" && first["isError"] == false && first["content"] == "391", "\(first)")
         #expect(events.last?["event"] == "finished")
     }
 

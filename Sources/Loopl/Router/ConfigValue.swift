@@ -6,56 +6,45 @@ public protocol ConfigValue: Sendable {
     static var expectation: String { get }
 }
 
-extension String: ConfigValue {
-    public init?(config json: JSONValue) {
-        guard case .string(let value) = json else { return nil }
+extension ConfigValue {
+    /// `value`, or nil for the failable initialisers below.
+    fileprivate init?(_ value: Self?) {
+        guard let value else { return nil }
         self = value
     }
+}
+
+extension String: ConfigValue {
+    public init?(config json: JSONValue) { self.init(json.stringValue) }
     public static var expectation: String { "a string" }
 }
 
 extension Int: ConfigValue {
-    public init?(config json: JSONValue) {
-        guard case .integer(let value) = json, value >= 0 else { return nil }
-        self = value
-    }
+    public init?(config json: JSONValue) { self.init(json.intValue.flatMap { $0 >= 0 ? $0 : nil }) }
     public static var expectation: String { "a whole number, 0 or more" }
 }
 
 /// Seconds and other amounts: positive.
 extension Double: ConfigValue {
-    public init?(config json: JSONValue) {
-        switch json {
-        case .integer(let value) where value > 0: self = Double(value)
-        case .double(let value) where value > 0: self = value
-        default: return nil
-        }
-    }
+    public init?(config json: JSONValue) { self.init(json.doubleValue.flatMap { $0 > 0 ? $0 : nil }) }
     public static var expectation: String { "a positive number" }
 }
 
 extension Bool: ConfigValue {
-    public init?(config json: JSONValue) {
-        guard case .bool(let value) = json else { return nil }
-        self = value
-    }
+    public init?(config json: JSONValue) { self.init(json.boolValue) }
     public static var expectation: String { "true or false" }
 }
 
 extension Array: ConfigValue where Element == String {
     public init?(config json: JSONValue) {
-        guard case .array(let items) = json else { return nil }
+        let items = json.arrayValue ?? []
         let strings = items.compactMap(\.stringValue)
-        guard strings.count == items.count else { return nil }
-        self = strings
+        self.init(json.arrayValue != nil && strings.count == items.count ? strings : nil)
     }
     public static var expectation: String { "a list of strings" }
 }
 
 extension JSONObject: ConfigValue {
-    public init?(config json: JSONValue) {
-        guard case .object(let object) = json else { return nil }
-        self = object
-    }
+    public init?(config json: JSONValue) { self.init(json.objectValue) }
     public static var expectation: String { "an object" }
 }

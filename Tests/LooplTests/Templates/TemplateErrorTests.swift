@@ -3,9 +3,10 @@ import Loopl
 import Testing
 
 @Suite struct TemplateErrorTests {
-    func syntaxError(_ source: String) -> String? {
+    /// The message of the template error that `body` throws; nil when it throws nothing.
+    func templateError(_ body: () throws -> Void) -> String? {
         do {
-            _ = try ChatTemplate(source: source)
+            try body()
             return nil
         } catch let error as LooplError {
             #expect(error.code == .templateError)
@@ -15,16 +16,12 @@ import Testing
         }
     }
 
+    func syntaxError(_ source: String) -> String? {
+        templateError { _ = try ChatTemplate(source: source) }
+    }
+
     func renderError(_ source: String, _ context: JSONObject = [:], limits: TemplateLimits = TemplateLimits()) -> String? {
-        do {
-            _ = try ChatTemplate(source: source, limits: limits).render(context: context)
-            return nil
-        } catch let error as LooplError {
-            #expect(error.code == .templateError)
-            return error.message
-        } catch {
-            return "\(error)"
-        }
+        templateError { _ = try ChatTemplate(source: source, limits: limits).render(context: context) }
     }
 
     @Test func syntaxErrorsNameLineAndColumn() {

@@ -16,7 +16,7 @@ import Testing
         "<minimax:tool_call>", "<invoke name=\"", "<seed:think>", "<|tool_call_start|>", "True", "None", "1", "-", ".", "\\",
     ]
 
-    static func mutate(_ text: String, using rng: inout SplitMix) -> String {
+    static func mutate(_ text: String, using rng: inout SeededGenerator) -> String {
         var scalars = Array(text.unicodeScalars)
         for _ in 0..<Int(rng.next() % 4 + 1) {
             let at = scalars.isEmpty ? 0 : Int(rng.next() % UInt64(scalars.count + 1))
@@ -41,12 +41,12 @@ import Testing
         return out
     }
 
-    static func randomText(using rng: inout SplitMix) -> String {
+    static func randomText(using rng: inout SeededGenerator) -> String {
         (0..<Int(rng.next() % 40)).map { _ in fragments[Int(rng.next() % UInt64(fragments.count))] }.joined()
     }
 
     /// Parses `text` whole and in random pieces; returns whether both agree.
-    static func agrees(_ text: String, format: ToolCallFormat, tools: Set<String>?, using rng: inout SplitMix) -> Bool {
+    static func agrees(_ text: String, format: ToolCallFormat, tools: Set<String>?, using rng: inout SeededGenerator) -> Bool {
         let whole = ToolCallParser(format: format, toolNames: tools).parse(text).withoutIds
         let scalars = text.unicodeScalars.map { String($0) }
         for pieces in [randomSplit(text, using: &rng), scalars] {
@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func mutatedCasesAgreeAndFinish() {
-        var rng = SplitMix(seed: 42 &+ UInt64(Self.scale))
+        var rng = SeededGenerator(seed: 42 &+ UInt64(Self.scale) &+ 0x9E37_79B9_7F4A_7C15)
         let clock = ContinuousClock()
         let start = clock.now
         var disagreements: [String] = []
@@ -78,7 +78,7 @@ import Testing
     }
 
     @Test func randomFragmentsAgreeAndFinish() {
-        var rng = SplitMix(seed: 7 &+ UInt64(Self.scale))
+        var rng = SeededGenerator(seed: 7 &+ UInt64(Self.scale) &+ 0x9E37_79B9_7F4A_7C15)
         var disagreements: [String] = []
         let formats = ToolCallFormat.allCases
         for n in 0..<(1_500 * Self.scale) {

@@ -18,7 +18,7 @@ import Testing
         for format in formats {
             let whole = row.parser(format).parse(row.text).withoutIds
             let scalars = row.text.unicodeScalars.map { String($0) }
-            var rng = SplitMix(seed: UInt64(row.text.utf8.count))
+            var rng = SeededGenerator(seed: UInt64(row.text.utf8.count) &+ 0x9E37_79B9_7F4A_7C15)
             var splits: [[String]] = [scalars]
             // Every cut into two pieces.
             for cut in 1..<max(1, scalars.count) {
@@ -73,7 +73,7 @@ import Testing
 }
 
 /// Splits text at random scalar boundaries.
-func randomSplit(_ text: String, using rng: inout SplitMix) -> [String] {
+func randomSplit(_ text: String, using rng: inout SeededGenerator) -> [String] {
     let scalars = Array(text.unicodeScalars)
     var pieces: [String] = []
     var i = 0
@@ -88,15 +88,3 @@ func randomSplit(_ text: String, using rng: inout SplitMix) -> [String] {
     return pieces
 }
 
-/// A small seeded generator, so failures reproduce.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

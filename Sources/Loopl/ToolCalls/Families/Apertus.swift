@@ -1,8 +1,3 @@
-extension ToolCallFormat {
-    /// Apertus: `<|tools_prefix|>[{"NAME": {...}}]<|tools_suffix|>`.
-    public static let apertus = ToolCallFormat(rawValue: "apertus")
-}
-
 extension ToolCallFamily {
     static let apertus = ToolCallFamily(
         format: .apertus, templateSigns: [["<|tools_prefix|>"]],
@@ -11,4 +6,9 @@ extension ToolCallFamily {
         grammar: .forms([.jsonArray("<|tools_prefix|>", "<|tools_suffix|>", body: .framed(
             head: { #""{" space "# + lit(JSONValue.string($0).jsonText()) + #" space ":" space"# }, tail: #"space "}""#))],
                         triggers: [.word("<|tools_prefix|>")]))
+}
+
+extension ToolCallFormat {
+    /// Apertus: `<|tools_prefix|>[{"NAME": {...}}]<|tools_suffix|>`.
+    public static let apertus = ToolCallFormat(rawValue: "apertus")
 }

@@ -1,8 +1,3 @@
-extension ToolCallFormat {
-    /// Command R7B: `<|START_ACTION|>[...]<|END_ACTION|>`; thinking in `<|START_THINKING|>`.
-    public static let commandR7B = ToolCallFormat(rawValue: "command-r7b")
-}
-
 extension ToolCallFamily {
     static let commandR7B = ToolCallFamily(
         format: .commandR7B, templateSigns: [["<|START_ACTION|>"]],
@@ -13,4 +8,9 @@ extension ToolCallFamily {
             nameKey: "tool_name", argumentsKey: "parameters",
             before: #""\"tool_call_id\"" space ":" space "\"" [0-9]{1,3} "\"" "," space"#))],
                         triggers: [.word("<|START_ACTION|>")]))
+}
+
+extension ToolCallFormat {
+    /// Command R7B: `<|START_ACTION|>[...]<|END_ACTION|>`; thinking in `<|START_THINKING|>`.
+    public static let commandR7B = ToolCallFormat(rawValue: "command-r7b")
 }

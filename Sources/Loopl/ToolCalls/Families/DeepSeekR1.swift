@@ -1,8 +1,3 @@
-extension ToolCallFormat {
-    /// DeepSeek R1: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME` and fenced JSON.
-    public static let deepSeekR1 = ToolCallFormat(rawValue: "deepseek-r1")
-}
-
 extension ToolCallFamily {
     static let deepSeekR1 = ToolCallFamily(
         format: .deepSeekR1, templateSigns: [["tool▁calls▁begin"]],
@@ -12,4 +7,9 @@ extension ToolCallFamily {
                                                 tail: lit("\n```" + deepSeekTokens.callEnd)),
                                   separator: lit("\n"), suffix: lit(deepSeekTokens.callsEnd))],
                         triggers: [.word(deepSeekTokens.calls)]))
+}
+
+extension ToolCallFormat {
+    /// DeepSeek R1: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME` and fenced JSON.
+    public static let deepSeekR1 = ToolCallFormat(rawValue: "deepseek-r1")
 }

@@ -1,8 +1,3 @@
-extension ToolCallFormat {
-    /// DeepSeek V3.1: `<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>`.
-    public static let deepSeekV31 = ToolCallFormat(rawValue: "deepseek-v3.1")
-}
-
 extension ToolCallFamily {
     static let deepSeekV31 = ToolCallFamily(
         format: .deepSeekV31,
@@ -13,4 +8,9 @@ extension ToolCallFamily {
                                                 tail: lit(deepSeekTokens.callEnd)),
                                   suffix: lit(deepSeekTokens.callsEnd))],
                         triggers: [.word(deepSeekTokens.calls)]))
+}
+
+extension ToolCallFormat {
+    /// DeepSeek V3.1: `<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>`.
+    public static let deepSeekV31 = ToolCallFormat(rawValue: "deepseek-v3.1")
 }

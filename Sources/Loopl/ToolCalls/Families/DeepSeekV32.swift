@@ -1,8 +1,3 @@
-extension ToolCallFormat {
-    /// DeepSeek V3.2: `<｜DSML｜function_calls>` with `invoke` and `parameter` tags.
-    public static let deepSeekV32 = ToolCallFormat(rawValue: "deepseek-v3.2")
-}
-
 extension ToolCallFamily {
     static let deepSeekV32 = ToolCallFamily(
         format: .deepSeekV32, templateSigns: [["DSML"]],
@@ -18,4 +13,9 @@ extension ToolCallFamily {
             parameterClose: lit("</｜DSML｜parameter>\n"), delimiter: "</｜DSML｜parameter>")),
             suffix: lit("</｜DSML｜function_calls>"))],
                         triggers: [.word("<｜DSML｜function_calls>", token: false)]))
+}
+
+extension ToolCallFormat {
+    /// DeepSeek V3.2: `<｜DSML｜function_calls>` with `invoke` and `parameter` tags.
+    public static let deepSeekV32 = ToolCallFormat(rawValue: "deepseek-v3.2")
 }

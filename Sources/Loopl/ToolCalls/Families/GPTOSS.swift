@@ -1,8 +1,3 @@
-extension ToolCallFormat {
-    /// GPT-OSS harmony: `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{...}<|call|>`.
-    public static let gptOSS = ToolCallFormat(rawValue: "gpt-oss")
-}
-
 extension ToolCallFamily {
     static let gptOSS = ToolCallFamily(
         format: .gptOSS, templateSigns: [["<|channel|>"]],
@@ -14,4 +9,9 @@ extension ToolCallFamily {
                                                 tail: lit("<|call|>")), separator: nil)],
                         triggers: [.word("<|channel|>commentary to=functions.", token: false)],
                         thinking: Reasoning(open: "<|channel|>analysis<|message|>", close: "<|end|><|start|>assistant", gap: "")))
+}
+
+extension ToolCallFormat {
+    /// GPT-OSS harmony: `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{...}<|call|>`.
+    public static let gptOSS = ToolCallFormat(rawValue: "gpt-oss")
 }

@@ -1,8 +1,3 @@
-extension ToolCallFormat {
-    /// Generic JSON: a bare call, `{"tool_call": {...}}` or `{"tool_calls": [...]}`.
-    public static let generic = ToolCallFormat(rawValue: "generic")
-}
-
 extension ToolCallFamily {
     static let generic = ToolCallFamily(
         format: .generic,
@@ -10,4 +5,9 @@ extension ToolCallFamily {
         grammar: .forms([CallForm(prefix: #""{" space "\"tool_calls\"" space ":" space "[" space"#, body: .json(),
                                   separator: #""," space"#, suffix: #"space "]" space "}""#)],
                         triggers: [.start(#"\{(?: |\n{1,2}[ \t]{0,20})?"tool_calls""#)]))
+}
+
+extension ToolCallFormat {
+    /// Generic JSON: a bare call, `{"tool_call": {...}}` or `{"tool_calls": [...]}`.
+    public static let generic = ToolCallFormat(rawValue: "generic")
 }

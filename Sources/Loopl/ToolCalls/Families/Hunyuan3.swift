@@ -1,8 +1,3 @@
-extension ToolCallFormat {
-    /// Hunyuan 3: `<tool_calls:opensource><tool_call:opensource>NAME<tool_sep:opensource><arg_key:opensource>…`.
-    public static let hunyuan3 = ToolCallFormat(rawValue: "hunyuan3")
-}
-
 extension ToolCallFamily {
     static let hunyuan3 = ToolCallFamily(
         format: .hunyuan3, templateSigns: [[":opensource", "<tool_sep"]],
@@ -13,4 +8,9 @@ extension ToolCallFamily {
             parameterClose: lit("</arg_value:opensource>\n"), delimiter: "</arg_value:opensource>")),
             separator: lit("\n"), suffix: lit("</tool_calls:opensource>"))],
                         triggers: [.word("<tool_calls:opensource>")]))
+}
+
+extension ToolCallFormat {
+    /// Hunyuan 3: `<tool_calls:opensource><tool_call:opensource>NAME<tool_sep:opensource><arg_key:opensource>…`.
+    public static let hunyuan3 = ToolCallFormat(rawValue: "hunyuan3")
 }

@@ -1,8 +1,3 @@
-extension ToolCallFormat {
-    /// Kimi K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{...}`.
-    public static let kimiK2 = ToolCallFormat(rawValue: "kimi-k2")
-}
-
 extension ToolCallFamily {
     static let kimiK2 = ToolCallFamily(
         format: .kimiK2, templateSigns: [["<|tool_calls_section_begin|>"]],
@@ -12,4 +7,9 @@ extension ToolCallFamily {
                                                 tail: lit("<|tool_call_end|>")),
                                   suffix: lit("<|tool_calls_section_end|>"))],
                         triggers: [.word("<|tool_calls_section_begin|>")]))
+}
+
+extension ToolCallFormat {
+    /// Kimi K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{...}`.
+    public static let kimiK2 = ToolCallFormat(rawValue: "kimi-k2")
 }

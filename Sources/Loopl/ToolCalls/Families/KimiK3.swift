@@ -1,8 +1,3 @@
-extension ToolCallFormat {
-    /// Kimi K3: `<|open|>tools<|sep|><|open|>call tool="F" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V<|close|>argument<|sep|>…`.
-    public static let kimiK3 = ToolCallFormat(rawValue: "kimi-k3")
-}
-
 extension ToolCallFamily {
     static let kimiK3 = ToolCallFamily(
         format: .kimiK3, templateSigns: [["'<|open|>'", "'<|sep|>'"]],
@@ -19,4 +14,9 @@ extension ToolCallFamily {
             parameterClose: lit("<|close|>argument<|sep|>"), delimiter: "<|close|>argument<|sep|>")),
             suffix: lit("<|close|>tools<|sep|>"))],
                         triggers: [.word("<|open|>tools<|sep|>", token: false)]))
+}
+
+extension ToolCallFormat {
+    /// Kimi K3: `<|open|>tools<|sep|><|open|>call tool="F" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V<|close|>argument<|sep|>…`.
+    public static let kimiK3 = ToolCallFormat(rawValue: "kimi-k3")
 }

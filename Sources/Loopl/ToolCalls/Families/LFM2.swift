@@ -1,8 +1,3 @@
-extension ToolCallFormat {
-    /// LFM2: `<|tool_call_start|>[f(a=1)]<|tool_call_end|>`.
-    public static let lfm2 = ToolCallFormat(rawValue: "lfm2")
-}
-
 extension ToolCallFamily {
     static let lfm2 = ToolCallFamily(
         format: .lfm2, templateSigns: [["<|tool_call_start|>"]],
@@ -10,4 +5,9 @@ extension ToolCallFamily {
         grammar: .forms([CallForm(prefix: lit("<|tool_call_start|>["), body: .pythonic, separator: lit(", "),
                                   suffix: lit("]<|tool_call_end|>"))],
                         triggers: [.word("<|tool_call_start|>")]))
+}
+
+extension ToolCallFormat {
+    /// LFM2: `<|tool_call_start|>[f(a=1)]<|tool_call_end|>`.
+    public static let lfm2 = ToolCallFormat(rawValue: "lfm2")
 }

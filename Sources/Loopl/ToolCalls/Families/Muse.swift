@@ -1,8 +1,3 @@
-extension ToolCallFormat {
-    /// Muse Glimmer: `to=NAME<|message|><atem:function_calls><atem:invoke name="F">…`; `to=self` is thinking.
-    public static let muse = ToolCallFormat(rawValue: "muse")
-}
-
 extension ToolCallFamily {
     static let muse = ToolCallFamily(
         format: .muse, templateSigns: [["<atem:"]],
@@ -16,4 +11,9 @@ extension ToolCallFamily {
         grammar: .forms([CallForm(prefix: lit("<atem:function_calls>\n"), body: .tagged(.invoke("atem:")),
                                   suffix: lit("</atem:function_calls>"))],
                         triggers: [.word("<atem:function_calls>", token: false)]))
+}
+
+extension ToolCallFormat {
+    /// Muse Glimmer: `to=NAME<|message|><atem:function_calls><atem:invoke name="F">…`; `to=self` is thinking.
+    public static let muse = ToolCallFormat(rawValue: "muse")
 }

@@ -1,8 +1,3 @@
-extension ToolCallFormat {
-    /// Seed-OSS: `<seed:tool_call><function=NAME><parameter=P>V</parameter></function></seed:tool_call>`.
-    public static let seedOSS = ToolCallFormat(rawValue: "seed-oss")
-}
-
 extension ToolCallFamily {
     static let seedOSS = ToolCallFamily(
         format: .seedOSS, templateSigns: [["<seed:tool_call>"]],
@@ -12,4 +7,9 @@ extension ToolCallFamily {
         grammar: .forms([CallForm(open: lit("<seed:tool_call>\n"), body: .tagged(.functionTags), close: lit("</seed:tool_call>"),
                                   separator: lit("\n"))],
                         triggers: [.word("<seed:tool_call>")]))
+}
+
+extension ToolCallFormat {
+    /// Seed-OSS: `<seed:tool_call><function=NAME><parameter=P>V</parameter></function></seed:tool_call>`.
+    public static let seedOSS = ToolCallFormat(rawValue: "seed-oss")
 }

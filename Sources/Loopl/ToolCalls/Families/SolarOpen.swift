@@ -1,8 +1,3 @@
-extension ToolCallFormat {
-    /// Solar Open: `<|tool_calls|><|tool_call:begin|>ID<|tool_call:name|>NAME<|tool_call:args|>{...}<|tool_call:end|><|calls|>`.
-    public static let solarOpen = ToolCallFormat(rawValue: "solar-open")
-}
-
 extension ToolCallFamily {
     static let solarOpen = ToolCallFamily(
         format: .solarOpen, templateSigns: [["<|tool_call:begin|>"]],
@@ -12,4 +7,9 @@ extension ToolCallFamily {
                                                 tail: lit("<|tool_call:end|>")),
                                   suffix: lit("<|calls|>"))],
                         triggers: [.word("<|tool_calls|>")]))
+}
+
+extension ToolCallFormat {
+    /// Solar Open: `<|tool_calls|><|tool_call:begin|>ID<|tool_call:name|>NAME<|tool_call:args|>{...}<|tool_call:end|><|calls|>`.
+    public static let solarOpen = ToolCallFormat(rawValue: "solar-open")
 }
