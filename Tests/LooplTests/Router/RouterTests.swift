@@ -88,14 +88,22 @@ import Testing
         #expect(try config.backend("b").problem == nil)
     }
 
-    @Test func threadsAreSetThroughTheKind() throws {
+    @Test func overridesAreWrittenThroughTheKind() throws {
         var config = try LooplConfig(json: #"{"default": "a", "backends": {"a": {"kind": "other", "size": 2}}}"#, kinds: Self.kinds)
-        #expect(throws: LooplError.self) { try config.setThreads(3) }  // "other" reads no "threads" key
-        let threaded = BackendKind(name: "other", read: { section in try section.optionalInt("threads") },
-                                   start: { _ in ScriptedModel(style: .native, turns: []) })
+        #expect(throws: LooplError.self) { try config.apply(BackendOverrides(threads: 3)) }  // "other" reads no "threads" key
+        try config.apply(BackendOverrides())  // nothing to write: nothing checked
+        let threaded = BackendKind(name: "other", read: { section in
+            (try section.optionalInt("threads"), try section.optionalString("model"))
+        }, start: { _ in ScriptedModel(style: .native, turns: []) })
         config = try LooplConfig(json: #"{"default": "a", "backends": {"a": {"kind": "other"}}}"#, kinds: [threaded])
-        try config.setThreads(3)
-        #expect(try config.backend("a").section == ["kind": "other", "threads": 3])
+        try config.apply(BackendOverrides(model: "/m.gguf", threads: 3))
+        #expect(try config.backend("a").section == ["kind": "other", "model": "/m.gguf", "threads": 3])
+        let custom = BackendKind(name: "other", read: { section in try section.optionalStrings("command") },
+                                 override: { section, overrides in section["command"] = .array(overrides.workerArguments.map(JSONValue.string)) },
+                                 start: { _ in ScriptedModel(style: .native, turns: []) })
+        config = try LooplConfig(json: #"{"default": "a", "backends": {"a": {"kind": "other"}}}"#, kinds: [custom])
+        try config.apply(BackendOverrides(model: "/m.gguf", threads: 3, contextLength: 512, gpuLayers: 9))
+        #expect(try config.backend("a").section["command"] == ["--model", "/m.gguf", "--threads", "3", "--ctx-size", "512", "--gpu-layers", "9"])
     }
 
     static func router(_ failures: [String: String]) throws -> Router {
