@@ -60,7 +60,10 @@ import Testing
         #expect(throws: LooplError.self) { try builtIn.backend("nope") }
     }
 
-    static func router(_ failures: [String: String], lateFailure: Bool = false) throws -> Router {
+    /// A router over backends a, b and c (in that order of fallback); `failures` names how a backend
+    /// fails: "start", "generate" (before its first token) or "late" (after it). `made` collects the
+    /// models the router started.
+    static func router(_ failures: [String: String], made: Started = Started()) throws -> Router {
         let config = try LooplConfig(json: """
             {"default": "a", "fallback": ["b", "c"], "backends": {
               "a": {"kind": "llama", "model": "/a"}, "b": {"kind": "llama", "model": "/b"}, "c": {"kind": "llama", "model": "/c"}}}
@@ -68,9 +71,11 @@ import Testing
         return Router(config: config) { name, _ in
             if failures[name] == "start" { throw LooplError(.modelNotFound, "\(name) cannot start") }
             let fails = failures[name] == "generate"
-            return ScriptedModel(style: .text(.hermes)) { _ in
+            let model = ScriptedModel(style: .text(.hermes)) { _ in
                 fails ? ScriptedTurn([]) : .text(["from ", name])
-            }.failing(fails ? "before" : (lateFailure ? "after" : nil))
+            }
+            made.models.withLock { $0[name] = model }
+            return model.failing(fails ? "before" : (failures[name] == "late" ? "after" : nil))
         }
     }
 
@@ -87,11 +92,25 @@ import Testing
         await #expect(throws: LooplError.self) { _ = try await Self.router(["a": "start"]).model(named: "a") }
     }
 
+    /// Only the first backend fails, after its first token: the error reaches the caller, and the
+    /// fallbacks, which would have answered, are never asked.
     @Test func errorsAfterTheFirstTokenPropagate() async throws {
-        let model = try await Self.router([:], lateFailure: true).model(named: nil)
-        await #expect(throws: LooplError.self) {
-            _ = try await ModelConformance(model: model).run("late", [.user("hi")], options: .greedy())
+        let made = Started()
+        let model = try await Self.router(["a": "late"], made: made).model(named: nil)
+        var text = ""
+        do {
+            for try await event in model.generate(messages: [.user("hi")], tools: [], options: .greedy()) {
+                if case .text(let chunk) = event { text += chunk }
+            }
+            Issue.record("the late failure was swallowed; the turn read \(text.debugDescription)")
+        } catch let error as LooplError {
+            #expect(error.code == .processFailed)
+            #expect(error.message == "died mid-stream")
         }
+        #expect(text == "from ")
+        let asked = made.models.withLock { $0.mapValues { $0.requests.count } }
+        #expect(asked["a"] == 1)
+        #expect(asked["b", default: 0] == 0 && asked["c", default: 0] == 0, "asked: \(asked)")
     }
 
     @Test func textCallsAreLiftedBehindTheRoute() async throws {
@@ -104,6 +123,11 @@ import Testing
         #expect(turn.toolCalls.map(\.name) == ["f"])
         #expect(turn.text.isEmpty)
     }
+}
+
+/// The models a test's router started, by backend name.
+final class Started: Sendable {
+    let models = Mutex<[String: ScriptedModel]>([:])
 }
 
 /// A model that fails before or after its first event.
