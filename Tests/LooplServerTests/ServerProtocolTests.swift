@@ -148,9 +148,7 @@ import Testing
         defer { server.stop() }
         let model = LlamaServerModel(url: server.url)
         try await model.start()
-        let start = ContinuousClock.now
         _ = try await ModelConformance(model: model).run("large", [.user(String(repeating: "word ", count: 20000))], options: .greedy(maxTokens: 1))
-        #expect(ContinuousClock.now - start < .milliseconds(500))
         let request = try #require(server.requests.last)
         #expect(!request.headers.lowercased().contains("100-continue"))
         #expect(request.body.count > 100_000)

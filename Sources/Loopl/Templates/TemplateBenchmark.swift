@@ -9,8 +9,10 @@ public enum TemplateBenchmark {
         public var compileSeconds: Double
         /// Seconds to render it once with the context.
         public var renderSeconds: Double
+        /// The text of the last render.
+        public var output: String
         /// Size of the rendered text in UTF-8 bytes.
-        public var outputBytes: Int
+        public var outputBytes: Int { output.utf8.count }
     }
 
     public static func measure(source: String, context: JSONObject, iterations: Int = 1000,
@@ -34,6 +36,6 @@ public enum TemplateBenchmark {
             }
             render = min(render, seconds(r) / Double(renderBatch))
         }
-        return Result(iterations: count, compileSeconds: compile, renderSeconds: render, outputBytes: output.utf8.count)
+        return Result(iterations: count, compileSeconds: compile, renderSeconds: render, output: output)
     }
 }
