@@ -21,6 +21,10 @@ var targets: [Target] = [
     .executableTarget(name: "loopl-test-host",
                       dependencies: ["LooplServer", "LooplStdio", "LooplTestKit"] + (withLlama ? ["LooplLlama"] : []),
                       swiftSettings: strict + (withLlama ? [.define("LOOPL_WITH_LLAMA")] : [])),
+    // Without llama.cpp the stdio tests run on the Python reference worker alone.
+    .testTarget(name: "LooplStdioTests",
+                dependencies: ["LooplStdio", "LooplTestKit"] + (withLlama ? ["LooplLlama", "loopl"] : []),
+                swiftSettings: strict + (withLlama ? [.define("LOOPL_WITH_LLAMA")] : [])),
     .testTarget(name: "LooplServerTests",
                 dependencies: ["LooplServer", "LooplTestKit", "loopl-test-host"] + (withLlama ? ["LooplLlama"] : []),
                 swiftSettings: strict),
@@ -29,7 +33,11 @@ var targets: [Target] = [
 if Context.environment["LOOPL_FUZZ"] != nil {
     targets.append(.executableTarget(name: "loopl-fuzz", dependencies: ["LooplFuzz"], swiftSettings: strict))
 }
-var products: [Product] = [.library(name: "Loopl", targets: ["Loopl"])]
+var products: [Product] = [
+    .library(name: "Loopl", targets: ["Loopl"]),
+    // ModelConformance, the suite every backend passes, and ScriptedModel, for backends and apps of your own.
+    .library(name: "LooplTestKit", targets: ["LooplTestKit"]),
+]
 
 if withLlama {
     targets += [
@@ -41,7 +49,6 @@ if withLlama {
         .executableTarget(name: "loopl", dependencies: ["LooplCLI"], swiftSettings: strict),
         .testTarget(name: "LooplLlamaTests", dependencies: ["LooplLlama", "CLlama", "LooplTestKit"], swiftSettings: strict),
         .testTarget(name: "LooplCLITests", dependencies: ["LooplCLI", "loopl"], exclude: ["Golden"], swiftSettings: strict),
-        .testTarget(name: "LooplStdioTests", dependencies: ["LooplStdio", "LooplLlama", "LooplTestKit", "loopl"], swiftSettings: strict),
         .testTarget(name: "LooplReliabilityTests", dependencies: ["Loopl", "LooplTestKit", "loopl-test-host", "loopl"],
                     swiftSettings: strict),
     ]

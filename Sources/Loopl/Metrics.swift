@@ -53,4 +53,18 @@ public struct Metrics: Sendable, Hashable, Codable {
         self.stopReason = stopReason
         self.estimated = estimated
     }
+
+    /// Missing counts are 0 and missing flags false, so a peer may send only what it knows.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func count(_ key: CodingKeys) throws -> Int { try c.decodeIfPresent(Int.self, forKey: key) ?? 0 }
+        self.init(promptTokens: try count(.promptTokens), cachedPromptTokens: try count(.cachedPromptTokens),
+                  generatedTokens: try count(.generatedTokens), ttftMs: try c.decodeIfPresent(Double.self, forKey: .ttftMs),
+                  promptEvalMs: try c.decodeIfPresent(Double.self, forKey: .promptEvalMs),
+                  tokensPerSecond: try c.decodeIfPresent(Double.self, forKey: .tokensPerSecond),
+                  contextUsed: try count(.contextUsed), contextMax: try count(.contextMax),
+                  finished: try c.decodeIfPresent(Bool.self, forKey: .finished) ?? false,
+                  stopReason: try c.decodeIfPresent(StopReason.self, forKey: .stopReason),
+                  estimated: try c.decodeIfPresent(Bool.self, forKey: .estimated) ?? false)
+    }
 }

@@ -1,5 +1,4 @@
 import Loopl
-import LooplStdio
 import LooplTerminal
 import Synchronization
 
@@ -20,7 +19,8 @@ final class EventPrinter: Sendable {
 
     func print(_ event: AgentEvent) {
         if json {
-            console.out(Self.json(event).jsonText() + "\n")
+            // AgentEvent's Codable form is the stream's shape (docs/events.md).
+            do { console.out(try JSONValue(encoding: event).jsonText() + "\n") } catch { console.err("\(error)") }
             return
         }
         switch event {
@@ -36,24 +36,6 @@ final class EventPrinter: Sendable {
             let meter = lastMetrics.withLock { $0 }.map { " " + view.meter($0) } ?? ""
             console.err("[\(reason.rawValue) after \(iterations) iteration\(iterations == 1 ? "" : "s")]\(meter)")
         case .iterationStarted, .assistantMessage: break
-        }
-    }
-
-    /// The JSON form of an event: `{"event": NAME, ...}`.
-    static func json(_ event: AgentEvent) -> JSONValue {
-        switch event {
-        case .iterationStarted(let n): ["event": "iterationStarted", "iteration": .integer(n)]
-        case .text(let text): ["event": "text", "text": .string(text)]
-        case .metrics(let metrics): ["event": "metrics", "metrics": metrics.wireValue]
-        case .assistantMessage(let message): ["event": "assistantMessage", "message": message.templateValue]
-        case .toolStarted(let call): ["event": "toolStarted", "toolCall": call.templateValue]
-        case .toolFinished(let result):
-            ["event": "toolFinished",
-             "result": ["callId": .string(result.callId), "name": .string(result.name), "isError": .bool(result.isError),
-                        "durationMs": .double(result.durationMs), "content": .string(result.content)]]
-        case .warning(let text): ["event": "warning", "message": .string(text)]
-        case .finished(let iterations, let reason):
-            ["event": "finished", "iterations": .integer(iterations), "reason": .string(reason.rawValue)]
         }
     }
 }

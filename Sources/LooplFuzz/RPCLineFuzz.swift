@@ -35,10 +35,10 @@ public enum RPCLineFuzz {
             _ = try? ModelEvent(wireParams: params)
             _ = try? (params["messages"]?.arrayValue ?? []).map(Message.init(templateValue:))
             _ = try? (params["tools"]?.arrayValue ?? []).map(ToolSpec.init(openAIValue:))
-            _ = try? GenerationOptions(wireValue: params["options"] ?? .null)
+            _ = try? (params["options"] ?? .null).decode(GenerationOptions.self)
         case .response(_, .success(let result)):
             _ = try? WorkerInfo(wireValue: result)
-            _ = try? Metrics(wireValue: result)
+            _ = try? result.decode(Metrics.self)
         case .response(_, .failure(let error)):
             _ = error.looplError
         }

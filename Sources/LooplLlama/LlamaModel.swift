@@ -6,43 +6,48 @@ import Loopl
 /// Its tool-call style is `.text`: it streams the model's raw text and the caller lifts the calls.
 /// Requests are served in order; the KV cache keeps the longest common prefix between them.
 public final class LlamaModel: Model {
-    /// The weights, which other ``LlamaModel``s may share.
+    /// The weights and vocabulary, which other ``LlamaModel``s may share.
     public let weights: LlamaWeights
     public let toolCallStyle: ToolCallStyle
     private let session: LlamaSession
     private let prompt: ChatPrompt
 
-    /// Loads the model at `path`.
-    public convenience init(path: String, configuration: LlamaConfiguration = LlamaConfiguration(),
-                            progress: (@Sendable (Double) -> Void)? = nil) throws {
-        try self.init(weights: LlamaWeights(path: path, gpuLayers: Int32(configuration.gpuLayers), progress: progress),
-                      configuration: configuration)
+    /// How it was started.
+    public let configuration: Configuration
+
+    init(configuration: Configuration, sharing shared: LlamaWeights? = nil, progress: (@Sendable (Double) -> Void)? = nil) throws {
+        self.configuration = configuration
+        let weights = try shared ?? LlamaWeights(path: configuration.model, gpuLayers: configuration.gpuLayers, progress: progress)
+        self.weights = weights
+        self.prompt = try ChatPrompt(modelFile: configuration.model)
+        self.session = try LlamaSession(weights: weights, configuration: configuration)
+        self.toolCallStyle = .text(prompt.toolCallFormat)
     }
 
-    /// A model with its own context over weights that are already loaded.
-    public init(weights: LlamaWeights, configuration: LlamaConfiguration = LlamaConfiguration()) throws {
-        self.weights = weights
-        self.session = try LlamaSession(weights: weights, configuration: configuration)
-        let text = { (key: String) in
-            weights.metadata(key).flatMap(Int32.init).map { String(decoding: weights.piece($0), as: UTF8.self) } ?? ""
-        }
-        self.prompt = try ChatPrompt(templateSource: weights.chatTemplate, bosText: text("tokenizer.ggml.bos_token_id"),
-                                     eosText: text("tokenizer.ggml.eos_token_id"), addsBOS: weights.addsBOS)
-        self.toolCallStyle = .text(prompt.toolCallFormat)
+    /// Loads the model, or gives it a context of its own over `weights` that another model
+    /// loaded (then `configuration.model` and `gpuLayers` are the weights' own); `progress`
+    /// receives the load's progress from 0 to 1.
+    ///
+    /// Throws ``LooplError/Code/modelNotFound`` or ``LooplError/Code/invalidModel`` with the reason.
+    public static func start(_ configuration: Configuration = Configuration(), sharing weights: LlamaWeights? = nil,
+                             progress: (@Sendable (Double) -> Void)? = nil) async throws -> LlamaModel {
+        var configuration = configuration
+        if let weights { configuration.model = weights.path }
+        return try LlamaModel(configuration: configuration, sharing: weights, progress: progress)
     }
 
     public var contextSize: Int { get async throws { session.contextSize } }
 
     /// The exact text the model sees for this conversation.
     public func renderPrompt(messages: [Message], tools: [ToolSpec], options: GenerationOptions = GenerationOptions()) throws -> String {
-        try prompt.render(messages: messages, tools: options.toolChoice == .none ? [] : tools)
+        try prompt.render(messages: messages, tools: prompt.offered(tools, options: options))
     }
 
     public func generate(messages: [Message], tools: [ToolSpec], options: GenerationOptions)
         -> AsyncThrowingStream<ModelEvent, any Error>
     {
         .generating { continuation in
-            let offered = options.toolChoice == .none ? [] : tools
+            let offered = self.prompt.offered(tools, options: options)
             let (tokens, text) = try self.promptTokens(messages: messages, tools: offered, options: options)
             let grammar = try self.prompt.grammar(tools: offered, options: options, promptText: text)
             try await self.session.generate(prompt: tokens, options: options, grammar: grammar, into: continuation)

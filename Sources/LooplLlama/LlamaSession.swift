@@ -16,7 +16,7 @@ actor LlamaSession {
     let contextSize: Int
     private let batchSize: Int
 
-    init(weights: LlamaWeights, configuration: LlamaConfiguration) throws {
+    init(weights: LlamaWeights, configuration: LlamaModel.Configuration) throws {
         self.weights = weights
         var params = llama_context_default_params()
         let size = configuration.contextLength ?? min(weights.trainingContextLength, 4096)

@@ -11,12 +11,12 @@ public final class LlamaWeights: @unchecked Sendable {
     public let path: String
 
     /// Loads the model at `path`. Throws `modelNotFound` or `invalidModel` with the reason.
-    public init(path: String, gpuLayers: Int32 = 0, progress: (@Sendable (Double) -> Void)? = nil) throws {
+    public init(path: String, gpuLayers: Int = 0, progress: (@Sendable (Double) -> Void)? = nil) throws {
         LlamaBackend.ensureInitialised()
         try LlamaWeights.checkFile(path)
         try LlamaWeights.checkLayerCount(path)
         var params = llama_model_default_params()
-        params.n_gpu_layers = gpuLayers
+        params.n_gpu_layers = Int32(clamping: gpuLayers)
         let box = progress.map { ProgressBox($0) }
         if let box {
             params.progress_callback = { value, data in
@@ -119,7 +119,7 @@ public final class LlamaWeights: @unchecked Sendable {
     public var addsBOS: Bool { llama_vocab_get_add_bos(vocab) }
 
     /// Tokens for `text`, with special tokens (`<|im_start|>` ...) parsed.
-    public func tokenize(_ text: String, addSpecial: Bool) -> [llama_token] {
+    public func tokenize(_ text: String, addSpecial: Bool) -> [Int32] {
         let utf8 = Array(text.utf8CString.dropLast())
         var tokens = [llama_token](repeating: 0, count: utf8.count + 8)
         var count = llama_tokenize(vocab, utf8, Int32(utf8.count), &tokens, Int32(tokens.count), addSpecial, true)
@@ -131,7 +131,7 @@ public final class LlamaWeights: @unchecked Sendable {
     }
 
     /// The bytes a token stands for (special tokens rendered), which may be part of a UTF-8 character.
-    public func piece(_ token: llama_token) -> [UInt8] {
+    public func piece(_ token: Int32) -> [UInt8] {
         var buffer = [CChar](repeating: 0, count: 64)
         var count = llama_token_to_piece(vocab, token, &buffer, Int32(buffer.count), 0, true)
         if count < 0 {
@@ -142,7 +142,7 @@ public final class LlamaWeights: @unchecked Sendable {
     }
 
     /// Whether `token` ends a generation (EOS, EOT, ...).
-    public func isEndOfGeneration(_ token: llama_token) -> Bool { llama_vocab_is_eog(vocab, token) }
+    public func isEndOfGeneration(_ token: Int32) -> Bool { llama_vocab_is_eog(vocab, token) }
 }
 
 private final class ProgressBox: @unchecked Sendable {

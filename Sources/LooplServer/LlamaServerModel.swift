@@ -3,35 +3,34 @@ import Loopl
 
 /// A model behind llama-server over local HTTP, or behind any OpenAI-compatible server: the `server` backend.
 ///
-/// In child mode it starts the pinned llama-server on a free port with a random API key, lazily on
-/// the first request (or with ``start()``), and starts a new one when the child dies. In attach
-/// mode it talks to a server already running. Without a ``PromptRenderer`` the server renders the
-/// prompt (`/v1/chat/completions`) and parses tool calls itself: the style is `.native`. With one,
-/// Loopl renders the prompt and uses `/completion`: the style is `.text(renderer.toolCallFormat)`.
+/// In child mode ``start(_:)`` starts the pinned llama-server on a free port with a random API
+/// key, and a request starts a new one when the child has died. In attach mode it talks to a
+/// server already running. When Loopl renders the prompt (a child's default) it uses
+/// `/completion` and the style is `.text(format)`; when the server renders
+/// (`/v1/chat/completions`) it parses tool calls itself and the style is `.native`.
 public final class LlamaServerModel: Model {
-    public let configuration: LlamaServerConfiguration
+    /// How it was started.
+    public let configuration: Configuration
     public let toolCallStyle: ToolCallStyle
     let session: ServerSession
 
-    public init(configuration: LlamaServerConfiguration) {
+    private init(configuration: Configuration) throws {
+        var configuration = configuration
+        configuration.renderer = try configuration.resolvedRenderer()
         self.configuration = configuration
         self.toolCallStyle = configuration.renderer.map { .text($0.toolCallFormat) } ?? .native
         self.session = ServerSession(configuration: configuration)
     }
 
-    /// A child llama-server on the GGUF model at `path`.
-    public convenience init(path: String = LooplHome.defaultModel, contextLength: Int? = nil, threads: Int? = nil) {
-        self.init(configuration: .child(model: path, contextLength: contextLength, threads: threads))
-    }
-
-    /// An OpenAI-compatible server already running at `url`.
-    public convenience init(url: URL, apiKey: String? = nil) {
-        self.init(configuration: .attach(url: url, apiKey: apiKey))
-    }
-
-    /// Starts the child (or checks the attached server) now rather than on the first request.
-    public func start() async throws {
-        _ = try await session.connect()
+    /// Starts the child llama-server and waits until it is ready, or checks that the attached
+    /// server answers. A child that dies later is started again by the next request.
+    public static func start(_ configuration: Configuration = Configuration()) async throws -> LlamaServerModel {
+        let model = try LlamaServerModel(configuration: configuration)
+        do { _ = try await model.session.connect() } catch {
+            await model.close()
+            throw error
+        }
+        return model
     }
 
     /// How long the current child took from spawning to ready; nil in attach mode or before it started.
@@ -50,19 +49,16 @@ public final class LlamaServerModel: Model {
     {
         let session = self.session
         let configuration = self.configuration
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                await session.acquire()
-                do {
-                    try await ServerTurn(session: session, configuration: configuration, messages: messages,
-                                         tools: tools, options: options, continuation: continuation).run()
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
+        return .generating { continuation in
+            await session.acquire()
+            do {
+                try await ServerTurn(session: session, configuration: configuration, messages: messages,
+                                     tools: tools, options: options, continuation: continuation).run()
+            } catch {
                 await session.release()
+                throw error
             }
-            continuation.onTermination = { _ in task.cancel() }
+            await session.release()
         }
     }
 

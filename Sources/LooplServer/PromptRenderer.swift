@@ -2,7 +2,7 @@ import Loopl
 
 /// Renders a conversation into the exact prompt text a model sees, for backends that send raw prompts.
 ///
-/// Plugging one into ``LlamaServerConfiguration/renderer`` switches ``LlamaServerModel`` to
+/// Given as `.custom` in ``LlamaServerModel/Configuration/rendering``, it switches ``LlamaServerModel`` to
 /// llama-server's `/completion` endpoint, so the same conversation reaches the model as the same
 /// tokens on every backend, and tool calls can be forced with a grammar.
 public protocol PromptRenderer: Sendable {
@@ -48,11 +48,11 @@ public struct ChatPromptRenderer: PromptRenderer {
 
     /// The renderer for the GGUF model at `path` (its template, BOS and EOS).
     public init(modelPath path: String) throws {
-        self.init(prompt: try ChatPrompt(model: GGUFMetadata(contentsOf: path)))
+        self.init(prompt: try ChatPrompt(modelFile: path))
     }
 
     public func render(messages: [Message], tools: [ToolSpec], options: GenerationOptions) throws -> RenderedPrompt {
-        let offered = options.toolChoice == .none ? [] : tools
+        let offered = prompt.offered(tools, options: options)
         let text = try prompt.text(messages: messages, tools: offered)
         let grammar = try prompt.grammar(tools: offered, options: options, promptText: text)
         var rendered = RenderedPrompt(text: text, grammar: grammar?.gbnf,

@@ -2,14 +2,14 @@
 ///
 /// Lines end in LF or CRLF; a blank line ends an event; several `data:` lines of one event are
 /// joined with newlines; comment lines (`:` keep-alives) and other fields are skipped.
-public struct SSEDecoder: Sendable {
+package struct SSEDecoder: Sendable {
     private var line: [UInt8] = []
     private var data: [String] = []
 
-    public init() {}
+    package init() {}
 
     /// Takes the next bytes and returns the events they complete, in order.
-    public mutating func feed(_ bytes: some Sequence<UInt8>) -> [String] {
+    package mutating func feed(_ bytes: some Sequence<UInt8>) -> [String] {
         var events: [String] = []
         for byte in bytes {
             if byte == 0x0A {
@@ -22,7 +22,7 @@ public struct SSEDecoder: Sendable {
     }
 
     /// The event left when the stream ends without its blank line, if any.
-    public mutating func finish() -> String? {
+    package mutating func finish() -> String? {
         if !line.isEmpty { _ = endLine() }
         defer { data.removeAll() }
         return data.isEmpty ? nil : data.joined(separator: "\n")

@@ -18,7 +18,7 @@ final class ServerChild: Sendable {
 
     /// Starts llama-server on `model` and waits until it answers /health with 200. `port` picks
     /// the port of each attempt.
-    static func start(model: String, configuration: LlamaServerConfiguration,
+    static func start(model: String, configuration: LlamaServerModel.Configuration,
                       port nextPort: () throws -> Int = FreePort.find) async throws -> ServerChild {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: model, isDirectory: &isDirectory) else {
@@ -65,10 +65,10 @@ final class ServerChild: Sendable {
         await process.terminate(grace: grace)
     }
 
-    static func arguments(model: String, port: Int, key: String, configuration: LlamaServerConfiguration) -> [String] {
+    static func arguments(model: String, port: Int, key: String, configuration: LlamaServerModel.Configuration) -> [String] {
         let arguments = ["-m", model, "--host", "127.0.0.1", "--port", String(port), "--api-key", key,
                          "-np", "1", "-t", String(configuration.resolvedThreads), "--no-webui", "--slots",
-                         "-c", String(configuration.contextLength ?? LlamaServerConfiguration.defaultChildContext)]
+                         "-c", String(configuration.contextLength ?? LlamaServerModel.Configuration.defaultChildContext)]
         return arguments + configuration.extraArguments
     }
 

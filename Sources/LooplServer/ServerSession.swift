@@ -12,7 +12,7 @@ struct ServerInfo: Sendable {
 
 /// The state behind a ``LlamaServerModel``: the child, the server's address, and one request at a time.
 actor ServerSession {
-    let configuration: LlamaServerConfiguration
+    let configuration: LlamaServerModel.Configuration
     private var child: ServerChild?
     private var info: ServerInfo?
     private var starting: Task<ServerInfo, any Error>?
@@ -20,7 +20,7 @@ actor ServerSession {
     private var busy = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
-    init(configuration: LlamaServerConfiguration) {
+    init(configuration: LlamaServerModel.Configuration) {
         self.configuration = configuration
     }
 
@@ -63,7 +63,7 @@ actor ServerSession {
     }
 
     /// Checks that an OpenAI-compatible server answers at `endpoint`, and whether it is llama-server.
-    private static func probe(_ endpoint: ServerEndpoint, configuration: LlamaServerConfiguration) async throws -> ServerInfo {
+    private static func probe(_ endpoint: ServerEndpoint, configuration: LlamaServerModel.Configuration) async throws -> ServerInfo {
         let url = endpoint.baseURL
         // A llama-server that is still loading answers 503 on /health (and on /v1/models): wait for it.
         var health = try await endpoint.fetch("/health")

@@ -4,7 +4,7 @@ import Loopl
 /// One streamed request: builds the body, reads the events, and settles the server afterwards.
 struct ServerTurn {
     let session: ServerSession
-    let configuration: LlamaServerConfiguration
+    let configuration: LlamaServerModel.Configuration
     let messages: [Message]
     let tools: [ToolSpec]
     let options: GenerationOptions

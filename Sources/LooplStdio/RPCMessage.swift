@@ -1,26 +1,26 @@
 import Loopl
 
 /// A JSON-RPC error object: `{"code", "message", "data"}`.
-public struct RPCError: Error, Sendable, Hashable {
-    public var code: Int
-    public var message: String
-    public var data: JSONValue?
+package struct RPCError: Error, Sendable, Hashable {
+    package var code: Int
+    package var message: String
+    package var data: JSONValue?
 
-    public init(code: Int, message: String, data: JSONValue? = nil) {
+    package init(code: Int, message: String, data: JSONValue? = nil) {
         self.code = code
         self.message = message
         self.data = data
     }
 
     /// The JSON object.
-    public var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         var object: JSONObject = ["code": .integer(code), "message": .string(message)]
         if let data { object["data"] = data }
         return .object(object)
     }
 
     /// The error a worker sends for `error`: a LooplError keeps its code in `data.looplCode`.
-    public init(_ error: any Error) {
+    package init(_ error: any Error) {
         if let error = error as? RPCError {
             self = error
         } else if let error = error as? LooplError {
@@ -32,21 +32,24 @@ public struct RPCError: Error, Sendable, Hashable {
     }
 
     /// The LooplError a host raises for this error: the worker's code when it named one.
-    public var looplError: LooplError {
+    package var looplError: LooplError {
         if code == StdioProtocol.ErrorCode.requestCancelled { return LooplError(.cancelled, message) }
-        if let name = data?["looplCode"]?.stringValue { return LooplError(.init(rawValue: name), message) }
+        if let name = data?["looplCode"]?.stringValue {
+            // A code this host does not know (a newer worker's) keeps the worker's sentence.
+            return LooplError(LooplError.Code(rawValue: name) ?? .generationFailed, message)
+        }
         return LooplError(.generationFailed, "The worker failed (JSON-RPC error \(code)): \(message)")
     }
 }
 
 /// One JSON-RPC 2.0 message.
-public enum RPCMessage: Sendable, Hashable {
+package enum RPCMessage: Sendable, Hashable {
     case request(id: JSONValue, method: String, params: JSONValue)
     case notification(method: String, params: JSONValue)
     case response(id: JSONValue, result: Result<JSONValue, RPCError>)
 
     /// Reads a parsed line; fails with the reason when it is JSON but not a JSON-RPC 2.0 message.
-    public static func read(_ value: JSONValue) -> Result<RPCMessage, NotJSONRPC> {
+    package static func read(_ value: JSONValue) -> Result<RPCMessage, NotJSONRPC> {
         guard let object = value.objectValue else { return .failure(NotJSONRPC(reason: "it is not a JSON object")) }
         guard object["jsonrpc"] == "2.0" else { return .failure(NotJSONRPC(reason: "it has no \"jsonrpc\": \"2.0\"")) }
         if let method = object["method"] {
@@ -84,7 +87,7 @@ public enum RPCMessage: Sendable, Hashable {
     }
 
     /// The JSON object.
-    public var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         switch self {
         case .request(let id, let method, let params):
             return ["jsonrpc": "2.0", "id": id, "method": .string(method), "params": params]
@@ -98,10 +101,10 @@ public enum RPCMessage: Sendable, Hashable {
     }
 
     /// The message as one line of the wire, newline included.
-    public var line: [UInt8] { Array((jsonValue.jsonText() + "\n").utf8) }
+    package var line: [UInt8] { Array((jsonValue.jsonText() + "\n").utf8) }
 }
 
 /// Why a JSON value is not a JSON-RPC 2.0 message.
-public struct NotJSONRPC: Error, Sendable {
-    public let reason: String
+package struct NotJSONRPC: Error, Sendable {
+    package let reason: String
 }

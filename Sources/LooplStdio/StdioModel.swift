@@ -11,13 +11,13 @@ public final class StdioModel: Model {
     public struct Configuration: Sendable, Hashable {
         /// The worker's command line; a bare name is looked up on PATH.
         public var command: [String]
-        /// How long the worker may take to answer `initialize`.
+        /// How long the worker may take to answer `initialize`; default 30 s.
         public var initializeTimeout: Duration
-        /// The longest silence allowed while a request runs.
+        /// The longest silence allowed while a request runs; default 60 s.
         public var idleTimeout: Duration
-        /// How long a cancelled request may take to be answered before the worker is killed.
+        /// How long a cancelled request may take to be answered before the worker is killed; default 10 s.
         public var cancelGrace: Duration
-        /// The worker's environment; nil inherits the host's.
+        /// The worker's environment; nil (the default) inherits the host's.
         public var environment: [String: String]?
 
         public init(command: [String], initializeTimeout: Duration = .seconds(30), idleTimeout: Duration = .seconds(60),
@@ -98,7 +98,7 @@ public final class StdioModel: Model {
         }
         let params: JSONValue = ["messages": .array(messages.map(\.templateValue)),
                                  "tools": .array(tools.map(\.openAIValue)),
-                                 "options": options.wireValue]
+                                 "options": try JSONValue(encoding: options)]
         do { try connection.send(.request(id: .integer(id), method: "generate", params: params)) } catch {
             await discard(connection)
             throw error
@@ -110,7 +110,7 @@ public final class StdioModel: Model {
                 message = try await connection.mailbox.receive(timeout: configuration.idleTimeout, cancellable: true)
             } catch is CancellationError {
                 await cancel(id, on: connection)
-                throw CancellationError()
+                throw LooplError(.cancelled, "The request was cancelled.")
             } catch is MailboxTimeout {
                 await discard(connection)
                 throw LooplError(.timedOut, "The worker (\(connection.commandText)) sent nothing for \(configuration.idleTimeout.seconds) s while generating (idleTimeoutSeconds); it was stopped.\(connection.details)")
@@ -150,7 +150,7 @@ public final class StdioModel: Model {
                 case .success(let value):
                     var metrics = finalMetrics ?? Metrics()
                     if let wire = value["metrics"], !wire.isNull {
-                        do { metrics = try Metrics(wireValue: wire) } catch let error as LooplError {
+                        do { metrics = try wire.decode(Metrics.self) } catch {
                             await discard(connection)
                             throw LooplError(.protocolViolation, "The worker (\(connection.commandText)) broke the protocol: \(error.message)")
                         }

@@ -5,23 +5,20 @@ public enum StdioProtocol {
     /// The protocol version this build speaks.
     public static let version = 1
     /// The longest line either side accepts, newline excluded: 16 MiB.
-    public static let maxLineBytes = 16 * 1024 * 1024
+    package static let maxLineBytes = 16 * 1024 * 1024
 
     /// JSON-RPC error codes used by the protocol.
-    public enum ErrorCode {
-        public static let parseError = -32700
-        public static let invalidRequest = -32600
-        public static let methodNotFound = -32601
-        public static let invalidParams = -32602
-        public static let internalError = -32603
+    package enum ErrorCode {
+        package static let parseError = -32700
+        package static let invalidRequest = -32600
+        package static let methodNotFound = -32601
+        package static let invalidParams = -32602
+        package static let internalError = -32603
         /// A Loopl error; `data.looplCode` names its ``LooplError/Code``.
-        public static let looplError = -32000
+        package static let looplError = -32000
         /// The request was cancelled (as in LSP).
-        public static let requestCancelled = -32800
+        package static let requestCancelled = -32800
     }
 }
 
-extension LooplError.Code {
-    /// Something did not answer within its time limit.
-    public static let timedOut = LooplError.Code(rawValue: "timed_out")
-}
+

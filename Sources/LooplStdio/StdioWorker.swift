@@ -88,7 +88,7 @@ public final class StdioWorker: Sendable {
                 }
                 request = (try messages.map(Message.init(templateValue:)),
                            try (params["tools"]?.arrayValue ?? []).map(ToolSpec.init(openAIValue:)),
-                           try GenerationOptions(wireValue: params["options"] ?? .null))
+                           try (params["options"].flatMap { $0.isNull ? nil : $0 } ?? [:]).decode(GenerationOptions.self))
             } catch {
                 let rpc = error as? RPCError ?? RPCError(code: StdioProtocol.ErrorCode.invalidParams, message: "\(error)")
                 send(.response(id: id, result: .failure(rpc)))
@@ -120,11 +120,11 @@ public final class StdioWorker: Sendable {
                 if case .metrics(let metrics) = event, metrics.finished {
                     final = metrics
                 } else {
-                    send(.notification(method: "event", params: event.wireParams(id: id)))
+                    send(.notification(method: "event", params: try event.wireParams(id: id)))
                 }
             }
             if Task.isCancelled { throw CancellationError() }
-            outcome = .success(["metrics": (final ?? Metrics(finished: true, stopReason: .endTurn)).wireValue])
+            outcome = .success(["metrics": try JSONValue(encoding: final ?? Metrics(finished: true, stopReason: .endTurn))])
         } catch {
             if Task.isCancelled || error is CancellationError || (error as? LooplError)?.code == .cancelled {
                 outcome = .failure(RPCError(code: StdioProtocol.ErrorCode.requestCancelled, message: "The request was cancelled."))

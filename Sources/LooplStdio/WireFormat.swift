@@ -1,133 +1,12 @@
-import Foundation
 import Loopl
 
 // The shapes of the protocol's params and results, in both directions, through JSONValue so
-// numbers keep their kind.
-
-extension GenerationOptions {
-    /// The `options` object of a `generate` request: GenerationOptions' Codable form (camelCase;
-    /// absent optionals left out), so options added to the core type travel too.
-    public var wireValue: JSONValue {
-        if let data = try? JSONEncoder().encode(self), let value = try? JSONValue(parsing: Array(data)) { return value }
-        return knownWireValue
-    }
-
-    /// The options this file knows, written by hand.
-    var knownWireValue: JSONValue {
-        var object: JSONObject = [:]
-        if let maxTokens { object["maxTokens"] = .integer(maxTokens) }
-        object["temperature"] = .double(temperature)
-        object["topP"] = .double(topP)
-        object["topK"] = .integer(topK)
-        object["minP"] = .double(minP)
-        object["repeatPenalty"] = .double(repeatPenalty)
-        if let seed { object["seed"] = .integer(Int(seed)) }
-        object["stop"] = .array(stop.map { .string($0) })
-        object["toolChoice"] = .string(toolChoice.name)
-        object["ignoreEndOfGeneration"] = .bool(ignoreEndOfGeneration)
-        return .object(object)
-    }
-
-    /// Reads an `options` object: the known keys are checked (a missing key keeps its default, a
-    /// key of the wrong type is an error naming it); the Codable form then fills in any others.
-    public init(wireValue value: JSONValue) throws {
-        let known = try GenerationOptions(knownWireValue: value)
-        if value.objectValue != nil, let decoded = try? JSONDecoder().decode(GenerationOptions.self, from: Data(value.jsonText().utf8)) {
-            self = decoded
-        } else {
-            self = known
-        }
-    }
-
-    /// Reads the known keys of an `options` object; a missing key keeps its default, a key of the wrong type is an error.
-    init(knownWireValue value: JSONValue) throws {
-        self.init()
-        guard let object = value.objectValue else {
-            if value.isNull { return }
-            throw LooplError(.invalidRequest, "The generation options must be an object.")
-        }
-        func number(_ key: String) throws -> Double? {
-            guard let member = object[key], !member.isNull else { return nil }
-            guard let number = member.doubleValue else { throw LooplError(.invalidRequest, "Option '\(key)' must be a number.") }
-            return number
-        }
-        func integer(_ key: String) throws -> Int? {
-            guard let member = object[key], !member.isNull else { return nil }
-            guard let number = member.intValue else { throw LooplError(.invalidRequest, "Option '\(key)' must be a whole number.") }
-            return number
-        }
-        maxTokens = try integer("maxTokens")
-        temperature = try number("temperature") ?? temperature
-        topP = try number("topP") ?? topP
-        topK = try integer("topK") ?? topK
-        minP = try number("minP") ?? minP
-        repeatPenalty = try number("repeatPenalty") ?? repeatPenalty
-        if let seed = try integer("seed") {
-            guard let fitting = UInt32(exactly: seed) else { throw LooplError(.invalidRequest, "Option 'seed' must be from 0 to 4294967295.") }
-            self.seed = fitting
-        }
-        if let list = object["stop"], !list.isNull {
-            guard let items = list.arrayValue?.compactMap(\.stringValue), items.count == list.arrayValue?.count else {
-                throw LooplError(.invalidRequest, "Option 'stop' must be a list of strings.")
-            }
-            stop = items
-        }
-        if let choice = object["toolChoice"], !choice.isNull {
-            guard let name = choice.stringValue else { throw LooplError(.invalidRequest, "Option 'toolChoice' must be a string.") }
-            toolChoice = ToolChoice(name: name)
-        }
-        if let flag = object["ignoreEndOfGeneration"], !flag.isNull {
-            guard let bool = flag.boolValue else { throw LooplError(.invalidRequest, "Option 'ignoreEndOfGeneration' must be true or false.") }
-            ignoreEndOfGeneration = bool
-        }
-    }
-}
-
-extension Metrics {
-    /// The `metrics` object (camelCase, as Metrics' Codable form).
-    public var wireValue: JSONValue {
-        var object: JSONObject = [
-            "promptTokens": .integer(promptTokens), "cachedPromptTokens": .integer(cachedPromptTokens),
-            "generatedTokens": .integer(generatedTokens),
-        ]
-        if let ttftMs { object["ttftMs"] = .double(ttftMs) }
-        if let promptEvalMs { object["promptEvalMs"] = .double(promptEvalMs) }
-        if let tokensPerSecond { object["tokensPerSecond"] = .double(tokensPerSecond) }
-        object["contextUsed"] = .integer(contextUsed)
-        object["contextMax"] = .integer(contextMax)
-        object["finished"] = .bool(finished)
-        if let stopReason { object["stopReason"] = .string(stopReason.rawValue) }
-        object["estimated"] = .bool(estimated)
-        return .object(object)
-    }
-
-    /// Reads a `metrics` object; missing counts are 0, a stop reason outside the vocabulary is an error.
-    public init(wireValue value: JSONValue) throws {
-        guard let object = value.objectValue else { throw LooplError(.protocolViolation, "Metrics must be an object: \(value.jsonText()).") }
-        func count(_ key: String) throws -> Int {
-            guard let member = object[key], !member.isNull else { return 0 }
-            guard let number = member.intValue else { throw LooplError(.protocolViolation, "Metrics '\(key)' must be a whole number.") }
-            return number
-        }
-        var stopReason: StopReason?
-        if let reason = object["stopReason"], !reason.isNull {
-            guard let name = reason.stringValue, let known = StopReason(rawValue: name) else {
-                throw LooplError(.protocolViolation, "Metrics 'stopReason' \(reason.jsonText()) is not one of end_turn, stop, max_tokens, tool_call, cancelled.")
-            }
-            stopReason = known
-        }
-        self.init(promptTokens: try count("promptTokens"), cachedPromptTokens: try count("cachedPromptTokens"),
-                  generatedTokens: try count("generatedTokens"), ttftMs: object["ttftMs"]?.doubleValue,
-                  promptEvalMs: object["promptEvalMs"]?.doubleValue,
-                  tokensPerSecond: object["tokensPerSecond"]?.doubleValue, contextUsed: try count("contextUsed"),
-                  contextMax: try count("contextMax"), finished: object["finished"]?.boolValue ?? false,
-                  stopReason: stopReason, estimated: object["estimated"]?.boolValue ?? false)
-    }
-}
+// numbers keep their kind. `options` and `metrics` are GenerationOptions' and Metrics' Codable
+// forms (JSONValue(encoding:) and JSONValue.decode(_:)).
 
 extension ModelEvent {
     /// The params of an `event` notification for request `id`.
-    public func wireParams(id: JSONValue) -> JSONValue {
+    package func wireParams(id: JSONValue) throws(LooplError) -> JSONValue {
         switch self {
         case .text(let text):
             return ["id": id, "type": "text", "text": .string(text)]
@@ -135,12 +14,12 @@ extension ModelEvent {
             return ["id": id, "type": "toolCall",
                     "toolCall": ["id": .string(call.id), "name": .string(call.name), "arguments": .object(call.arguments)]]
         case .metrics(let metrics):
-            return ["id": id, "type": "metrics", "metrics": metrics.wireValue]
+            return ["id": id, "type": "metrics", "metrics": try JSONValue(encoding: metrics)]
         }
     }
 
     /// Reads the params of an `event` notification (its `id` is checked by the caller).
-    public init(wireParams params: JSONValue) throws {
+    package init(wireParams params: JSONValue) throws {
         switch params["type"]?.stringValue {
         case "text":
             guard let text = params["text"]?.stringValue else { throw LooplError(.protocolViolation, "A text event has no string 'text'.") }
@@ -153,7 +32,9 @@ extension ModelEvent {
                 throw LooplError(.protocolViolation, "A toolCall event is malformed: \(error.message)")
             }
         case "metrics":
-            self = .metrics(try Metrics(wireValue: params["metrics"] ?? .null))
+            do { self = .metrics(try (params["metrics"] ?? .null).decode(Metrics.self)) } catch {
+                throw LooplError(.protocolViolation, "A metrics event is malformed: \(error.message)")
+            }
         default:
             throw LooplError(.protocolViolation, "An event has an unknown type: \(params.jsonText()).")
         }
@@ -188,7 +69,7 @@ public struct WorkerInfo: Sendable, Hashable {
     }
 
     /// The `initialize` result.
-    public var wireValue: JSONValue {
+    package var wireValue: JSONValue {
         ["protocolVersion": .integer(protocolVersion), "name": .string(name), "version": .string(version),
          "capabilities": ["nativeToolCalls": .bool(nativeToolCalls),
                           "toolCallFormat": toolCallFormat.map { .string($0.rawValue) } ?? .null,
@@ -197,7 +78,7 @@ public struct WorkerInfo: Sendable, Hashable {
     }
 
     /// Reads an `initialize` result; throws `protocolViolation` naming what is missing.
-    public init(wireValue value: JSONValue) throws {
+    package init(wireValue value: JSONValue) throws {
         func fail(_ what: String) -> LooplError {
             LooplError(.protocolViolation, "The worker's initialize result \(what): \(WorkerConnection.excerpt(value.jsonText())).")
         }

@@ -4,21 +4,21 @@ import Synchronization
 /// A conformance suite for any stdio worker command: handshake, streaming, cancellation, error
 /// shapes, shutdown, and exit when its input closes. Each check starts from a worker in a known
 /// state and reports pass or fail with a reason.
-public struct WorkerCheck: Sendable {
+package struct WorkerCheck: Sendable {
     /// The outcome of one check.
-    public struct Outcome: Sendable, Hashable {
-        public var name: String
-        public var passed: Bool
-        public var detail: String
+    package struct Outcome: Sendable, Hashable {
+        package var name: String
+        package var passed: Bool
+        package var detail: String
     }
 
-    public var command: [String]
-    public var initializeTimeout: Duration
-    public var idleTimeout: Duration
+    package var command: [String]
+    package var initializeTimeout: Duration
+    package var idleTimeout: Duration
     /// How long a worker may take to answer a cancellation, or to exit after its input closes.
-    public var exitBound: Duration
+    package var exitBound: Duration
 
-    public init(command: [String], initializeTimeout: Duration = .seconds(30), idleTimeout: Duration = .seconds(30),
+    package init(command: [String], initializeTimeout: Duration = .seconds(30), idleTimeout: Duration = .seconds(30),
                 exitBound: Duration = .seconds(5)) {
         self.command = command
         self.initializeTimeout = initializeTimeout
@@ -30,7 +30,7 @@ public struct WorkerCheck: Sendable {
     struct Failure: Error { let reason: String }
 
     /// Runs every check in order, calling `report` after each.
-    public func run(report: @Sendable (Outcome) -> Void = { _ in }) async -> [Outcome] {
+    package func run(report: @Sendable (Outcome) -> Void = { _ in }) async -> [Outcome] {
         let checks: [(String, @Sendable (Session) async throws -> String)] = [
             ("handshake", handshake), ("streaming", streaming), ("cancellation", cancellation),
             ("error shapes", errorShapes), ("shutdown", shutdown), ("exit when stdin closes", exitOnEndOfInput),
@@ -75,7 +75,7 @@ public struct WorkerCheck: Sendable {
             throw Failure(reason: "no text or tool call event came before the result")
         }
         guard let wire = value["metrics"] else { throw Failure(reason: "the result has no metrics") }
-        let metrics = try Metrics(wireValue: wire)
+        let metrics = try wire.decode(Metrics.self)
         guard metrics.stopReason != nil else { throw Failure(reason: "the result's metrics have no stopReason") }
         try? await Task.sleep(for: .milliseconds(300))
         while let stray = connection.mailbox.takePending() {
@@ -196,9 +196,9 @@ actor Session {
         if let (connection, _) = current.take() { await connection.stop(grace: .seconds(1)) }
     }
 
-    static func params(_ options: GenerationOptions) -> JSONValue {
+    static func params(_ options: GenerationOptions) throws -> JSONValue {
         ["messages": .array([Message.user("Say hello in one short sentence.").templateValue]),
-         "tools": [], "options": options.wireValue]
+         "tools": [], "options": try JSONValue(encoding: options)]
     }
 
     /// The next message, with faults as check failures.

@@ -32,16 +32,13 @@ enum HostBackend: String, CaseIterable, Sendable {
         switch self {
         case .llama:
             #if LOOPL_WITH_LLAMA
-            return try LlamaModel(path: modelPath, configuration: LlamaConfiguration(contextLength: Self.contextLength, threads: Self.threads))
+            return try await LlamaModel.start(.init(model: modelPath, contextLength: Self.contextLength, threads: Self.threads))
             #else
             throw LooplError(.invalidConfiguration, "This build has no llama.cpp (LOOPL_WITHOUT_LLAMA was set): unset it and rebuild to use the llama backend.")
             #endif
         case .server:
-            var configuration = LlamaServerConfiguration.child(model: modelPath, contextLength: Self.contextLength, threads: Self.threads)
-            configuration.renderer = try ChatPromptRenderer(modelPath: modelPath)
-            let model = LlamaServerModel(configuration: configuration)
-            try await model.start()
-            return model
+            return try await LlamaServerModel.start(.init(target: .child(model: modelPath), contextLength: Self.contextLength,
+                                                          threads: Self.threads))
         case .stdio:
             // The worker reads this config while it starts; it is not needed once the worker answered.
             let config = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-test-host-\(getpid()).json").path
@@ -85,8 +82,7 @@ enum HostBackend: String, CaseIterable, Sendable {
     /// `hold`: starts a child llama-server on `modelPath`, prints "child <pid>", and waits for
     /// "exit" or the end of standard input.
     static func hold(modelPath: String) async throws {
-        let model = LlamaServerModel(path: modelPath, contextLength: 256, threads: 1)
-        try await model.start()
+        let model = try await LlamaServerModel.start(.init(target: .child(model: modelPath), contextLength: 256, threads: 1))
         say("child \(await model.serverProcessID ?? -1)")
         while let line = readLine(), line != "exit" {}
     }

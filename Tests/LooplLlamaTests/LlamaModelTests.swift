@@ -8,7 +8,7 @@ import Testing
 /// The in-process backend on the real default model. Real-model tests run one at a time.
 @Suite(.serialized) struct LlamaModelTests {
     static func load(context: Int = 2048) throws -> LlamaModel {
-        try LlamaModel(path: LooplHome.defaultModel, configuration: LlamaConfiguration(contextLength: context, threads: 2))
+        try LlamaModel(configuration: .init(contextLength: context, threads: 2))
     }
 
     @Test(.timeLimit(.minutes(10)))
@@ -68,8 +68,8 @@ import Testing
     @Test(.timeLimit(.minutes(5)))
     func weightsAreShared() async throws {
         let weights = try LlamaWeights(path: LooplHome.defaultModel)
-        let a = try LlamaModel(weights: weights, configuration: LlamaConfiguration(contextLength: 512, threads: 2))
-        let b = try LlamaModel(weights: weights, configuration: LlamaConfiguration(contextLength: 512, threads: 2))
+        let a = try await LlamaModel.start(.init(contextLength: 512, threads: 2), sharing: weights)
+        let b = try await LlamaModel.start(.init(contextLength: 512, threads: 2), sharing: weights)
         let ta = try await ModelConformance(model: a).run("shared", ModelConformance.greeting, options: .greedy(maxTokens: 8))
         let tb = try await ModelConformance(model: b).run("shared", ModelConformance.greeting, options: .greedy(maxTokens: 8))
         #expect(ta.text == tb.text)

@@ -43,7 +43,14 @@ final class FakeServer: Sendable {
         let thread = Thread {
             while true {
                 let client = accept(listener, nil, nil)
-                if client < 0 { if errno == EINTR { continue } else { break } }
+                if client < 0 {
+                    if errno == EINTR { continue }
+                    // Closed here, not in stop(): a descriptor closed while this thread still
+                    // accepts on it can be reused by the next server, whose clients this thread
+                    // would then answer.
+                    close(listener)
+                    break
+                }
                 let request = Self.read(client)
                 received.list.withLock { $0.append(request) }
                 let bytes = Array(respond(request).utf8)
@@ -55,9 +62,9 @@ final class FakeServer: Sendable {
         thread.start()
     }
 
+    /// Stops accepting; the accepting thread closes the socket.
     func stop() {
         shutdown(fd, Int32(SHUT_RDWR))
-        close(fd)
     }
 
     private static func read(_ client: Int32) -> Request {

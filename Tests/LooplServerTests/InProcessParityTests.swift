@@ -9,10 +9,9 @@ import Testing
 @Suite(.serialized) struct InProcessParityTests {
     @Test(.timeLimit(.minutes(5)))
     func samePromptTokensAndGreedyStart() async throws {
-        var configuration = LlamaServerConfiguration.child(model: LooplHome.defaultModel, contextLength: 2048, threads: 2)
-        configuration.renderer = try ChatPromptRenderer(modelPath: LooplHome.defaultModel)
-        let server = LlamaServerModel(configuration: configuration)
-        let local = try LlamaModel(path: LooplHome.defaultModel, configuration: LlamaConfiguration(contextLength: 2048, threads: 2))
+        // Both with their defaults: the same model, each rendering through Loopl's one prompt builder.
+        let server = try await LlamaServerModel.start(.init(contextLength: 2048, threads: 2))
+        let local = try await LlamaModel.start(.init(contextLength: 2048, threads: 2))
         // End of generation is not ignored: with it ignored llama-server bans end-of-generation tokens
         // while the in-process backend samples them and goes on, so the texts part there.
         let options = GenerationOptions.greedy(maxTokens: 16)

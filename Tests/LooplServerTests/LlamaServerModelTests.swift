@@ -10,13 +10,14 @@ import Testing
 
 /// The backend on a real child llama-server and the default model. One server at a time.
 @Suite(.serialized) struct LlamaServerModelTests {
-    static func model(context: Int = 2048) -> LlamaServerModel {
-        LlamaServerModel(path: LooplHome.defaultModel, contextLength: context, threads: 2)
+    /// A child that renders with llama-server's own template (`/v1/chat/completions`).
+    static func model(context: Int = 2048) async throws -> LlamaServerModel {
+        try await LlamaServerModel.start(.init(rendering: .server, contextLength: context, threads: 2))
     }
 
     /// Runs `body` on a fresh child model and always closes it.
     static func withModel(context: Int = 2048, _ body: (LlamaServerModel) async throws -> Void) async throws {
-        let model = Self.model(context: context)
+        let model = try await Self.model(context: context)
         do {
             try await body(model)
         } catch {
@@ -50,7 +51,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(10)))
     func conformance() async throws {
-        let model = Self.model()
+        let model = try await Self.model()
         #expect(model.toolCallStyle == .native)
         let suite = ModelConformance(model: model)
         try await suite.checkPlainAnswer()
@@ -66,12 +67,19 @@ import Testing
     @Test(.timeLimit(.minutes(5)))
     func streamedAnswerWithMetricsFromTimings() async throws {
         try await Self.withModel { model in
+            // After the child dies, concurrent callers start one new child between them.
+            let dead = try #require(await model.serverProcessID)
+            kill(dead, SIGKILL)
+            #expect(await ProcessWatch.waitUntilGone(dead, timeout: .seconds(5)))
+            for _ in 0..<100 where await model.session.currentChild?.process.exitStatus == nil {
+                try await Task.sleep(for: .milliseconds(50))
+            }
             let before = Self.ownLlamaServers()
-            async let started: Void = model.start()
             async let size = model.contextSize
-            try await started
+            async let again = model.contextSize
             #expect(try await size == 2048)
-            #expect(Self.ownLlamaServers().subtracting(before).count == 1, "concurrent first calls started more than one child")
+            #expect(try await again == 2048)
+            #expect(Self.ownLlamaServers().subtracting(before).count == 1, "concurrent calls started more than one child")
             let load = try #require(await model.loadTime)
             #expect(load > .zero && load < .seconds(120))
             let suite = ModelConformance(model: model)
@@ -165,34 +173,32 @@ import Testing
 
     @Test(.timeLimit(.minutes(2)))
     func badModelPathsAreTypedErrors() async throws {
-        let missing = LlamaServerModel(path: "/nonexistent/model.gguf")
-        await #expect { try await missing.start() } throws: { ($0 as? LooplError)?.code == .modelNotFound }
-        let directory = LlamaServerModel(path: FileManager.default.temporaryDirectory.path)
-        await #expect { try await directory.start() } throws: {
+        await #expect { _ = try await LlamaServerModel.start(.init(target: .child(model: "/nonexistent/model.gguf"))) } throws: {
+            ($0 as? LooplError)?.code == .modelNotFound
+        }
+        await #expect { _ = try await LlamaServerModel.start(.init(target: .child(model: FileManager.default.temporaryDirectory.path))) } throws: {
             ($0 as? LooplError)?.code == .invalidModel && ($0 as? LooplError)?.message.contains("is a directory") == true
         }
 
         let junk = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-junk-\(UUID().uuidString).gguf")
         try Data("this is not a GGUF file".utf8).write(to: junk)
         defer { try? FileManager.default.removeItem(at: junk) }
-        let bad = LlamaServerModel(path: junk.path, contextLength: 256, threads: 1)
+        let before = Self.ownLlamaServers()
         do {
-            try await bad.start()
+            _ = try await LlamaServerModel.start(.init(target: .child(model: junk.path), rendering: .server, contextLength: 256, threads: 1))
             Issue.record("a junk model file loaded")
         } catch let error as LooplError {
             #expect(error.code == .invalidModel, "\(error)")
             #expect(error.message.contains("failed to load model") || error.message.contains("gguf"), "\(error.message)")
         }
-        #expect(await bad.serverProcessID == nil)
+        #expect(Self.ownLlamaServers().subtracting(before).isEmpty, "a child outlived its failed start")
     }
 
     @Test(.timeLimit(.minutes(5)))
     func threeModelsGetThreePorts() async throws {
-        let models = (0..<3).map { _ in LlamaServerModel(path: LooplHome.defaultModel, contextLength: 256, threads: 1) }
-
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for model in models { group.addTask { try await model.start() } }
-            try await group.waitForAll()
+        let models = try await withThrowingTaskGroup(of: LlamaServerModel.self) { group in
+            for _ in 0..<3 { group.addTask { try await LlamaServerModel.start(.init(contextLength: 256, threads: 1)) } }
+            return try await group.reduce(into: []) { $0.append($1) }
         }
         var ports: Set<Int> = []
         var pids: [Int32] = []
@@ -215,7 +221,7 @@ import Testing
         let squatter = try FakeServer { _ in FakeServer.json(404, "{}") }
         defer { squatter.stop() }
         let ports = Mutex([squatter.port])
-        let configuration = LlamaServerConfiguration.child(model: LooplHome.defaultModel, contextLength: 256, threads: 1)
+        let configuration = LlamaServerModel.Configuration(contextLength: 256, threads: 1)
         let child = try await ServerChild.start(model: LooplHome.defaultModel, configuration: configuration) {
             try ports.withLock { $0.isEmpty ? try FreePort.find() : $0.removeFirst() }
         }
@@ -227,34 +233,33 @@ import Testing
     @Test(.timeLimit(.minutes(3)))
     func requestsWithoutTheKeyAreRefused() async throws {
         try await Self.withModel(context: 512) { model in
-            try await model.start()
             let url = try #require(await model.serverURL)
             let anonymous = try await ServerEndpoint(baseURL: url, apiKey: nil)
                 .fetch("/v1/chat/completions", method: "POST", body: ["messages": [["role": "user", "content": "hi"]], "max_tokens": 1])
             #expect(anonymous.status == 401)
             let key = await model.session.currentChild?.endpoint.apiKey ?? ""
             #expect(key.count == 64 && key.allSatisfy(\.isHexDigit), "the key is not 256 random bits: \(key)")
-            let intruder = LlamaServerModel(url: url, apiKey: "wrong")
-            await #expect { _ = try await ModelConformance(model: intruder).run("intruder", ModelConformance.greeting, options: .greedy(maxTokens: 1)) }
-                throws: { ($0 as? LooplError)?.code == .unauthorized }
+            await #expect {
+                let intruder = try await LlamaServerModel.start(.init(target: .attach(url: url, apiKey: "wrong")))
+                _ = try await ModelConformance(model: intruder).run("intruder", ModelConformance.greeting, options: .greedy(maxTokens: 1))
+            } throws: { ($0 as? LooplError)?.code == .unauthorized }
         }
     }
 
     @Test(.timeLimit(.minutes(5)))
     func attachesToARunningServer() async throws {
         let port = try FreePort.find()
-        let server = try ChildProcess(executable: LooplHome.llamaServer, arguments: [
+        let server = try ChildProcess(executable: LlamaCppInstall.server, arguments: [
             "-m", LooplHome.defaultModel, "--host", "127.0.0.1", "--port", String(port), "-c", "1024",
             "-np", "1", "-t", "2", "--no-webui"])
-        let model = LlamaServerModel(url: URL(string: "http://127.0.0.1:\(port)")!)
-        var ready = false
-        for _ in 0..<240 where !ready {
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        var attached: LlamaServerModel?
+        for _ in 0..<240 where attached == nil {
             if server.exitStatus != nil { break }
-            let size = try? await model.contextSize
-            ready = size == 1024
-            if !ready { try await Task.sleep(for: .milliseconds(250)) }
+            attached = try? await LlamaServerModel.start(.init(target: .attach(url: url, apiKey: nil)))
+            if attached == nil { try await Task.sleep(for: .milliseconds(250)) }
         }
-        guard ready else {
+        guard let model = attached, try await model.contextSize == 1024 else {
             await server.terminate()
             Issue.record("the server did not come up: \(server.lastLines)")
             return
@@ -280,9 +285,8 @@ import Testing
 @Suite(.serialized) struct RenderedPromptTests {
     @Test(.timeLimit(.minutes(10)))
     func conformanceThroughCompletion() async throws {
-        var configuration = LlamaServerConfiguration.child(model: LooplHome.defaultModel, contextLength: 2048, threads: 2)
-        configuration.renderer = try ChatPromptRenderer(modelPath: LooplHome.defaultModel)
-        let model = LlamaServerModel(configuration: configuration)
+        // A child renders with Loopl's engine by default.
+        let model = try await LlamaServerModel.start(.init(contextLength: 2048, threads: 2))
         #expect(model.toolCallStyle == .text(.hermes))
         do {
             var long = GenerationOptions.greedy(maxTokens: 200)
@@ -307,9 +311,8 @@ import Testing
                                       #"{"content":"","stop":true,"stop_type":"eos","tokens_predicted":20,"tokens_evaluated":50,"tokens_cached":0,"timings":{"cache_n":0,"prompt_n":50,"predicted_n":20,"predicted_per_second":50.0}}"#])
         }
         defer { server.stop() }
-        var configuration = LlamaServerConfiguration.attach(url: server.url)
-        configuration.renderer = try ChatPromptRenderer(modelPath: LooplHome.defaultModel)
-        let model = LlamaServerModel(configuration: configuration)
+        let model = try await LlamaServerModel.start(.init(target: .attach(url: server.url, apiKey: nil),
+                                                           rendering: .custom(ChatPromptRenderer(modelPath: LooplHome.defaultModel))))
         var options = GenerationOptions.greedy(maxTokens: 64)
         options.toolChoice = .required
         let turn = try await ModelConformance(model: model).run("completion", ModelConformance.weatherQuestion,

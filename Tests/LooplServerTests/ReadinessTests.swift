@@ -6,11 +6,11 @@ import Testing
 /// Starting a child: stand-in "servers" written as shell scripts that fail in each way.
 @Suite(.serialized) struct ReadinessTests {
     /// A configuration whose server is a script with `body`.
-    static func configuration(script body: String, stall: Duration = .seconds(60)) throws -> (LlamaServerConfiguration, URL) {
+    static func configuration(script body: String, stall: Duration = .seconds(60)) throws -> (LlamaServerModel.Configuration, URL) {
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-fake-server-\(UUID().uuidString).sh")
         try Data("#!/bin/sh\n\(body)\n".utf8).write(to: script)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
-        var configuration = LlamaServerConfiguration.child(model: LooplHome.defaultModel, contextLength: 256, threads: 1)
+        var configuration = LlamaServerModel.Configuration(rendering: .server, contextLength: 256, threads: 1)
         configuration.serverPath = script.path
         configuration.readinessStallTimeout = stall
         return (configuration, script)
@@ -22,7 +22,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: script) }
         let start = ContinuousClock.now
         do {
-            try await LlamaServerModel(configuration: configuration).start()
+            _ = try await LlamaServerModel.start(configuration)
             Issue.record("a server that exits was ready")
         } catch let error as LooplError {
             #expect(error.code == .processFailed)
@@ -37,7 +37,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: script) }
         let start = ContinuousClock.now
         do {
-            try await LlamaServerModel(configuration: configuration).start()
+            _ = try await LlamaServerModel.start(configuration)
             Issue.record("a silent server was ready")
         } catch let error as LooplError {
             #expect(error.code == .processFailed)
@@ -54,7 +54,7 @@ import Testing
             stall: .seconds(1))
         defer { try? FileManager.default.removeItem(at: script) }
         do {
-            try await LlamaServerModel(configuration: configuration).start()
+            _ = try await LlamaServerModel.start(configuration)
             Issue.record("the script never became ready")
         } catch let error as LooplError {
             #expect(error.message.contains("gave up"), "the wait stalled out while the child made progress: \(error.message)")

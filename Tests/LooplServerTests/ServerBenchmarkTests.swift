@@ -51,13 +51,10 @@ struct ServerBenchmarkTests {
     func decodeAndFirstToken() async throws {
         let threads = 2
         let withInProcess = ProcessInfo.processInfo.environment["LOOPL_BENCH"] != "server"
-        let server = LlamaServerModel(path: LooplHome.defaultModel, contextLength: 2048, threads: threads)
         let started = ContinuousClock.now
-        try await server.start()
+        let server = try await LlamaServerModel.start(.init(rendering: .server, contextLength: 2048, threads: threads))
         let ready = ContinuousClock.now - started
-        let local = withInProcess
-            ? try LlamaModel(path: LooplHome.defaultModel, configuration: LlamaConfiguration(contextLength: 2048, threads: threads))
-            : nil
+        let local = withInProcess ? try await LlamaModel.start(.init(contextLength: 2048, threads: threads)) : nil
         _ = try await Self.measure(server, tokens: 16)
         if let local { _ = try await Self.measure(local, tokens: 16) }
         var remote: [Sample] = []

@@ -17,7 +17,7 @@ import Testing
     }
 
     static func run(_ server: FakeServer, tools: [ToolSpec] = [], options: GenerationOptions = .greedy(maxTokens: 8)) async throws -> ModelConformance.Turn {
-        let model = LlamaServerModel(url: server.url, apiKey: "secret")
+        let model = try await LlamaServerModel.start(.init(target: .attach(url: server.url, apiKey: "secret")))
         do {
             let turn = try await ModelConformance(model: model, requestBound: .seconds(30))
                 .run("fake", ModelConformance.greeting, tools: tools, options: options)
@@ -128,7 +128,7 @@ import Testing
     func wireMessagesCarryArgumentsAsAString() async throws {
         let server = try Self.server { _ in FakeServer.events([FakeServer.content("ok"), "[DONE]"]) }
         defer { server.stop() }
-        let model = LlamaServerModel(url: server.url)
+        let model = try await LlamaServerModel.start(.init(target: .attach(url: server.url, apiKey: nil)))
         let call = ToolCall(id: "call_x", name: "get_weather", arguments: ["city": "Paris", "n": 1])
         let messages: [Message] = [.user("weather?"), .assistant(text: "", toolCalls: [call]),
                                    .tool(result: "sunny", callId: "call_x", name: "get_weather")]
@@ -146,8 +146,7 @@ import Testing
     func largeRequestsAreSentAtOnce() async throws {
         let server = try Self.server { _ in FakeServer.events([FakeServer.content("ok"), "[DONE]"]) }
         defer { server.stop() }
-        let model = LlamaServerModel(url: server.url)
-        try await model.start()
+        let model = try await LlamaServerModel.start(.init(target: .attach(url: server.url, apiKey: nil)))
         _ = try await ModelConformance(model: model).run("large", [.user(String(repeating: "word ", count: 20000))], options: .greedy(maxTokens: 1))
         let request = try #require(server.requests.last)
         #expect(!request.headers.lowercased().contains("100-continue"))
@@ -196,13 +195,16 @@ import Testing
     func somethingThatIsNotAnOpenAIServerIsAClearError() async throws {
         let web = try FakeServer { _ in "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 5\r\nConnection: close\r\n\r\n<html" }
         defer { web.stop() }
-        let model = LlamaServerModel(url: web.url)
-        await #expect { try await model.start() } throws: { ($0 as? LooplError)?.code == .protocolViolation }
+        await #expect { _ = try await LlamaServerModel.start(.init(target: .attach(url: web.url, apiKey: nil))) } throws: {
+            ($0 as? LooplError)?.code == .protocolViolation
+        }
 
         let port = web.port
         web.stop()
-        let nothing = LlamaServerModel(url: URL(string: "http://127.0.0.1:\(port)")!)
-        await #expect { try await nothing.start() } throws: { ($0 as? LooplError)?.code == .connectionFailed }
+        let nothing = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        await #expect { _ = try await LlamaServerModel.start(.init(target: .attach(url: nothing, apiKey: nil))) } throws: {
+            ($0 as? LooplError)?.code == .connectionFailed
+        }
     }
 
     /// Attaching to a llama-server that is still loading waits for it instead of taking it for another server.
@@ -218,7 +220,7 @@ import Testing
             return FakeServer.json(503, loading)
         }
         defer { server.stop() }
-        let model = LlamaServerModel(url: server.url)
+        let model = try await LlamaServerModel.start(.init(target: .attach(url: server.url, apiKey: nil)))
         #expect(try await model.contextSize == 777)
         #expect(healthChecks.load(ordering: .relaxed) == 4)
         await model.close()
@@ -234,7 +236,7 @@ import Testing
                                       "[DONE]"])
         }
         defer { server.stop() }
-        let model = LlamaServerModel(url: server.url)
+        let model = try await LlamaServerModel.start(.init(target: .attach(url: server.url, apiKey: nil)))
         #expect(try await model.contextSize == 8192)
         let turn = try await ModelConformance(model: model).run("generic", ModelConformance.greeting, options: .greedy(maxTokens: 1))
         let body = try JSONValue(parsing: try #require(server.requests.last).body)
@@ -248,7 +250,7 @@ import Testing
     func closedModelRefusesRequests() async throws {
         let server = try Self.server { _ in FakeServer.events(["[DONE]"]) }
         defer { server.stop() }
-        let model = LlamaServerModel(url: server.url)
+        let model = try await LlamaServerModel.start(.init(target: .attach(url: server.url, apiKey: nil)))
         await model.close()
         await model.close()
         await #expect { _ = try await ModelConformance(model: model).run("closed", ModelConformance.greeting, options: .greedy(maxTokens: 1)) }

@@ -1,3 +1,4 @@
+#if LOOPL_WITH_LLAMA
 import Foundation
 import Loopl
 import Testing
@@ -55,3 +56,4 @@ import Testing
         #expect(result.err.contains("is itself a stdio worker"), "\(result.err)")
     }
 }
+#endif

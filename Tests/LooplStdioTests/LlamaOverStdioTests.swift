@@ -1,3 +1,4 @@
+#if LOOPL_WITH_LLAMA
 import Foundation
 import Loopl
 @testable import LooplStdio
@@ -80,3 +81,4 @@ import Testing
         #expect(ContinuousClock.now - start < .seconds(30))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if LOOPL_WITH_LLAMA
 import Foundation
 import Loopl
 import LooplLlama
@@ -37,7 +38,7 @@ struct StdioBenchmarkTests {
     func stdioAgainstInProcess() async throws {
         let config = try Fixtures.llamaConfig()
         defer { try? FileManager.default.removeItem(atPath: config) }
-        let local = try LlamaModel(path: Fixtures.modelPath, configuration: LlamaConfiguration(contextLength: 1024, threads: 2))
+        let local = try await LlamaModel.start(.init(model: Fixtures.modelPath, contextLength: 1024, threads: 2))
         let remote = try await StdioModel.start(StdioModel.Configuration(
             command: [Fixtures.loopl, "worker", "--backend", "llama", "--config", config], initializeTimeout: .seconds(60)))
         _ = try await Self.measure(local, tokens: 8)
@@ -81,3 +82,4 @@ struct StdioBenchmarkTests {
         print("BENCH per event (host and Python worker together): \(String(format: "%.1f", Self.median(costs))) µs")
     }
 }
+#endif

@@ -56,18 +56,37 @@ import Testing
         }
     }
 
-    @Test func optionsAndMetricsRoundTrip() throws {
+    @Test func optionsAndMetricsTravelAsTheirCodableForm() throws {
         var options = GenerationOptions(maxTokens: 7, temperature: 0, seed: 4_000_000_000, stop: ["\n"], toolChoice: .tool("calc"))
         options.ignoreEndOfGeneration = true
-        #expect(try GenerationOptions(wireValue: options.wireValue) == options)
-        #expect(try GenerationOptions(wireValue: options.knownWireValue) == options)
-        #expect(options.wireValue["temperature"]?.doubleValue == 0)
-        #expect(options.wireValue["seed"] == 4_000_000_000)
-        #expect(try GenerationOptions(wireValue: [:]) == GenerationOptions())
-        #expect(throws: LooplError.self) { try GenerationOptions(wireValue: ["topK": 1.5]) }
+        let wire = try JSONValue(encoding: options)
+        #expect(try wire.decode(GenerationOptions.self) == options)
+        #expect(wire["temperature"] == .double(0))
+        #expect(wire["seed"] == 4_000_000_000)
+        #expect(wire["toolChoice"] == "calc")
+        #expect(try JSONValue(parsing: #"{"maxTokens": 7, "temperature": 0.0, "seed": 4000000000, "stop": ["\n"], "toolChoice": "calc", "ignoreEndOfGeneration": true}"#)
+            .decode(GenerationOptions.self) == options)
+        #expect(try JSONValue.object([:]).decode(GenerationOptions.self) == GenerationOptions())
+        #expect(throws: LooplError.self) { try JSONValue.object(["topK": 1.5]).decode(GenerationOptions.self) }
+        #expect(throws: LooplError.self) { try JSONValue.object(["seed": -1]).decode(GenerationOptions.self) }
         let metrics = Metrics(promptTokens: 3, generatedTokens: 1, ttftMs: 2.5, contextUsed: 4, contextMax: 10, finished: true, stopReason: .toolCall)
-        #expect(try Metrics(wireValue: metrics.wireValue) == metrics)
-        #expect(throws: LooplError.self) { try Metrics(wireValue: ["stopReason": "length"]) }
+        #expect(try JSONValue(encoding: metrics).decode(Metrics.self) == metrics)
+        #expect(try JSONValue.object([:]).decode(Metrics.self) == Metrics())
+        #expect(throws: LooplError.self) { try JSONValue.object(["stopReason": "length"]).decode(Metrics.self) }
+    }
+
+    @Test func eventParamsMatchTheDocumentedLines() throws {
+        let call = ToolCall(id: "call_1", name: "calc", arguments: ["x": 1, "y": 1.0])
+        let metrics = Metrics(promptTokens: 3, generatedTokens: 1, ttftMs: 2.5, contextUsed: 4, contextMax: 10, finished: true, stopReason: .toolCall)
+        #expect(try ModelEvent.text("hi").wireParams(id: 5).jsonText() == #"{"id":5,"type":"text","text":"hi"}"#)
+        #expect(try ModelEvent.toolCall(call).wireParams(id: 5).jsonText()
+            == #"{"id":5,"type":"toolCall","toolCall":{"id":"call_1","name":"calc","arguments":{"x":1,"y":1.0}}}"#)
+        #expect(try ModelEvent.metrics(metrics).wireParams(id: 5).jsonText()
+            == #"{"id":5,"type":"metrics","metrics":{"promptTokens":3,"cachedPromptTokens":0,"generatedTokens":1,"ttftMs":2.5,"contextUsed":4,"contextMax":10,"finished":true,"stopReason":"tool_call","estimated":false}}"#)
+        #expect(try ModelEvent.metrics(metrics).wireParams(id: 5)["metrics"] == JSONValue(encoding: metrics))
+        #expect(throws: LooplError(.protocolViolation, "A metrics event is malformed: Metrics 'stopReason' is \"length\", not one of end_turn, stop, max_tokens, tool_call, cancelled.")) {
+            try ModelEvent(wireParams: ["id": 1, "type": "metrics", "metrics": ["stopReason": "length"]])
+        }
     }
 
     @Test func eventsRoundTrip() throws {
@@ -76,7 +95,7 @@ import Testing
             .metrics(Metrics(generatedTokens: 2)),
         ]
         for event in events {
-            let params = event.wireParams(id: 5)
+            let params = try event.wireParams(id: 5)
             #expect(params["id"] == 5)
             #expect(try ModelEvent(wireParams: params) == event)
         }

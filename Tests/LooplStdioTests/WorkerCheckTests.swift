@@ -1,3 +1,4 @@
+#if LOOPL_WITH_LLAMA
 import Foundation
 import Loopl
 import Testing
@@ -51,3 +52,4 @@ import Testing
         #expect(missing.status == 2)
     }
 }
+#endif

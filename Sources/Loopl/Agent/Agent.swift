@@ -4,9 +4,10 @@ public actor Agent {
     public let model: any Model
     public let tools: [any Tool]
     public var options: AgentOptions
-    /// The conversation so far; save it and assign it back to resume.
-    public var messages: [Message]
+    /// The conversation so far: save it, and give it to a new Agent to resume.
+    public private(set) var messages: [Message]
 
+    /// An agent over `model` with `tools`, continuing the conversation `messages` (empty: a new one).
     public init(model: any Model, tools: [any Tool] = [], options: AgentOptions = AgentOptions(), messages: [Message] = []) {
         self.model = model
         self.tools = tools
@@ -14,8 +15,10 @@ public actor Agent {
         self.messages = messages
     }
 
-    /// Replaces the conversation.
-    public func setMessages(_ messages: [Message]) { self.messages = messages }
+    /// An agent on the same model, tools and options, with the conversation `messages`.
+    public func restarted(with messages: [Message]) -> Agent {
+        Agent(model: model, tools: tools, options: options, messages: messages)
+    }
 
     /// Adds `userText` to the conversation and runs the loop. The sequence ends with `.finished`;
     /// cancelling the consuming task stops the model and any running tool and finishes with `.cancelled`.

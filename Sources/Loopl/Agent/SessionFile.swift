@@ -10,14 +10,14 @@ public enum SessionFile {
     public static func load(_ path: String) throws -> [Message] {
         guard FileManager.default.fileExists(atPath: path) else { return [] }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw LooplError(.invalidConfiguration, "Cannot read the session file \(path).")
+            throw LooplError(.sessionFile, "Cannot read the session file \(path).")
         }
         let value: JSONValue
         do { value = try JSONValue(parsing: data) } catch let error as LooplError {
-            throw LooplError(.invalidConfiguration, "The session file \(path) is not valid JSON: \(error.message)")
+            throw LooplError(.sessionFile, "The session file \(path) is not valid JSON: \(error.message)")
         }
         guard let items = value.arrayValue else {
-            throw LooplError(.invalidConfiguration, "The session file \(path) must hold a JSON array of messages.")
+            throw LooplError(.sessionFile, "The session file \(path) must hold a JSON array of messages.")
         }
         return try items.map(Message.init(templateValue:))
     }
@@ -31,7 +31,7 @@ public enum SessionFile {
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else {
-            throw LooplError(.invalidConfiguration, "Cannot write \(temporary): \(String(cString: strerror(errno))).")
+            throw LooplError(.sessionFile, "Cannot write \(temporary): \(String(cString: strerror(errno))).")
         }
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
@@ -40,7 +40,7 @@ public enum SessionFile {
             guard written > 0 else {
                 close(fd)
                 unlink(temporary)
-                throw LooplError(.invalidConfiguration, "Cannot write \(temporary): \(String(cString: strerror(errno))).")
+                throw LooplError(.sessionFile, "Cannot write \(temporary): \(String(cString: strerror(errno))).")
             }
             bytes = bytes.dropFirst(written)
         }
@@ -48,7 +48,7 @@ public enum SessionFile {
         close(fd)
         guard rename(temporary, path) == 0 else {
             unlink(temporary)
-            throw LooplError(.invalidConfiguration, "Cannot replace \(path): \(String(cString: strerror(errno))).")
+            throw LooplError(.sessionFile, "Cannot replace \(path): \(String(cString: strerror(errno))).")
         }
     }
 

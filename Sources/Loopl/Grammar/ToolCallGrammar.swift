@@ -1,6 +1,7 @@
 /// Grammars for the tool-call markup of each model family, built from the declared tools.
 ///
-/// Each family's markup is data (``CallMarkup``, in `CallMarkup+Families.swift`); this type picks
+/// Each family's markup is data (its ``CallGrammar``, in the family's file under
+/// `ToolCalls/Families/`); this type picks
 /// the tools the choice allows and assembles the rules. For ``ToolChoice/required`` and a named
 /// tool the grammar holds from the first token, so the model writes no prose before the call; for
 /// ``ToolChoice/auto`` it is lazy and wakes on the family's trigger.
@@ -18,14 +19,16 @@ public enum ToolCallGrammar {
     }
 
     /// The families that have a grammar.
-    public static let families: [ToolCallFormat] = Families.all.map(\.format).filter { CallMarkup.named($0) != nil }
+    public static let families: [ToolCallFormat] = ToolCallFamily.all.filter { $0.callForms != nil }.map(\.format)
 
     /// The families the parser knows that have no grammar, and why.
-    public static let familiesWithoutGrammar: [ToolCallFormat: String] = [
-        .minimaxM3: "its arguments nest as XML tags whose bare text values are typed by guessing",
-        .gemma4: "its values are written in Gemma's own syntax (bare keys, strings between quote tokens), not JSON",
-        .functionGemma: "its values are written in Gemma's own syntax (bare keys, strings between `<escape>`), not JSON",
-    ]
+    public static let familiesWithoutGrammar: [ToolCallFormat: String] = {
+        var reasons: [ToolCallFormat: String] = [:]
+        for family in ToolCallFamily.all {
+            if case .unavailable(let reason) = family.grammar { reasons[family.format] = reason }
+        }
+        return reasons
+    }()
 
     /// The grammar of one call (or, when `parallel`, one or more calls) to the given tools in the
     /// family's markup; nil when `choice` is `.none` or there are no tools and the choice is `.auto`.
@@ -46,7 +49,7 @@ public enum ToolCallGrammar {
                 throw LooplError(.invalidRequest, "The tool choice names `\(name)`, which is not among the declared tools.")
             }
         }
-        guard let markup = CallMarkup.named(format) else {
+        guard let family = ToolCallFamily.withGrammar(named: format), let markup = family.callForms else {
             let reason = familiesWithoutGrammar[format].map { " (\($0))" } ?? ""
             throw LooplError(.invalidRequest, "No tool-call grammar exists for the format `\(format.rawValue)`\(reason); the families with one are \(families.map(\.rawValue).joined(separator: ", ")).")
         }
@@ -67,10 +70,11 @@ public enum ToolCallGrammar {
         let lazy = choice == .auto
         var root = forms.count == 1 ? forms[0] : forms.map { "( \($0) )" }.joined(separator: " | ")
         if !lazy, thinking != .none {
-            let text = rules.converter.builder.textWithout(markup.thinking.close, name: "thinking")
-            let close = [Grammar.literal(markup.thinking.close), markup.thinking.gap].filter { !$0.isEmpty }.joined(separator: " ")
-            let block = thinking == .open ? "\(text) \(close)" : "( \(Grammar.literal(markup.thinking.open)) \(text) \(close) )?"
-            root = "\(block) \(GrammarBuilder.group(root))"
+            let block = markup.thinking
+            let text = rules.converter.builder.textWithout(block.close, name: "thinking")
+            let close = [Grammar.literal(block.close), block.gap].filter { !$0.isEmpty }.joined(separator: " ")
+            let rule = thinking == .open ? "\(text) \(close)" : "( \(Grammar.literal(block.open)) \(text) \(close) )?"
+            root = "\(rule) \(GrammarBuilder.group(root))"
         }
         rules.converter.builder.add("root", root)
         var patterns: [String] = []

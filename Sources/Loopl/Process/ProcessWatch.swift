@@ -3,15 +3,15 @@ import Foundation
 /// A look at processes through /proc (Linux): whether one runs, its children, descriptors and memory.
 ///
 /// A zombie counts as gone: it is dead, only not yet reaped (this machine's PID 1 reaps no orphans).
-public enum ProcessWatch {
+package enum ProcessWatch {
     /// Whether process `pid` exists and is not a zombie.
-    public static func isRunning(_ pid: Int32) -> Bool {
+    package static func isRunning(_ pid: Int32) -> Bool {
         guard let state = state(of: pid) else { return false }
         return state != "Z" && state != "X"
     }
 
     /// Waits up to `timeout` for `pid` to be gone; returns whether it is.
-    public static func waitUntilGone(_ pid: Int32, timeout: Duration) async -> Bool {
+    package static func waitUntilGone(_ pid: Int32, timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if !isRunning(pid) { return true }
@@ -21,7 +21,7 @@ public enum ProcessWatch {
     }
 
     /// The processes whose parent is `pid`; zombies too when `includingZombies`.
-    public static func children(of pid: Int32, includingZombies: Bool = false) -> [Int32] {
+    package static func children(of pid: Int32, includingZombies: Bool = false) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap(Int32.init).filter { child in
             guard let fields = statFields(of: child), fields.count > 1, Int32(fields[1]) == pid else { return false }
@@ -30,24 +30,24 @@ public enum ProcessWatch {
     }
 
     /// The name of `pid`'s executable as the kernel keeps it (at most 15 characters).
-    public static func command(of pid: Int32) -> String {
+    package static func command(of pid: Int32) -> String {
         ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// How many file descriptors `pid` has open.
-    public static func openDescriptors(of pid: Int32 = getpid()) -> Int {
+    package static func openDescriptors(of pid: Int32 = getpid()) -> Int {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).count
     }
 
     /// `pid`'s resident memory in kilobytes (VmRSS), 0 when unknown.
-    public static func residentKilobytes(of pid: Int32 = getpid()) -> Int {
+    package static func residentKilobytes(of pid: Int32 = getpid()) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
 
     /// The processes below `pid`: its children, theirs, and so on (zombies left out).
-    public static func descendants(of pid: Int32 = getpid()) -> [Int32] {
+    package static func descendants(of pid: Int32 = getpid()) -> [Int32] {
         let children = children(of: pid)
         return children + children.flatMap { descendants(of: $0) }
     }

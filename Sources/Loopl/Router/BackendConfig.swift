@@ -1,147 +1,40 @@
-/// One configured backend: which kind, and its settings.
-public enum BackendConfig: Sendable, Hashable {
-    /// llama.cpp in-process.
-    case llama(Llama)
-    /// A llama-server child (with a model), or an OpenAI-compatible server by URL.
-    case server(Server)
-    /// A worker process speaking Loopl's JSON-RPC protocol.
-    case stdio(Stdio)
+/// One configured backend: its name, its kind, its section as written, and the model it starts.
+public struct BackendConfig: Sendable {
+    /// The backend's name in the config's `backends`.
+    public let name: String
+    /// The kind's name (`llama`, `server`, `stdio`, or one a program adds).
+    public let kind: String
+    /// The section as written, `kind` included.
+    public let section: JSONObject
+    private let reader: BackendKind
+    private let prepared: BackendKind.Prepared
 
-    public struct Llama: Sendable, Hashable {
-        public var model: String
-        public var contextLength: Int?
-        public var threads: Int?
-        public var batchSize: Int?
-        public var gpuLayers: Int?
-    }
-
-    public struct Server: Sendable, Hashable {
-        /// A model path starts a child llama-server; a URL attaches to a running server.
-        public var model: String?
-        public var url: String?
-        public var apiKey: String?
-        public var binary: String?
-        public var contextLength: Int?
-        public var threads: Int?
-        public var extraArgs: [String]
-    }
-
-    public struct Stdio: Sendable, Hashable {
-        public var command: [String]
-        public var initializeTimeoutSeconds: Double?
-        public var idleTimeoutSeconds: Double?
-    }
-
-    /// "llama", "server" or "stdio".
-    public var kind: String {
-        switch self {
-        case .llama: "llama"
-        case .server: "server"
-        case .stdio: "stdio"
+    /// Reads the entry `json` named `name` with the kind it names among `kinds`.
+    init(name: String, json: JSONValue, kinds: [BackendKind]) throws {
+        guard let object = json.objectValue else { throw ConfigSection.error("backend '\(name)' must be an object") }
+        var section = ConfigSection(object, context: "backend '\(name)'")
+        let kind = try section.string("kind")
+        guard let reader = kinds.first(where: { $0.name == kind }) else {
+            throw ConfigSection.error("backend '\(name)' has unknown kind '\(kind)': use \(kinds.map(\.name).joined(separator: ", "))")
         }
+        prepared = try reader.prepare(&section)
+        try section.finish()
+        self.name = name
+        self.kind = kind
+        self.section = object
+        self.reader = reader
     }
 
-    /// Reads one entry of the config's `backends`; `name` is used in error messages.
-    init(name: String, json: JSONValue) throws {
-        guard let object = json.objectValue else { throw ConfigReader.error("backend '\(name)' must be an object") }
-        var reader = ConfigReader(object, context: "backend '\(name)'")
-        let kind = try reader.string("kind")
-        switch kind {
-        case "llama":
-            self = .llama(Llama(model: try reader.string("model"), contextLength: try reader.optionalInt("contextLength"),
-                                threads: try reader.optionalInt("threads"), batchSize: try reader.optionalInt("batchSize"),
-                                gpuLayers: try reader.optionalInt("gpuLayers")))
-        case "server":
-            let server = Server(model: try reader.optionalString("model"), url: try reader.optionalString("url"),
-                                apiKey: try reader.optionalString("apiKey"), binary: try reader.optionalString("binary"),
-                                contextLength: try reader.optionalInt("contextLength"), threads: try reader.optionalInt("threads"),
-                                extraArgs: try reader.optionalStrings("extraArgs") ?? [])
-            guard (server.model == nil) != (server.url == nil) else {
-                throw ConfigReader.error("backend '\(name)' needs either 'model' (to start llama-server) or 'url' (to attach), not both")
-            }
-            self = .server(server)
-        case "stdio":
-            let command = try reader.optionalStrings("command") ?? []
-            guard !command.isEmpty else { throw ConfigReader.error("backend '\(name)' needs a non-empty 'command'") }
-            self = .stdio(Stdio(command: command, initializeTimeoutSeconds: try reader.optionalDouble("initializeTimeoutSeconds"),
-                                idleTimeoutSeconds: try reader.optionalDouble("idleTimeoutSeconds")))
-        default:
-            throw ConfigReader.error("backend '\(name)' has unknown kind '\(kind)': use llama, server or stdio")
-        }
-        try reader.finish()
-    }
-}
-
-/// Reads typed keys out of a JSON object and rejects the keys nobody read.
-struct ConfigReader {
-    private let object: JSONObject
-    private let context: String
-    private var seen: Set<String> = []
-
-    init(_ object: JSONObject, context: String) {
-        self.object = object
-        self.context = context
+    /// The same backend on `threads` CPU threads.
+    public func withThreads(_ threads: Int) throws -> BackendConfig {
+        var object = section
+        reader.setThreads(&object, threads)
+        return try BackendConfig(name: name, json: .object(object), kinds: [reader])
     }
 
-    static func error(_ reason: String) -> LooplError {
-        LooplError(.invalidConfiguration, "Invalid configuration: \(reason).")
-    }
+    /// Starts the backend's model (it may load or spawn, and fail).
+    public func start() async throws -> any Model { try await prepared.start() }
 
-    mutating func optionalString(_ key: String) throws -> String? {
-        seen.insert(key)
-        switch object[key] {
-        case nil, .null?: return nil
-        case .string(let s)?: return s
-        default: throw Self.error("\(context): '\(key)' must be a string")
-        }
-    }
-
-    mutating func string(_ key: String) throws -> String {
-        guard let value = try optionalString(key) else { throw Self.error("\(context): '\(key)' is missing") }
-        return value
-    }
-
-    mutating func object(_ key: String) throws -> JSONObject {
-        seen.insert(key)
-        guard let value = object[key]?.objectValue else { throw Self.error("\(context): '\(key)' must be an object") }
-        return value
-    }
-
-    mutating func optionalInt(_ key: String) throws -> Int? {
-        seen.insert(key)
-        switch object[key] {
-        case nil, .null?: return nil
-        case .integer(let i)? where i >= 0: return i
-        default: throw Self.error("\(context): '\(key)' must be a whole number, 0 or more")
-        }
-    }
-
-    mutating func optionalDouble(_ key: String) throws -> Double? {
-        seen.insert(key)
-        switch object[key] {
-        case nil, .null?: return nil
-        case .integer(let i)? where i > 0: return Double(i)
-        case .double(let d)? where d > 0: return d
-        default: throw Self.error("\(context): '\(key)' must be a positive number")
-        }
-    }
-
-    mutating func optionalStrings(_ key: String) throws -> [String]? {
-        seen.insert(key)
-        switch object[key] {
-        case nil, .null?: return nil
-        case .array(let items)?:
-            return try items.map {
-                guard let s = $0.stringValue else { throw Self.error("\(context): '\(key)' must be a list of strings") }
-                return s
-            }
-        default: throw Self.error("\(context): '\(key)' must be a list of strings")
-        }
-    }
-
-    func finish() throws {
-        if let unknown = object.keys.first(where: { !seen.contains($0) }) {
-            throw Self.error("\(context) has unknown key '\(unknown)'")
-        }
-    }
+    /// What keeps this backend from running now (a missing model file or binary), or nil.
+    public var problem: String? { prepared.problem() }
 }

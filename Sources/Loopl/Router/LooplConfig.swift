@@ -3,8 +3,9 @@ import Foundation
 /// The backends a user can pick from, read from a JSON file or built in.
 ///
 /// Shape: `{"default": "llama", "fallback": ["server"], "backends": {"NAME": {"kind": ..., ...}}}`.
-/// Unknown keys are errors.
-public struct LooplConfig: Sendable, Hashable {
+/// Each entry is read by the ``BackendKind`` it names; unknown keys are errors. Without
+/// `backends`, the built-in backends are used.
+public struct LooplConfig: Sendable {
     public var defaultBackend: String
     /// Tried in order when the default backend fails before its first token.
     public var fallback: [String]
@@ -12,40 +13,44 @@ public struct LooplConfig: Sendable, Hashable {
     /// Where it was read from; nil for the built-in defaults.
     public var source: String?
 
-    /// Parses a config file's text.
-    public init(json text: String, source: String? = nil) throws {
+    /// Parses a config file's text; `kinds` are the backend kinds that entries may name.
+    public init(json text: String, source: String? = nil, kinds: [BackendKind]) throws {
         let value: JSONValue
         do { value = try JSONValue(parsing: text) } catch let error as LooplError {
             throw LooplError(.invalidConfiguration, "\(source ?? "The configuration") is not valid JSON: \(error.message)")
         }
-        guard let object = value.objectValue else { throw ConfigReader.error("the top level must be an object") }
-        var reader = ConfigReader(object, context: "the top level")
-        defaultBackend = try reader.optionalString("default") ?? "llama"
-        fallback = try reader.optionalStrings("fallback") ?? []
-        let entries = try reader.object("backends")
+        guard let object = value.objectValue else { throw ConfigSection.error("the top level must be an object") }
+        var reader = ConfigSection(object, context: "the top level")
+        let named = try reader.optionalString("default")
+        let fallback = try reader.optionalStrings("fallback") ?? []
+        let entries = try reader.optionalObject("backends")
         try reader.finish()
-        var backends: [String: BackendConfig] = [:]
-        for (name, entry) in entries { backends[name] = try BackendConfig(name: name, json: entry) }
-        self.backends = backends
-        self.source = source
-        for name in [defaultBackend] + fallback where backends[name] == nil {
-            throw ConfigReader.error("'\(name)' is named as default or fallback but is not among the backends (\(backends.keys.sorted().joined(separator: ", ")))")
+        if let entries {
+            var backends: [String: BackendConfig] = [:]
+            for (name, entry) in entries { backends[name] = try BackendConfig(name: name, json: entry, kinds: kinds) }
+            self.init(defaultBackend: named ?? kinds.first?.name ?? "", fallback: fallback, backends: backends, source: source)
+        } else {
+            self = try Self.builtIn(kinds: kinds)
+            self.defaultBackend = named ?? defaultBackend
+            self.fallback = fallback
+            self.source = source
+        }
+        for name in [defaultBackend] + self.fallback where backends[name] == nil {
+            throw ConfigSection.error("'\(name)' is named as default or fallback but is not among the backends (\(backends.keys.sorted().joined(separator: ", ")))")
         }
     }
 
-    /// The built-in defaults: `llama`, `server` and `stdio`, all on the model and binaries of scripts/bootstrap.
-    public static func builtIn(workerCommand: [String]) -> LooplConfig {
-        let model = LooplHome.defaultModel
-        return LooplConfig(
-            defaultBackend: "llama", fallback: [],
-            backends: [
-                "llama": .llama(.init(model: model, contextLength: 4096, threads: nil, batchSize: 512, gpuLayers: 0)),
-                "server": .server(.init(model: model, url: nil, apiKey: nil, binary: LooplHome.llamaServer,
-                                        contextLength: 4096, threads: nil, extraArgs: [])),
-                "stdio": .stdio(.init(command: workerCommand + ["worker", "--backend", "llama"],
-                                      initializeTimeoutSeconds: 30, idleTimeoutSeconds: 60)),
-            ],
-            source: nil)
+    /// The built-in defaults: one backend per kind that has a built-in section, named after the
+    /// kind; the first such kind is the default.
+    public static func builtIn(kinds: [BackendKind]) throws -> LooplConfig {
+        var backends: [String: BackendConfig] = [:]
+        for kind in kinds {
+            guard var section = kind.builtIn else { continue }
+            section["kind"] = .string(kind.name)
+            backends[kind.name] = try BackendConfig(name: kind.name, json: .object(section), kinds: [kind])
+        }
+        let first = kinds.first { $0.builtIn != nil }?.name ?? ""
+        return LooplConfig(defaultBackend: first, fallback: [], backends: backends, source: nil)
     }
 
     init(defaultBackend: String, fallback: [String], backends: [String: BackendConfig], source: String?) {
@@ -57,7 +62,7 @@ public struct LooplConfig: Sendable, Hashable {
 
     /// Finds the config: `explicit`, else $LOOPL_CONFIG, else ./loopl.json, else
     /// ~/.config/loopl/config.json, else the built-in defaults.
-    public static func load(explicit: String?, workerCommand: [String]) throws -> LooplConfig {
+    public static func load(explicit: String?, kinds: [BackendKind]) throws -> LooplConfig {
         let environment = ProcessInfo.processInfo.environment
         let home = environment["HOME"] ?? NSHomeDirectory()
         let candidates: [(String, Bool)] = [
@@ -71,9 +76,14 @@ public struct LooplConfig: Sendable, Hashable {
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw LooplError(.invalidConfiguration, "Cannot read the configuration file \(path).")
             }
-            return try LooplConfig(json: String(decoding: data, as: UTF8.self), source: path)
+            return try LooplConfig(json: String(decoding: data, as: UTF8.self), source: path, kinds: kinds)
         }
-        return builtIn(workerCommand: workerCommand)
+        return try builtIn(kinds: kinds)
+    }
+
+    /// Runs every backend on `threads` CPU threads.
+    public mutating func setThreads(_ threads: Int) throws {
+        backends = try backends.mapValues { try $0.withThreads(threads) }
     }
 
     /// The backend named `name`, or a clear error listing what exists.

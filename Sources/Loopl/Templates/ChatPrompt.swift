@@ -39,6 +39,16 @@ public struct ChatPrompt: Sendable {
                       addsBOS: metadata["tokenizer.ggml.add_bos_token"] == .bool(true))
     }
 
+    /// The prompt of the GGUF model at `path`: its template, BOS and EOS texts.
+    public init(modelFile path: String) throws {
+        try self.init(model: GGUFMetadata(contentsOf: path))
+    }
+
+    /// The tools a turn offers the model: none when `options.toolChoice` is `.none`, else `tools`.
+    public func offered(_ tools: [ToolSpec], options: GenerationOptions) -> [ToolSpec] {
+        options.toolChoice == .none ? [] : tools
+    }
+
     /// The prompt text for `messages` with `tools` offered (none when empty), without a BOS that
     /// the tokenizer adds by itself.
     public func text(messages: [Message], tools: [ToolSpec]) throws -> String {

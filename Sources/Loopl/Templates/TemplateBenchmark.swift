@@ -1,21 +1,21 @@
 /// Times parsing and rendering a template, for `loopl bench` and for comparing with Python's jinja2
 /// (scripts/template-bench prints the same figures for jinja2).
-public enum TemplateBenchmark {
+package enum TemplateBenchmark {
     /// Mean times of the fastest of ten batches (so other load on the machine counts less): rendering
     /// `iterations` times in all after a warm-up, parsing a tenth as often.
-    public struct Result: Sendable, Hashable {
-        public var iterations: Int
+    package struct Result: Sendable, Hashable {
+        package var iterations: Int
         /// Seconds to parse the template once.
-        public var compileSeconds: Double
+        package var compileSeconds: Double
         /// Seconds to render it once with the context.
-        public var renderSeconds: Double
+        package var renderSeconds: Double
         /// The text of the last render.
-        public var output: String
+        package var output: String
         /// Size of the rendered text in UTF-8 bytes.
-        public var outputBytes: Int { output.utf8.count }
+        package var outputBytes: Int { output.utf8.count }
     }
 
-    public static func measure(source: String, context: JSONObject, iterations: Int = 1000,
+    package static func measure(source: String, context: JSONObject, iterations: Int = 1000,
                                now: TemplateTime = TemplateTime(year: 2026, month: 1, day: 1)) throws -> Result {
         let count = max(1, iterations)
         let clock = ContinuousClock()

@@ -184,6 +184,18 @@ struct ByteCursor {
         skipSpaces()
         if try !accept(Lit.fence) { index = save }
     }
+
+    /// An optional closing tag after optional spaces; a call cut off before it still counts.
+    mutating func skipClosingTag(_ tag: [UInt8]) throws {
+        let save = index
+        skipSpaces()
+        if atEnd {
+            guard isFinal else { throw ScanStop.needMore }
+            index = save
+            return
+        }
+        if try !accept(tag) { index = save }
+    }
 }
 
 extension Array where Element == UInt8 {

@@ -24,9 +24,9 @@ enum ChannelCallReaders {
         if let recipient = words.first(where: { $0.hasPrefix("to=") })?.dropFirst(3) {
             var name = recipient
             if name.hasPrefix("functions.") { name = name.dropFirst("functions.".count) }
-            guard CallShape.isPlausibleName(String(name)) else { throw ScanStop.noMatch }
+            guard Piece.isPlausibleName(String(name)) else { throw ScanStop.noMatch }
             let (body, _) = try c.read(upToAny: bodyEnds)
-            guard let arguments = CallShape.arguments(.string(body)) else { throw ScanStop.noMatch }
+            guard let arguments = Piece.arguments(.string(body)) else { throw ScanStop.noMatch }
             return [.call(name: String(name), arguments: arguments, id: nil)]
         }
         if words.contains("analysis") { return [.openReasoning(analysisEnd)] }
@@ -52,7 +52,7 @@ enum ChannelCallReaders {
         let save = c.index
         c.skipSpaces()
         if try c.require() == UInt8(ascii: "{") {
-            guard let arguments = CallShape.arguments(try c.json()) else { throw ScanStop.noMatch }
+            guard let arguments = Piece.arguments(try c.json()) else { throw ScanStop.noMatch }
             return [.call(name: name, arguments: arguments, id: nil)]
         }
         guard name == "python" else { throw ScanStop.noMatch }

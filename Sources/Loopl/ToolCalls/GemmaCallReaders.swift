@@ -20,7 +20,7 @@ enum GemmaCallReaders {
                 pieces.append(.call(name: name, arguments: arguments, id: nil))
                 c.skipSpaces()
             } while try c.accept([UInt8(ascii: ",")])
-            try CallShape.close(&c, closeBytes)
+            try c.skipClosingTag(closeBytes)
             return pieces
         }
     }

@@ -4,7 +4,7 @@ enum JSONCallReaders {
     static func calls(_ c: inout ByteCursor, strict: Bool = false) throws -> [Piece] {
         try c.skipOpeningFence()
         let value = try c.json()
-        guard let calls = CallShape.calls(value, strict: strict) else { throw ScanStop.noMatch }
+        guard let calls = Piece.jsonCalls(value, strict: strict) else { throw ScanStop.noMatch }
         try c.skipClosingFence()
         return calls
     }
@@ -20,10 +20,10 @@ enum JSONCallReaders {
                 let save = c.index
                 c.skipSpaces()
                 guard try c.peekDeciding() == UInt8(ascii: "{") else { c.index = save; break }
-                guard let more = CallShape.calls(try c.json()) else { throw ScanStop.noMatch }
+                guard let more = Piece.jsonCalls(try c.json()) else { throw ScanStop.noMatch }
                 pieces += more
             }
-            if let closeBytes { try CallShape.close(&c, closeBytes) }
+            if let closeBytes { try c.skipClosingTag(closeBytes) }
             return pieces
         }
     }
@@ -42,7 +42,7 @@ enum JSONCallReaders {
         case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "`"): pieces = try calls(&c)
         default: pieces = [try XMLCallReaders.glmBody(&c)]
         }
-        try CallShape.close(&c, toolCallClose)
+        try c.skipClosingTag(toolCallClose)
         return pieces
     }
 
@@ -61,7 +61,7 @@ enum JSONCallReaders {
             var id: String?
             if try c.accept(mistralCallId) { id = try c.name() }
             try c.expect(mistralArgs)
-            guard let arguments = CallShape.arguments(try c.json()) else { throw ScanStop.noMatch }
+            guard let arguments = Piece.arguments(try c.json()) else { throw ScanStop.noMatch }
             return [.call(name: name, arguments: arguments, id: id)]
         }
     }
@@ -85,14 +85,14 @@ enum JSONCallReaders {
             var name = Substring(id)
             if name.hasPrefix("functions.") { name = name.dropFirst("functions.".count) }
             if let colon = name.lastIndex(of: ":") { name = name[..<colon] }
-            guard CallShape.isPlausibleName(String(name)),
-                  let arguments = CallShape.arguments(try c.json()) else { throw ScanStop.noMatch }
-            try CallShape.close(&c, kimiCallEnd)
+            guard Piece.isPlausibleName(String(name)),
+                  let arguments = Piece.arguments(try c.json()) else { throw ScanStop.noMatch }
+            try c.skipClosingTag(kimiCallEnd)
             pieces.append(.call(name: String(name), arguments: arguments, id: id))
             if !section { break }
         }
         guard !pieces.isEmpty else { throw ScanStop.noMatch }
-        if section { try CallShape.close(&c, kimiSectionEnd) }
+        if section { try c.skipClosingTag(kimiSectionEnd) }
         return pieces
     }
 
@@ -119,16 +119,16 @@ enum JSONCallReaders {
             } else {
                 name = head
             }
-            guard CallShape.isPlausibleName(name) else { throw ScanStop.noMatch }
+            guard Piece.isPlausibleName(name) else { throw ScanStop.noMatch }
             try c.skipOpeningFence()
-            guard let arguments = CallShape.arguments(try c.json()) else { throw ScanStop.noMatch }
+            guard let arguments = Piece.arguments(try c.json()) else { throw ScanStop.noMatch }
             try c.skipClosingFence()
-            try CallShape.close(&c, deepSeekCallEnd)
+            try c.skipClosingTag(deepSeekCallEnd)
             pieces.append(.call(name: name, arguments: arguments, id: nil))
             if !section { break }
         }
         guard !pieces.isEmpty else { throw ScanStop.noMatch }
-        if section { try CallShape.close(&c, deepSeekCallsEnd) }
+        if section { try c.skipClosingTag(deepSeekCallsEnd) }
         return pieces
     }
 
@@ -143,13 +143,13 @@ enum JSONCallReaders {
         var pieces: [Piece] = []
         for item in items {
             guard case .object(let object) = item, object.count == 1, let name = object.keys.first,
-                  CallShape.isPlausibleName(name), let arguments = CallShape.arguments(object[name]) else {
+                  Piece.isPlausibleName(name), let arguments = Piece.arguments(object[name]) else {
                 throw ScanStop.noMatch
             }
             pieces.append(.call(name: name, arguments: arguments, id: nil))
         }
         guard !pieces.isEmpty else { throw ScanStop.noMatch }
-        try CallShape.close(&c, apertusClose)
+        try c.skipClosingTag(apertusClose)
         return pieces
     }
 
@@ -167,7 +167,7 @@ enum JSONCallReaders {
                 let save = c.index
                 c.skipSpaces()
                 if try c.accept([UInt8(ascii: ";")]) { c.skipSpaces() }
-                guard try c.peekDeciding() == UInt8(ascii: "{"), let more = CallShape.calls(try c.json()) else { c.index = save; break }
+                guard try c.peekDeciding() == UInt8(ascii: "{"), let more = Piece.jsonCalls(try c.json()) else { c.index = save; break }
                 pieces += more
             }
             return pieces
@@ -215,14 +215,14 @@ enum JSONCallReaders {
             guard try c.accept(solarCall) else { c.index = save; break }
             let id = try c.read(upTo: solarName).trimmingWhitespace()
             let name = try c.read(upTo: solarArguments).trimmingWhitespace()
-            guard id.utf8.count <= 256, CallShape.isPlausibleName(name),
-                  let arguments = CallShape.arguments(try c.json()) else { throw ScanStop.noMatch }
-            try CallShape.close(&c, solarCallEnd)
+            guard id.utf8.count <= 256, Piece.isPlausibleName(name),
+                  let arguments = Piece.arguments(try c.json()) else { throw ScanStop.noMatch }
+            try c.skipClosingTag(solarCallEnd)
             pieces.append(.call(name: name, arguments: arguments, id: id.isEmpty ? nil : id))
             if !section { break }
         }
         guard !pieces.isEmpty else { throw ScanStop.noMatch }
-        if section { try CallShape.close(&c, solarSectionEnd) }
+        if section { try c.skipClosingTag(solarSectionEnd) }
         return pieces
     }
 }

@@ -18,7 +18,7 @@ enum NestedXMLCallReaders {
             c.skipSpaces()
             guard try c.accept(invoke) else { c.index = before; break }
             let name = try c.read(upTo: Lit.quote)
-            guard CallShape.isPlausibleName(name) else { throw ScanStop.noMatch }
+            guard Piece.isPlausibleName(name) else { throw ScanStop.noMatch }
             try c.expect(Lit.gt)
             switch try content(&c, until: invokeClose, depth: 0) {
             case .object(let arguments): pieces.append(.call(name: name, arguments: arguments, id: nil))
@@ -27,7 +27,7 @@ enum NestedXMLCallReaders {
             }
         }
         guard !pieces.isEmpty else { throw ScanStop.noMatch }
-        try CallShape.close(&c, close)
+        try c.skipClosingTag(close)
         return pieces
     }
 
@@ -47,7 +47,7 @@ enum NestedXMLCallReaders {
     private static func content(_ c: inout ByteCursor, until closing: [UInt8], depth: Int) throws -> JSONValue {
         guard depth < maxDepth else { throw ScanStop.noMatch }
         guard try sees(c, tagStart), try !sees(c, closingTagStart) else {
-            return CallShape.looseValue(try c.read(upTo: closing))
+            return Piece.looseValue(try c.read(upTo: closing))
         }
         var object = JSONObject()
         var items: [JSONValue] = []
@@ -56,7 +56,7 @@ enum NestedXMLCallReaders {
             if try c.accept(closing) { return object.isEmpty && !items.isEmpty ? .array(items) : .object(object) }
             try c.expect(tagStart)
             let key = try c.read(upTo: Lit.gt)
-            guard CallShape.isPlausibleName(key) else { throw ScanStop.noMatch }
+            guard Piece.isPlausibleName(key) else { throw ScanStop.noMatch }
             let value = try content(&c, until: Array("\(separator)</\(key)>".utf8), depth: depth + 1)
             if key == "item" { items.append(value) } else { object[key] = value }
         }

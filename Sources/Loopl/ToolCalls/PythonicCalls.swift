@@ -10,7 +10,7 @@ enum PythonicCalls {
         while true {
             c.skipSpaces()
             let name = try c.name()
-            guard CallShape.isPlausibleName(name) else { throw ScanStop.noMatch }
+            guard Piece.isPlausibleName(name) else { throw ScanStop.noMatch }
             let arguments = try argumentList(&c)
             pieces.append(.call(name: name, arguments: arguments, id: nil))
             c.skipSpaces()
@@ -149,7 +149,7 @@ enum PythonicCalls {
         try c.expect(pythonStart)
         c.skipSpaces()
         let pieces = try list(&c)
-        try CallShape.close(&c, pythonEnd)
+        try c.skipClosingTag(pythonEnd)
         return pieces
     }
 
@@ -165,7 +165,7 @@ enum PythonicCalls {
             c.index = save
             pieces = try JSONCallReaders.calls(&c)
         }
-        try CallShape.close(&c, lfmEnd)
+        try c.skipClosingTag(lfmEnd)
         return pieces
     }
 }

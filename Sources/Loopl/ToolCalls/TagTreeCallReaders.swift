@@ -21,24 +21,24 @@ enum TagTreeCallReaders {
             c.skipSpaces()
             guard try c.accept(call) else { c.index = before; break }
             let attributes = try readAttributes(&c)
-            guard let name = attributes["tool"], CallShape.isPlausibleName(name) else { throw ScanStop.noMatch }
+            guard let name = attributes["tool"], Piece.isPlausibleName(name) else { throw ScanStop.noMatch }
             var arguments = JSONObject()
             if try c.accept(json) {
                 _ = try readAttributes(&c)
-                guard let object = CallShape.arguments(.string(try c.read(upTo: jsonClose))) else { throw ScanStop.noMatch }
+                guard let object = Piece.arguments(.string(try c.read(upTo: jsonClose))) else { throw ScanStop.noMatch }
                 arguments = object
             }
             while try c.accept(argument) {
                 let attributes = try readAttributes(&c)
                 guard let key = attributes["key"] else { throw ScanStop.noMatch }
                 let raw = try c.read(upTo: argumentClose)
-                arguments[key] = attributes["type"] == "string" ? .string(raw) : CallShape.looseValue(raw)
+                arguments[key] = attributes["type"] == "string" ? .string(raw) : Piece.looseValue(raw)
             }
             try XMLCallReaders.strictClose(&c, callClose)
             pieces.append(.call(name: name, arguments: arguments, id: nil))
         }
         guard !pieces.isEmpty else { throw ScanStop.noMatch }
-        try CallShape.close(&c, toolsClose)
+        try c.skipClosingTag(toolsClose)
         return pieces
     }
 

@@ -99,7 +99,7 @@ public struct ToolCallParser: Sendable {
         self.toolNames = toolNames
         self.schemas = schemas
         self.startsInReasoning = startsInReasoning
-        self.stream = ToolCallStream(dialect: Dialect.of(format), toolNames: toolNames, schemas: schemas,
+        self.stream = ToolCallStream(markers: MarkerTable.of(format), toolNames: toolNames, schemas: schemas,
                                      startsInReasoning: startsInReasoning)
     }
 
@@ -121,7 +121,7 @@ public struct ToolCallParser: Sendable {
     /// anything else incomplete is text). The parser is then ready for a new turn.
     public mutating func finish() -> [Event] {
         defer {
-            stream = ToolCallStream(dialect: Dialect.of(format), toolNames: toolNames, schemas: schemas,
+            stream = ToolCallStream(markers: MarkerTable.of(format), toolNames: toolNames, schemas: schemas,
                                     startsInReasoning: startsInReasoning)
         }
         return stream.finish()
@@ -163,13 +163,13 @@ public struct ToolCallParser: Sendable {
         }
     }
 
-    /// Whether a rendered prompt leaves thinking open at its end (`<think>`, `[THINK]`,
-    /// `<seed:think>`, ...), so that the model's text starts inside thinking; pass the answer as
-    /// `startsInReasoning`.
+    /// Whether a rendered prompt leaves thinking open at its end (`<think>` or a family's own
+    /// opening marker: `[THINK]`, `<seed:think>`, ...), so that the model's text starts inside
+    /// thinking; pass the answer as `startsInReasoning`.
     public static func promptOpensReasoning(_ prompt: String) -> Bool {
         let trimmed = prompt.trimmingWhitespace()
-        return ["<think>", "[THINK]", "<seed:think>", "<|START_THINKING|>", "<|inner_prefix|>", "<|channel>thought",
-         "<|open|>think<|sep|>"]
-            .contains { trimmed.hasSuffix($0) }
+        return reasoningOpeners.contains { trimmed.hasSuffix($0) }
     }
+
+    private static let reasoningOpeners = ["<think>"] + ToolCallFamily.all.compactMap(\.reasoning?.open)
 }

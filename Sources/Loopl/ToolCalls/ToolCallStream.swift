@@ -1,7 +1,7 @@
 /// The incremental machinery behind ``ToolCallParser``: it holds back only text that could still
 /// be markup, and decides each block once, the same way whatever the split of the input.
 struct ToolCallStream: Sendable {
-    private let dialect: Dialect
+    private let markers: MarkerTable
     private let toolNames: Set<String>?
     /// The declared parameters' JSON Schemas, by tool and parameter.
     private let schemas: [String: JSONObject]
@@ -18,11 +18,11 @@ struct ToolCallStream: Sendable {
     /// read again only after it grows by a sixteenth, so streaming stays linear.
     private var waitedAt: Int?
 
-    init(dialect: Dialect, toolNames: Set<String>?, schemas: [String: JSONObject], startsInReasoning: Bool) {
-        self.dialect = dialect
+    init(markers: MarkerTable, toolNames: Set<String>?, schemas: [String: JSONObject], startsInReasoning: Bool) {
+        self.markers = markers
         self.toolNames = toolNames
         self.schemas = schemas
-        if startsInReasoning { reasoningClose = dialect.defaultReasoningClose }
+        if startsInReasoning { reasoningClose = markers.defaultReasoningClose }
     }
 
     mutating func feed(_ delta: String) -> [ToolCallParser.Event] {
@@ -165,7 +165,7 @@ struct ToolCallStream: Sendable {
             if isFinal { emitText(position..<first); position = first }
             return .waiting
         }
-        for reader in dialect.startReaders {
+        for reader in markers.startReaders {
             var cursor = ByteCursor(buffer, at: first, isFinal: isFinal)
             do {
                 let pieces = try reader(&cursor)
@@ -182,7 +182,7 @@ struct ToolCallStream: Sendable {
             }
         }
         // A marker here (thinking, a tagged call) keeps the start open for what follows it.
-        if dialect.markerMatch(buffer, at: first) == nil { atStart = false }
+        if markers.markerMatch(buffer, at: first) == nil { atStart = false }
         return .none
     }
 
@@ -194,7 +194,7 @@ struct ToolCallStream: Sendable {
         while true {
             i = nextCandidate(from: i)
             guard i < count else { break }
-            switch dialect.markerMatch(buffer, at: i, isFinal: isFinal) {
+            switch markers.markerMatch(buffer, at: i, isFinal: isFinal) {
             case nil:
                 i += 1
                 continue
@@ -247,8 +247,8 @@ struct ToolCallStream: Sendable {
 
     /// The first position at or after `start` whose byte may begin a marker.
     private func nextCandidate(from start: Int) -> Int {
-        dialect.firstBytes.withUnsafeBufferPointer { table in
-            dialect.firstPairs.withUnsafeBufferPointer { pairs in
+        markers.firstBytes.withUnsafeBufferPointer { table in
+            markers.firstPairs.withUnsafeBufferPointer { pairs in
                 buffer.withUnsafeBufferPointer { bytes in
                     var i = start
                     let last = bytes.count - 1

@@ -29,7 +29,7 @@ enum XMLCallReaders {
         let save = c.index
         c.skipSpaces()
         if try c.require() == UInt8(ascii: "{") {
-            guard let arguments = CallShape.arguments(try c.json()) else { throw ScanStop.noMatch }
+            guard let arguments = Piece.arguments(try c.json()) else { throw ScanStop.noMatch }
             try strictClose(&c, functionClose)
             return .call(name: name, arguments: arguments, id: nil)
         }
@@ -42,8 +42,8 @@ enum XMLCallReaders {
             guard try c.accept(parameterOpen) else { c.index = before; break }
             let key = try c.name()
             try c.expect(Lit.gt)
-            let raw = CallShape.stripOneNewline(try c.read(upTo: parameterClose))
-            arguments[key] = CallShape.looseValue(raw)
+            let raw = Piece.stripOneNewline(try c.read(upTo: parameterClose))
+            arguments[key] = Piece.looseValue(raw)
             texts[key] = raw
         }
         try strictClose(&c, functionClose)
@@ -71,7 +71,7 @@ enum XMLCallReaders {
             c.skipSpaces()
             try c.expect(argValue)
             let raw = try c.read(upTo: argValueClose)
-            arguments[key] = CallShape.looseValue(raw)
+            arguments[key] = Piece.looseValue(raw)
             texts[key] = raw
         }
         let before = c.index
@@ -98,7 +98,7 @@ enum XMLCallReaders {
                 }
                 if c.index == before { break }
             }
-            try CallShape.close(&c, closeBytes)
+            try c.skipClosingTag(closeBytes)
             return pieces
         }
     }
@@ -133,7 +133,7 @@ enum XMLCallReaders {
             c.skipSpaces()
             guard try c.accept(tags.invoke) else { c.index = before; break }
             let name = try c.read(upTo: Lit.quote)
-            guard CallShape.isPlausibleName(name) else { throw ScanStop.noMatch }
+            guard Piece.isPlausibleName(name) else { throw ScanStop.noMatch }
             try c.expect(Lit.gt)
             var arguments = JSONObject()
             var texts: [String: String] = [:]
@@ -148,8 +148,8 @@ enum XMLCallReaders {
                 if attributes.contains("string=\"true\"") {
                     arguments[key] = .string(raw)
                 } else {
-                    let text = CallShape.stripOneNewline(raw)
-                    arguments[key] = CallShape.looseValue(text)
+                    let text = Piece.stripOneNewline(raw)
+                    arguments[key] = Piece.looseValue(text)
                     if !attributes.contains("string=\"false\"") { texts[key] = text }
                 }
             }
@@ -168,7 +168,7 @@ enum XMLCallReaders {
             try c.expect(openBytes)
             let pieces = try invokes(&c, tags)
             guard !pieces.isEmpty else { throw ScanStop.noMatch }
-            try CallShape.close(&c, closeBytes)
+            try c.skipClosingTag(closeBytes)
             return pieces
         }
     }
@@ -201,7 +201,7 @@ enum XMLCallReaders {
             c.skipSpaces()
             guard try c.accept(hunyuanCall) else { c.index = before; break }
             let name = try c.read(upTo: hunyuanSeparator).trimmingWhitespace()
-            guard CallShape.isPlausibleName(name) else { throw ScanStop.noMatch }
+            guard Piece.isPlausibleName(name) else { throw ScanStop.noMatch }
             var arguments = JSONObject()
             var texts: [String: String] = [:]
             while true {
@@ -212,7 +212,7 @@ enum XMLCallReaders {
                 c.skipSpaces()
                 try c.expect(hunyuanValue)
                 let raw = try c.read(upTo: hunyuanValueEnd)
-                arguments[key] = CallShape.looseValue(raw)
+                arguments[key] = Piece.looseValue(raw)
                 texts[key] = raw
             }
             try strictClose(&c, hunyuanCallEnd)
@@ -220,7 +220,7 @@ enum XMLCallReaders {
             if !section { break }
         }
         guard !pieces.isEmpty else { throw ScanStop.noMatch }
-        if section { try CallShape.close(&c, hunyuanSectionEnd) }
+        if section { try c.skipClosingTag(hunyuanSectionEnd) }
         return pieces
     }
 }

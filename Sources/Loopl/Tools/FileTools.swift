@@ -76,7 +76,7 @@ public struct ReadFileTool: Tool {
         }
         let file = try root.resolve(relative)
         guard let handle = FileHandle(forReadingAtPath: file) else {
-            throw LooplError(.invalidRequest, "Cannot read \(relative).")
+            throw LooplError(.io, "Cannot read \(relative).")
         }
         defer { try? handle.close() }
         let data = try handle.read(upToCount: Self.limit + 1) ?? Data()

@@ -1,5 +1,6 @@
 import Foundation
 import Loopl
+import LooplServer
 
 /// The pinned `llama-bench`, run once per round as the reference row: the engine's own speed.
 enum LlamaBenchReference {
@@ -13,7 +14,7 @@ enum LlamaBenchReference {
 
     /// The average tokens per second of the single test that `arguments` describe.
     private static func run(model: String, threads: Int, arguments: [String]) async throws -> Double {
-        let child = try ChildProcess(executable: LooplHome.llamaBench,
+        let child = try ChildProcess(executable: LlamaCppInstall.bench,
                                      arguments: ["-m", model, "-t", String(threads), "-r", "1", "-o", "json"] + arguments, output: .stream)
         var bytes: [UInt8] = []
         for await chunk in child.output { bytes += chunk }

@@ -1,5 +1,6 @@
 import Foundation
 import Loopl
+import LooplServer
 
 /// `loopl bench`: the backends side by side against llama-bench, interleaved run by run.
 struct BenchCommand: Command {
@@ -70,12 +71,12 @@ struct BenchCommand: Command {
     }
 
     func run(_ console: Console) async throws -> ExitCode {
-        var config = try LooplConfig.load(explicit: config, workerCommand: BackendFactory.selfCommand)
-        config.setThreads(threads, workerCommand: BackendFactory.selfCommand)
-        let router = Router(config: config, factory: BackendFactory.make)
+        var config = try BackendFactory.config(path: config)
+        try config.setThreads(threads)
+        let router = Router(config: config)
         for name in backends { _ = try config.backend(name) }
         var report = BenchReport(model: (LooplHome.defaultModel as NSString).lastPathComponent,
-                                 cores: ProcessInfo.processInfo.activeProcessorCount, llamaCppVersion: LooplHome.llamaCppVersion,
+                                 cores: ProcessInfo.processInfo.activeProcessorCount, llamaCppVersion: LlamaCppInstall.version,
                                  threads: threads, promptTokens: promptTokens, maxTokens: maxTokens, runs: runs, warmup: warmup)
         if agent {
             try await runAgent(router: router, report: &report, console: console)
@@ -203,23 +204,7 @@ struct BenchCommand: Command {
         do {
             try text.write(toFile: path, atomically: true, encoding: .utf8)
         } catch {
-            throw LooplError(.invalidRequest, "Cannot write \(path): \(error.localizedDescription).")
-        }
-    }
-}
-
-extension LooplConfig {
-    /// Sets the threads of every backend: llama and server directly, Loopl's own workers by argument.
-    mutating func setThreads(_ threads: Int, workerCommand: [String]) {
-        for (name, backend) in backends {
-            switch backend {
-            case .llama(var llama): llama.threads = threads; backends[name] = .llama(llama)
-            case .server(var server): server.threads = threads; backends[name] = .server(server)
-            case .stdio(var stdio):
-                guard stdio.command.starts(with: workerCommand + ["worker"]) else { continue }
-                stdio.command += ["--threads", String(threads)]
-                backends[name] = .stdio(stdio)
-            }
+            throw LooplError(.io, "Cannot write \(path): \(error.localizedDescription).", underlying: error)
         }
     }
 }

@@ -50,11 +50,11 @@ struct ChatCommand: Command {
         var agent = try await settings.makeAgent(console: console)
         let path = settings.session ?? Self.conversationPath
         if resume {
-            await agent.setMessages(try SessionFile.load(path))
+            agent = await agent.restarted(with: try SessionFile.load(path))
             let count = await agent.messages.count
             console.out(view.render(.note("resumed \(count) messages from \(path)")) + "\n")
         } else if settings.session == nil {
-            await agent.setMessages([])
+            agent = await agent.restarted(with: [])
         }
         let interrupts = Interrupts()
         let lines = StandardInputLines()
@@ -102,22 +102,21 @@ struct ChatCommand: Command {
         switch (words[0], argument) {
         case ("/quit", _), ("/exit", _): return true
         case ("/clear", _):
-            await agent.setMessages([])
+            agent = await agent.restarted(with: [])
             note("new conversation")
         case ("/save", let file?):
             try SessionFile.save(await agent.messages, to: file)
             note("saved \(await agent.messages.count) messages to \(file)")
         case ("/load", let file?):
             do {
-                await agent.setMessages(try SessionFile.load(file))
+                agent = await agent.restarted(with: try SessionFile.load(file))
                 note("loaded \(await agent.messages.count) messages from \(file)")
             } catch { console.out(view.render(.warning("\(error)")) + "\n") }
         case ("/backend", let name?):
             do {
                 var settings = self.settings
                 settings.backend = name
-                let next = try await settings.makeAgent(console: console)
-                await next.setMessages(await agent.messages)
+                let next = try await settings.makeAgent(console: console).restarted(with: await agent.messages)
                 await agent.model.close()
                 agent = next
                 note("backend \(name)")

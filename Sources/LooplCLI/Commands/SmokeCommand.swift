@@ -34,7 +34,7 @@ struct SmokeCommand: Command {
 
     func run(_ console: Console) async throws -> ExitCode {
         console.err("loading \(model)")
-        let llama = try LlamaModel(path: model, configuration: LlamaConfiguration(contextLength: 1024, threads: threads))
+        let llama = try await LlamaModel.start(.init(model: model, contextLength: 1024, threads: threads))
         defer { Task { await llama.close() } }
         for try await event in llama.generate(messages: [.user(prompt)], tools: [], options: .greedy(maxTokens: tokens)) {
             switch event {

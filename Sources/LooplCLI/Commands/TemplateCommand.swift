@@ -62,7 +62,7 @@ struct TemplateCommand: Command {
 /// The contents of a text file, or an error naming it.
 func readText(_ path: String, what: String) throws -> String {
     guard let data = FileManager.default.contents(atPath: path) else {
-        throw LooplError(.invalidRequest, "Cannot read the \(what) file \(path).")
+        throw LooplError(.io, "Cannot read the \(what) file \(path).")
     }
     return String(decoding: data, as: UTF8.self)
 }

@@ -38,10 +38,10 @@ struct WorkerCommand: Command {
         // lands on standard output, the protocol's channel: the host then sees a protocol
         // violation instead of a worker that aborted.
         setenv("GGML_NO_BACKTRACE", "1", 0)
-        var config = try LooplConfig.load(explicit: config, workerCommand: BackendFactory.selfCommand)
-        if let threads { config.setThreads(threads, workerCommand: BackendFactory.selfCommand) }
-        let router = Router(config: config, factory: BackendFactory.make)
-        if let backend, case .stdio = try router.config.backend(backend) {
+        var config = try BackendFactory.config(path: config)
+        if let threads { try config.setThreads(threads) }
+        let router = Router(config: config)
+        if let backend, try router.config.backend(backend).kind == "stdio" {
             throw LooplError(.invalidConfiguration, "Backend '\(backend)' is itself a stdio worker; serve a backend of kind llama or server.")
         }
         let model = try await router.model(named: backend) { console.err("warning: \($0)") }

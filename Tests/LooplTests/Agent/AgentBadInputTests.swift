@@ -102,8 +102,8 @@ import Testing
         }
         let messages = await agent.messages
         #expect(messages == [.system("Be brief."), .user("Hi"), .assistant("Hello."), .user(huge)])
-        await agent.setMessages(Array(messages.dropLast()))
-        let events = try await Self.run(agent, "Short now.")
+        let again = Agent(model: model, messages: Array(messages.dropLast()))
+        let events = try await Self.run(again, "Short now.")
         #expect(events.last == .finished(iterations: 1, reason: .answered))
     }
 }

@@ -5,39 +5,58 @@ import Synchronization
 import Testing
 
 @Suite struct RouterTests {
+    /// A kind for these tests: `{"kind": "test", "name": ..., "fails": "start" | "generate" | "late"}`.
+    static let testKind = BackendKind(name: "test", builtIn: ["name": "built-in"], read: { section in
+        (name: try section.string("name"), fails: try section.optionalString("fails"))
+    }, problem: { entry in
+        entry.name == "missing" ? "no model called missing" : nil
+    }, start: { entry in
+        if entry.fails == "start" { throw LooplError(.modelNotFound, "\(entry.name) cannot start") }
+        let empty = entry.fails == "generate"
+        let model = ScriptedModel(style: .text(.hermes)) { _ in
+            empty ? ScriptedTurn([]) : .text(["from ", entry.name])
+        }
+        started.models.withLock { $0[entry.name] = model }
+        return model.failing(["generate": "before", "late": "after"][entry.fails ?? ""])
+    })
+    /// The models the test kind started, by name.
+    static let started = Started()
+    static let otherKind = BackendKind(name: "other", read: { section in try section.optionalInt("size") ?? 1 },
+                                       start: { _ in ScriptedModel(style: .native, turns: []) })
+    static let kinds = [testKind, otherKind]
+
     static let full = """
-        {"default": "llama", "fallback": ["server", "stdio"], "backends": {
-          "llama": {"kind": "llama", "model": "/m.gguf", "contextLength": 4096, "threads": 2, "batchSize": 512, "gpuLayers": 0},
-          "server": {"kind": "server", "model": "/m.gguf", "binary": "/bin/llama-server", "contextLength": 4096, "threads": 2, "extraArgs": ["--foo"]},
-          "remote": {"kind": "server", "url": "http://127.0.0.1:8080", "apiKey": "k"},
-          "stdio": {"kind": "stdio", "command": ["loopl", "worker", "--backend", "llama"], "initializeTimeoutSeconds": 30, "idleTimeoutSeconds": 60}}}
+        {"default": "a", "fallback": ["b"], "backends": {
+          "a": {"kind": "test", "name": "a"},
+          "b": {"kind": "test", "name": "b", "fails": "start"},
+          "c": {"kind": "other", "size": 3}}}
         """
 
-    @Test func readsEveryKind() throws {
-        let config = try LooplConfig(json: Self.full)
-        #expect(config.defaultBackend == "llama")
-        #expect(config.fallback == ["server", "stdio"])
-        #expect(config.backends.count == 4)
-        #expect(try config.backend("remote") == .server(.init(model: nil, url: "http://127.0.0.1:8080", apiKey: "k", binary: nil,
-                                                               contextLength: nil, threads: nil, extraArgs: [])))
-        #expect(try config.backend("stdio").kind == "stdio")
+    @Test func readsEveryKindItIsGiven() throws {
+        let config = try LooplConfig(json: Self.full, kinds: Self.kinds)
+        #expect(config.defaultBackend == "a")
+        #expect(config.fallback == ["b"])
+        #expect(config.backends.count == 3)
+        #expect(try config.backend("c").kind == "other")
+        #expect(try config.backend("c").section == ["kind": "other", "size": 3])
+        #expect(throws: LooplError.self) { try LooplConfig(json: Self.full, kinds: [Self.testKind]) }
     }
 
     @Test(arguments: [
-        (#"{"backends": {"a": {"kind": "llama", "model": "/m", "colour": "red"}}, "default": "a"}"#, "unknown key 'colour'"),
+        (#"{"backends": {"a": {"kind": "test", "name": "x", "colour": "red"}}, "default": "a"}"#, "unknown key 'colour'"),
         (#"{"backends": {}, "default": "a", "extra": 1}"#, "unknown key 'extra'"),
-        (#"{"backends": {"a": {"kind": "llama", "model": 5}}, "default": "a"}"#, "'model' must be a string"),
-        (#"{"backends": {"a": {"kind": "llama", "model": "/m", "threads": "two"}}, "default": "a"}"#, "'threads' must be a whole number"),
-        (#"{"backends": {"a": {"kind": "quantum"}}, "default": "a"}"#, "unknown kind 'quantum'"),
-        (#"{"backends": {"a": {"kind": "server"}}, "default": "a"}"#, "either 'model'"),
-        (#"{"backends": {"a": {"kind": "stdio", "command": []}}, "default": "a"}"#, "non-empty 'command'"),
-        (#"{"backends": {"a": {"kind": "llama", "model": "/m"}}, "default": "b"}"#, "'b' is named as default"),
+        (#"{"backends": {"a": {"kind": "test", "name": 5}}, "default": "a"}"#, "'name' must be a string"),
+        (#"{"backends": {"a": {"kind": "other", "size": "two"}}, "default": "a"}"#, "'size' must be a whole number"),
+        (#"{"backends": {"a": {"kind": "quantum"}}, "default": "a"}"#, "unknown kind 'quantum': use test, other"),
+        (#"{"backends": {"a": {"kind": "test"}}, "default": "a"}"#, "'name' is missing"),
+        (#"{"backends": {"a": {"name": "x"}}, "default": "a"}"#, "'kind' is missing"),
+        (#"{"backends": {"a": {"kind": "test", "name": "x"}}, "default": "b"}"#, "'b' is named as default"),
         (#"[1]"#, "top level must be an object"),
         (#"{"backends": "#, "not valid JSON"),
     ])
     func badConfigsAreClearErrors(_ text: String, _ message: String) {
         do {
-            _ = try LooplConfig(json: text)
+            _ = try LooplConfig(json: text, kinds: Self.kinds)
             Issue.record("accepted: \(text)")
         } catch let error as LooplError {
             #expect(error.code == .invalidConfiguration)
@@ -49,34 +68,50 @@ import Testing
 
     @Test func precedenceExplicitThenEnvironmentThenDefaults() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-config-\(UUID()).json").path
-        try #"{"default": "x", "backends": {"x": {"kind": "llama", "model": "/x.gguf"}}}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        try #"{"default": "x", "backends": {"x": {"kind": "test", "name": "x"}}}"#.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        #expect(try LooplConfig.load(explicit: path, workerCommand: ["loopl"]).defaultBackend == "x")
-        #expect(throws: LooplError.self) { try LooplConfig.load(explicit: path + ".missing", workerCommand: ["loopl"]) }
-        let builtIn = LooplConfig.builtIn(workerCommand: ["/bin/loopl"])
-        #expect(builtIn.backends.keys.sorted() == ["llama", "server", "stdio"])
-        #expect(try builtIn.backend("stdio") == .stdio(.init(command: ["/bin/loopl", "worker", "--backend", "llama"],
-                                                             initializeTimeoutSeconds: 30, idleTimeoutSeconds: 60)))
+        #expect(try LooplConfig.load(explicit: path, kinds: Self.kinds).defaultBackend == "x")
+        #expect(throws: LooplError.self) { try LooplConfig.load(explicit: path + ".missing", kinds: Self.kinds) }
+        let builtIn = try LooplConfig.builtIn(kinds: Self.kinds)
+        #expect(builtIn.backends.keys.sorted() == ["test"])
+        #expect(builtIn.defaultBackend == "test")
+        #expect(try builtIn.backend("test").section == ["kind": "test", "name": "built-in"])
         #expect(throws: LooplError.self) { try builtIn.backend("nope") }
     }
 
+    @Test func aConfigWithoutBackendsUsesTheBuiltInOnes() throws {
+        let config = try LooplConfig(json: #"{"fallback": []}"#, kinds: Self.kinds)
+        #expect(config.backends.keys.sorted() == ["test"])
+        #expect(config.defaultBackend == "test")
+    }
+
+    @Test func aBackendSaysWhatKeepsItFromRunning() throws {
+        let config = try LooplConfig(json: #"{"default": "a", "backends": {"a": {"kind": "test", "name": "missing"}, "b": {"kind": "test", "name": "b"}}}"#,
+                                     kinds: Self.kinds)
+        #expect(try config.backend("a").problem == "no model called missing")
+        #expect(try config.backend("b").problem == nil)
+    }
+
+    @Test func threadsAreSetThroughTheKind() throws {
+        var config = try LooplConfig(json: #"{"default": "a", "backends": {"a": {"kind": "other", "size": 2}}}"#, kinds: Self.kinds)
+        #expect(throws: LooplError.self) { try config.setThreads(3) }  // "other" reads no "threads" key
+        let threaded = BackendKind(name: "other", read: { section in try section.optionalInt("threads") },
+                                   start: { _ in ScriptedModel(style: .native, turns: []) })
+        config = try LooplConfig(json: #"{"default": "a", "backends": {"a": {"kind": "other"}}}"#, kinds: [threaded])
+        try config.setThreads(3)
+        #expect(try config.backend("a").section == ["kind": "other", "threads": 3])
+    }
+
     /// A router over backends a, b and c (in that order of fallback); `failures` names how a backend
-    /// fails: "start", "generate" (before its first token) or "late" (after it). `made` collects the
-    /// models the router started.
-    static func router(_ failures: [String: String], made: Started = Started()) throws -> Router {
-        let config = try LooplConfig(json: """
-            {"default": "a", "fallback": ["b", "c"], "backends": {
-              "a": {"kind": "llama", "model": "/a"}, "b": {"kind": "llama", "model": "/b"}, "c": {"kind": "llama", "model": "/c"}}}
-            """)
-        return Router(config: config) { name, _ in
-            if failures[name] == "start" { throw LooplError(.modelNotFound, "\(name) cannot start") }
-            let fails = failures[name] == "generate"
-            let model = ScriptedModel(style: .text(.hermes)) { _ in
-                fails ? ScriptedTurn([]) : .text(["from ", name])
-            }
-            made.models.withLock { $0[name] = model }
-            return model.failing(fails ? "before" : (failures[name] == "late" ? "after" : nil))
+    /// fails: "start", "generate" (before its first token) or "late" (after it). Each model is
+    /// named `prefix` and its backend's name, and kept in ``started`` under that name.
+    static func router(_ failures: [String: String], prefix: String = "") throws -> Router {
+        let entries = ["a", "b", "c"].map { name in
+            "\"\(name)\": {\"kind\": \"test\", \"name\": \"\(prefix)\(name)\"" + (failures[name].map { ", \"fails\": \"\($0)\"" } ?? "") + "}"
         }
+        let config = try LooplConfig(json: #"{"default": "a", "fallback": ["b", "c"], "backends": {"# + entries.joined(separator: ", ") + "}}",
+                                     kinds: Self.kinds)
+        return Router(config: config)
     }
 
     @Test func fallbackBeforeTheFirstTokenWithAWarning() async throws {
@@ -95,8 +130,8 @@ import Testing
     /// Only the first backend fails, after its first token: the error reaches the caller, and the
     /// fallbacks, which would have answered, are never asked.
     @Test func errorsAfterTheFirstTokenPropagate() async throws {
-        let made = Started()
-        let model = try await Self.router(["a": "late"], made: made).model(named: nil)
+        let prefix = "late-\(UUID())-"
+        let model = try await Self.router(["a": "late"], prefix: prefix).model(named: nil)
         var text = ""
         do {
             for try await event in model.generate(messages: [.user("hi")], tools: [], options: .greedy()) {
@@ -108,16 +143,17 @@ import Testing
             #expect(error.message == "died mid-stream")
         }
         #expect(text == "from ")
-        let asked = made.models.withLock { $0.mapValues { $0.requests.count } }
-        #expect(asked["a"] == 1)
-        #expect(asked["b", default: 0] == 0 && asked["c", default: 0] == 0, "asked: \(asked)")
+        let asked = Self.started.models.withLock { models in
+            ["a", "b", "c"].map { models[prefix + $0]?.requests.count ?? 0 }
+        }
+        #expect(asked == [1, 0, 0], "requests to a, b and c")
     }
 
     @Test func textCallsAreLiftedBehindTheRoute() async throws {
-        let config = try LooplConfig(json: #"{"default": "a", "backends": {"a": {"kind": "llama", "model": "/a"}}}"#)
         let call = ToolCall(name: "f", arguments: ["x": 1])
-        let router = Router(config: config) { _, _ in ScriptedModel(style: .text(.hermes), turns: [.toolCallText([call])]) }
-        let model = try await router.model(named: nil)
+        let kind = BackendKind(name: "test", read: { _ in () }, start: { ScriptedModel(style: .text(.hermes), turns: [.toolCallText([call])]) })
+        let config = try LooplConfig(json: #"{"default": "a", "backends": {"a": {"kind": "test"}}}"#, kinds: [kind])
+        let model = try await Router(config: config).model(named: nil)
         #expect(model.toolCallStyle == .native)
         let turn = try await ModelConformance(model: model).run("lift", [.user("go")], tools: [ToolSpec(name: "f", description: "")], options: .greedy())
         #expect(turn.toolCalls.map(\.name) == ["f"])

@@ -1,12 +1,12 @@
-/// How one family writes a turn's tool calls, as data that ``ToolCallGrammar`` turns into rules.
-struct CallMarkup: Sendable {
-    /// The ways the family writes a turn's calls; the grammar accepts any of them.
-    var forms: [CallForm]
-    /// What wakes the lazy grammar of `.auto`.
-    var triggers: [CallTrigger]
-    /// The family's thinking block, for ``ToolCallGrammar/Thinking``, and what may come between it
-    /// and the call (GBNF).
-    var thinking = (open: "<think>", close: "</think>", gap: "space")
+/// How one family's calls are written, as data that ``ToolCallGrammar`` turns into rules; or why
+/// the family has no grammar.
+enum CallGrammar: Sendable {
+    /// The ways the family writes a turn's calls (the grammar accepts any of them), what wakes the
+    /// lazy grammar of `.auto`, the thinking block when it is not the family's own
+    /// ``ToolCallFamily/reasoning``, and other names the grammar answers to (lowercased, `_` for `-`).
+    case forms([CallForm], triggers: [CallTrigger], thinking: ToolCallFamily.Reasoning? = nil, aliases: [String] = [])
+    /// No grammar, and why (a clause that follows the family's name).
+    case unavailable(because: String)
 }
 
 /// One way of writing a turn's calls: `prefix`, then calls (each between `open` and `close`)

@@ -1,6 +1,6 @@
-/// The markup one ``ToolCallFormat`` understands: markers that open blocks in running text, readers
-/// of bare calls that only count at the start of the visible text, and thinking markers.
-struct Dialect: Sendable {
+/// The markers of one ``ToolCallFormat`` compiled for matching at any byte, with its readers of
+/// bare calls at the start of the visible text and where thinking ends when the prompt opened it.
+struct MarkerTable: Sendable {
     let markers: [Marker]
     let startReaders: [BlockReader]
     /// Where thinking ends when the prompt opened it.
@@ -87,37 +87,29 @@ struct Dialect: Sendable {
         return best >= 0 ? .full(markers[best]) : nil
     }
 
-    /// The dialect of a format; unknown names read like `.auto`.
-    static func of(_ format: ToolCallFormat) -> Dialect {
+    /// Thinking that every format reads.
+    static let commonReasoning: [Marker] = [.reasoning("<think>", "</think>"), .drop("</think>")]
+
+    /// The table of a format; unknown names read like `.auto`.
+    static func of(_ format: ToolCallFormat) -> MarkerTable {
         if format == .auto { return auto }
         return named[format] ?? auto
     }
 
-    static let auto: Dialect = {
+    /// Every family that `.auto` reads, with bare JSON and pythonic calls at the start.
+    static let auto: MarkerTable = {
         var markers: [Marker] = []
-        for family in Families.all where family.inAuto { markers += family.markers + family.reasoning }
-        return Dialect(markers: markers + Families.commonReasoning,
-                       startReaders: [BareCallReaders.json, PythonicCalls.bare])
+        for family in ToolCallFamily.all where family.inAuto { markers += family.markersWithReasoning }
+        return MarkerTable(markers: markers + commonReasoning,
+                           startReaders: [BareCallReaders.json, PythonicCalls.bare])
     }()
 
-    static let named: [ToolCallFormat: Dialect] = {
-        var table: [ToolCallFormat: Dialect] = [:]
-        for family in Families.all {
-            table[family.format] = Dialect(markers: family.markers + family.reasoning + Families.commonReasoning,
-                                           startReaders: family.startReaders,
-                                           reasoningClose: family.reasoningClose)
+    static let named: [ToolCallFormat: MarkerTable] = {
+        var table: [ToolCallFormat: MarkerTable] = [:]
+        for family in ToolCallFamily.all {
+            table[family.format] = MarkerTable(markers: family.markersWithReasoning + commonReasoning, startReaders: family.startReaders,
+                                               reasoningClose: family.reasoningClose)
         }
         return table
     }()
-}
-
-/// One family's markup.
-struct Family: Sendable {
-    let format: ToolCallFormat
-    var markers: [Marker] = []
-    var startReaders: [BlockReader] = []
-    var reasoning: [Marker] = []
-    var reasoningClose = "</think>"
-    /// Whether `.auto` reads this family (not when its markers are too common in other text).
-    var inAuto = true
 }

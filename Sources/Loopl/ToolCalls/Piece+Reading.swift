@@ -1,12 +1,13 @@
-/// The JSON shapes that models write a call in, and how loose values become arguments.
-enum CallShape {
+/// How readers build pieces: calls from the JSON shapes models write them in, arguments, values
+/// written as bare text, and names.
+extension Piece {
     /// One call: `{"name", "arguments"}` with `parameters` (Llama 3, Command R) or `tool_name`
     /// (Command R) as synonyms, `{"function": {...}}` (OpenAI), arguments as an object or a JSON
     /// string; nil for anything else.
-    static func call(_ value: JSONValue) -> Piece? {
+    static func jsonCall(_ value: JSONValue) -> Piece? {
         guard case .object(let object) = value else { return nil }
         let id = (object["id"] ?? object["tool_call_id"]).flatMap { $0.stringValue ?? $0.intValue.map(String.init) }
-        if case .object(let function)? = object["function"], let inner = call(.object(function)) {
+        if case .object(let function)? = object["function"], let inner = jsonCall(.object(function)) {
             guard case .call(let name, let arguments, let innerId) = inner else { return nil }
             return .call(name: name, arguments: arguments, id: id ?? innerId)
         }
@@ -20,21 +21,21 @@ enum CallShape {
     /// `{"tool_call": {...}}` and `{"tool_calls": [...]}`. `strict` (for JSON without a tag around
     /// it) also requires each call to name its arguments and to have no keys but a call's, so that
     /// data such as `{"name": "Ada", "age": 36}` is not a call.
-    static func calls(_ value: JSONValue, strict: Bool = false) -> [Piece]? {
+    static func jsonCalls(_ value: JSONValue, strict: Bool = false) -> [Piece]? {
         switch value {
         case .array(let items):
             guard !items.isEmpty else { return nil }
             var pieces: [Piece] = []
             for item in items {
-                guard !strict || looksLikeCall(item), let piece = call(item) else { return nil }
+                guard !strict || looksLikeCall(item), let piece = jsonCall(item) else { return nil }
                 pieces.append(piece)
             }
             return pieces
         case .object(let object):
-            if object.count == 1, let inner = object["tool_call"] { return calls(inner, strict: strict) }
-            if object.count == 1, let inner = object["tool_calls"], inner.arrayValue != nil { return calls(inner, strict: strict) }
+            if object.count == 1, let inner = object["tool_call"] { return jsonCalls(inner, strict: strict) }
+            if object.count == 1, let inner = object["tool_calls"], inner.arrayValue != nil { return jsonCalls(inner, strict: strict) }
             guard !strict || looksLikeCall(value) else { return nil }
-            return call(value).map { [$0] }
+            return jsonCall(value).map { [$0] }
         default:
             return nil
         }
@@ -85,17 +86,5 @@ enum CallShape {
         if s.first == "\n" || s.first == "\r\n" { s = s.dropFirst() }
         if s.last == "\n" || s.last == "\r\n" { s = s.dropLast() }
         return String(s)
-    }
-
-    /// An optional closing tag after optional spaces; a call cut off before it still counts.
-    static func close(_ cursor: inout ByteCursor, _ tag: [UInt8]) throws {
-        let save = cursor.index
-        cursor.skipSpaces()
-        if cursor.atEnd {
-            guard cursor.isFinal else { throw ScanStop.needMore }
-            cursor.index = save
-            return
-        }
-        if try !cursor.accept(tag) { cursor.index = save }
     }
 }

@@ -1,0 +1,41 @@
+/// A kind of backend that a configuration can name (`"kind": "llama"`): how to read its section
+/// and how to start a model from it.
+///
+/// The core knows no backend: each backend module offers its kind (`LlamaModel.kind`,
+/// `LlamaServerModel.kind`, `StdioModel.kind(...)`), and a program hands the kinds it links to
+/// ``LooplConfig``. A new backend is a new kind; nothing in the core changes.
+public struct BackendKind: Sendable {
+    /// The name in a config's `kind` key.
+    public let name: String
+    /// The section that the built-in configuration holds for this kind, under the kind's name;
+    /// nil when the kind has no built-in backend.
+    public let builtIn: JSONObject?
+    let prepare: @Sendable (_ section: inout ConfigSection) throws -> Prepared
+    let setThreads: @Sendable (_ section: inout JSONObject, _ threads: Int) -> Void
+
+    /// A section that was read: how to start it, and what keeps it from running now.
+    struct Prepared: Sendable {
+        let start: @Sendable () async throws -> any Model
+        let problem: @Sendable () -> String?
+    }
+
+    /// A kind that reads its section into a `Configuration` (every key it reads, with the
+    /// defaults of that type) and starts a model from it. `problem` says what keeps a configured
+    /// backend from running now (a missing file or binary), or nil. `setThreads` edits a section
+    /// to use a number of CPU threads (default: its `threads` key).
+    public init<Configuration: Sendable>(
+        name: String, builtIn: JSONObject? = nil,
+        read: @escaping @Sendable (inout ConfigSection) throws -> Configuration,
+        problem: @escaping @Sendable (Configuration) -> String? = { _ in nil },
+        setThreads: @escaping @Sendable (inout JSONObject, Int) -> Void = { $0["threads"] = .integer($1) },
+        start: @escaping @Sendable (Configuration) async throws -> any Model
+    ) {
+        self.name = name
+        self.builtIn = builtIn
+        self.setThreads = setThreads
+        self.prepare = { section in
+            let configuration = try read(&section)
+            return Prepared(start: { try await start(configuration) }, problem: { problem(configuration) })
+        }
+    }
+}

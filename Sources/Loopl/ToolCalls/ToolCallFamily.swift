@@ -1,0 +1,70 @@
+/// Everything Loopl knows about one family of tool-call markup, in one value: its name, how a chat
+/// template shows it, how its text is read, and how a grammar makes a model write it.
+///
+/// Each family is a file of its own under `ToolCalls/Families/`, an entry of ``all`` and, when it
+/// has template signs, of ``byTemplatePrecedence``.
+struct ToolCallFamily: Sendable {
+    /// A thinking block: `open`, the thinking, `close`.
+    struct Reasoning: Sendable {
+        var open: String
+        var close: String
+        /// What may come between the block and the call, in the grammar (GBNF).
+        var gap = "space"
+    }
+
+    /// The family's public name.
+    let format: ToolCallFormat
+    /// A template writes calls in this family when its source contains every string of any one
+    /// group; no groups: never inferred from a template.
+    let templateSigns: [[String]]
+    /// Strings that start the family's markup in running text.
+    let markers: [Marker]
+    /// Readers of calls written without any tag, tried only at the start of the visible text.
+    let startReaders: [BlockReader]
+    /// The family's own thinking block, besides `<think>…</think>` which every family reads.
+    let reasoning: Reasoning?
+    /// Where thinking ends when the prompt opened it.
+    let reasoningClose: String
+    /// Whether `.auto` reads this family (not when its markers are too common in other text).
+    let inAuto: Bool
+    /// How the grammar writes the family's calls, or why there is none.
+    let grammar: CallGrammar
+
+    init(format: ToolCallFormat, templateSigns: [[String]] = [], markers: [Marker] = [], startReaders: [BlockReader] = [],
+         reasoning: Reasoning? = nil, reasoningClose: String? = nil, inAuto: Bool = true, grammar: CallGrammar) {
+        self.format = format
+        self.templateSigns = templateSigns
+        self.markers = markers
+        self.startReaders = startReaders
+        self.reasoning = reasoning
+        self.reasoningClose = reasoningClose ?? reasoning?.close ?? "</think>"
+        self.inAuto = inAuto
+        self.grammar = grammar
+    }
+
+    /// Whether a chat template's source shows this family.
+    func isWritten(byTemplate source: String) -> Bool {
+        templateSigns.contains { $0.allSatisfy(source.contains) }
+    }
+
+    /// The family's markers and the marker of its own thinking block.
+    var markersWithReasoning: [Marker] {
+        markers + (reasoning.map { [.reasoning($0.open, $0.close)] } ?? [])
+    }
+
+    /// The family's grammar with its thinking block (its own, else `<think>…</think>`); nil when it has none.
+    var callForms: (forms: [CallForm], triggers: [CallTrigger], thinking: Reasoning)? {
+        guard case .forms(let forms, let triggers, let thinking, _) = grammar else { return nil }
+        return (forms, triggers, thinking ?? reasoning ?? Reasoning(open: "<think>", close: "</think>"))
+    }
+
+    /// The family with a grammar that a name means: a family's name in any case and with `_` for
+    /// `-`, or one of its grammar's aliases.
+    static func withGrammar(named format: ToolCallFormat) -> ToolCallFamily? {
+        let folded = format.rawValue.lowercased().replacing("-", with: "_")
+        return all.first { family in
+            guard case .forms(_, _, _, let aliases) = family.grammar else { return false }
+            return family.format.rawValue.replacing("-", with: "_") == folded || aliases.contains(folded)
+        }
+    }
+}

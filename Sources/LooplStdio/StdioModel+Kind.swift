@@ -1,0 +1,31 @@
+import Foundation
+import Loopl
+
+extension StdioModel {
+    /// The `stdio` kind of a configuration file: `{"kind": "stdio", "command": [...],
+    /// "initializeTimeoutSeconds": 30, "idleTimeoutSeconds": 60}`; `command` is required.
+    /// The built-in `stdio` backend runs `builtInCommand` (nil: no built-in backend). Setting
+    /// threads adds `--threads N` to a command that starts like `builtInCommand` (a `loopl worker`).
+    public static func kind(builtInCommand: [String]? = nil) -> BackendKind {
+        BackendKind(name: "stdio", builtIn: builtInCommand.map { ["command": .array($0.map(JSONValue.string))] }, read: { section in
+            let command = try section.optionalStrings("command") ?? []
+            guard !command.isEmpty else { throw section.error("'command' must be a non-empty list") }
+            var configuration = Configuration(command: command)
+            if let seconds = try section.optionalDouble("initializeTimeoutSeconds") { configuration.initializeTimeout = .seconds(seconds) }
+            if let seconds = try section.optionalDouble("idleTimeoutSeconds") { configuration.idleTimeout = .seconds(seconds) }
+            return configuration
+        }, problem: { configuration in
+            let files = FileManager.default
+            guard let command = configuration.command.first else { return "no command" }
+            if command.contains("/") { return files.isExecutableFile(atPath: command) ? nil : "\(command) is not an executable" }
+            let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+            return path.contains { files.isExecutableFile(atPath: "\($0)/\(command)") } ? nil : "\(command) is not on PATH"
+        }, setThreads: { section, threads in
+            guard let builtInCommand, case .array(let command)? = section["command"],
+                  command.starts(with: builtInCommand.prefix(1).map(JSONValue.string) + ["worker"]) else { return }
+            section["command"] = .array(command + ["--threads", .string(String(threads))])
+        }, start: { configuration in
+            try await StdioModel.start(configuration)
+        })
+    }
+}
