@@ -14,7 +14,8 @@ struct BenchCommand: Command {
         end-of-generation. Startup is load or spawn until ready; overhead is the TTFT minus the
         engine's own time on the prompt. With --agent, a fixed conversation of tool calls and results
         is replayed on each backend instead, showing per iteration how many prompt tokens were
-        evaluated and how many reused from the cache.
+        evaluated and how many reused from the cache. Under the table, each speed goal of
+        docs/bench.md that the run has a figure for, with MISSED beside those not met.
 
         USAGE: loopl bench [--backends LIST] [--config FILE] [--runs N] [--warmup N]
                            [--prompt TEXT | --prompt-tokens N] [--max-tokens N] [-t N] [-m FILE]
@@ -87,6 +88,8 @@ struct BenchCommand: Command {
             try await runSpeed(router: router, report: &report, console: console)
         }
         console.out(report.table)
+        let goals = BenchGoal.table(BenchGoal.goals(for: report))
+        if !goals.isEmpty { console.out("\n" + goals) }
         if let jsonPath { try write(report.json.jsonText(style: .python) + "\n", to: jsonPath) }
         if let svgPath { try write(BenchChart.svg(report), to: svgPath) }
         return .success
