@@ -11,8 +11,26 @@ struct RegexGrammar {
     private var position = 0
     private let char: String
 
+    /// One item of a pattern that is a plain sequence: an expression for one character, repeated.
+    struct Run {
+        let atom: String
+        let min: Int
+        let max: Int?
+    }
+
+    /// The lengths a string may have (JSON Schema's `minLength` and `maxLength`, in characters).
+    struct Lengths {
+        let min: Int
+        let max: Int?
+    }
+
     /// The expression for `pattern`; `char` names the rule for one JSON string character.
-    static func expression(_ pattern: String, char: String) throws -> String {
+    ///
+    /// With `lengths`, the expression matches only strings of those lengths too. That is exact
+    /// when the pattern is a sequence of one-character items (classes, literals, `.`, escapes,
+    /// each with a quantifier) of which at most one varies in length, as `^[a-z][a-z0-9_]*$`;
+    /// other patterns throw ``Unsupported`` with lengths.
+    static func expression(_ pattern: String, char: String, lengths: Lengths? = nil) throws -> String {
         var body = Substring(pattern)
         let anchoredStart = body.hasPrefix("^")
         if anchoredStart { body = body.dropFirst() }
@@ -25,9 +43,14 @@ struct RegexGrammar {
             }
         }
         var parser = RegexGrammar(scalars: Array(body.unicodeScalars), char: char)
-        let inner = try parser.alternation()
+        let (inner, innerRuns) = try parser.alternation()
         if parser.position < parser.scalars.count {
             throw Unsupported(reason: "unbalanced parenthesis")
+        }
+        let any = Run(atom: char, min: 0, max: nil)
+        if let lengths {
+            guard let innerRuns else { throw Unsupported(reason: "minLength or maxLength with a pattern that is not a plain sequence") }
+            return try bounded((anchoredStart ? [] : [any]) + innerRuns + (anchoredEnd ? [] : [any]), lengths)
         }
         var parts: [String] = []
         if !anchoredStart { parts.append("\(char)*") }
@@ -36,6 +59,27 @@ struct RegexGrammar {
         return parts.isEmpty ? #""""# : parts.joined(separator: " ")
     }
 
+    /// `runs` in sequence, held to `lengths` by narrowing the one run that varies.
+    private static func bounded(_ runs: [Run], _ lengths: Lengths) throws -> String {
+        let varying = runs.indices.filter { runs[$0].min != runs[$0].max }
+        guard varying.count <= 1 else { throw Unsupported(reason: "minLength or maxLength with more than one part of varying length") }
+        let fixed = runs.indices.filter { !varying.contains($0) }.map { runs[$0].min }.reduce(0, +)
+        var narrowed = runs
+        if let index = varying.first {
+            let run = runs[index]
+            let low = Swift.max(run.min, lengths.min - fixed)
+            let high = [run.max, lengths.max.map { $0 - fixed }].compactMap { $0 }.min()
+            if let high, high < low { throw noString }
+            narrowed[index] = Run(atom: run.atom, min: low, max: high)
+        } else if fixed < lengths.min || lengths.max.map({ fixed > $0 }) == true {
+            throw noString
+        }
+        let parts = narrowed.map { GrammarBuilder.repetition($0.atom, min: $0.min, max: $0.max) }.filter { !$0.isEmpty }
+        return parts.isEmpty ? #""""# : parts.joined(separator: " ")
+    }
+
+    private static let noString = LooplError(.invalidRequest, "No string matches both the `pattern` and `minLength`/`maxLength`.")
+
     private init(scalars: [Unicode.Scalar], char: String) {
         self.scalars = scalars
         self.char = char
@@ -43,46 +87,52 @@ struct RegexGrammar {
 
     private var current: Unicode.Scalar? { position < scalars.count ? scalars[position] : nil }
 
-    private mutating func alternation() throws -> String {
+    /// The branches' expression, and the runs of a single plain branch.
+    private mutating func alternation() throws -> (String, [Run]?) {
         var branches = [try sequence()]
         while current == "|" {
             position += 1
             branches.append(try sequence())
         }
-        if branches.contains(where: \.isEmpty) {
-            return branches.map { $0.isEmpty ? #""""# : GrammarBuilder.group($0) }.joined(separator: " | ")
+        let texts = branches.map(\.0)
+        if texts.contains(where: \.isEmpty) {
+            return (texts.map { $0.isEmpty ? #""""# : GrammarBuilder.group($0) }.joined(separator: " | "), nil)
         }
-        return branches.count == 1 ? branches[0] : branches.map { GrammarBuilder.group($0) }.joined(separator: " | ")
+        return texts.count == 1 ? (texts[0], branches[0].1) : (texts.map { GrammarBuilder.group($0) }.joined(separator: " | "), nil)
     }
 
-    private mutating func sequence() throws -> String {
+    /// The items' expression, and their runs when every item is one character repeated.
+    private mutating func sequence() throws -> (String, [Run]?) {
         var items: [String] = []
+        var runs: [Run]? = []
         while let scalar = current, scalar != "|", scalar != ")" {
-            let atom = try self.atom()
-            items.append(try quantified(atom))
+            let (atom, oneCharacter) = try self.atom()
+            let (text, run) = try quantified(atom)
+            items.append(text)
+            runs = oneCharacter ? runs.map { $0 + [run] } : nil
         }
-        return items.joined(separator: " ")
+        return (items.joined(separator: " "), runs)
     }
 
-    private mutating func quantified(_ atom: String) throws -> String {
-        var result = atom
-        guard let scalar = current else { return result }
+    private mutating func quantified(_ atom: String) throws -> (String, Run) {
+        var (low, high): (Int, Int?) = (1, 1)
+        guard let scalar = current else { return (atom, Run(atom: atom, min: 1, max: 1)) }
         switch scalar {
-        case "*": position += 1; result = GrammarBuilder.repetition(atom, min: 0, max: nil)
-        case "+": position += 1; result = GrammarBuilder.repetition(atom, min: 1, max: nil)
-        case "?": position += 1; result = GrammarBuilder.repetition(atom, min: 0, max: 1)
+        case "*": position += 1; (low, high) = (0, nil)
+        case "+": position += 1; (low, high) = (1, nil)
+        case "?": position += 1; (low, high) = (0, 1)
         case "{":
-            guard let (low, high) = braces() else { return result }
+            guard let bounds = braces() else { return (atom, Run(atom: atom, min: 1, max: 1)) }
+            (low, high) = bounds
             if let high, high < low { throw Unsupported(reason: "a repetition {\(low),\(high)} counts backwards") }
-            result = GrammarBuilder.repetition(atom, min: low, max: high)
-            if result.isEmpty { result = #""""# }
-        default: return result
+        default: return (atom, Run(atom: atom, min: 1, max: 1))
         }
         if current == "?" || current == "+" { position += 1 } // lazy and possessive forms match the same strings
         if let next = current, "*+?".unicodeScalars.contains(next) {
             throw Unsupported(reason: "a quantifier follows a quantifier")
         }
-        return result
+        let result = GrammarBuilder.repetition(atom, min: low, max: high)
+        return (result.isEmpty ? #""""# : result, Run(atom: atom, min: low, max: high))
     }
 
     /// Reads `{n}`, `{n,}` or `{n,m}`; nil (and nothing consumed) when the brace is a literal.
@@ -104,32 +154,38 @@ struct RegexGrammar {
         return (low, high)
     }
 
-    private mutating func atom() throws -> String {
+    /// The next atom's expression, and whether it matches exactly one character.
+    private mutating func atom() throws -> (String, Bool) {
         guard let scalar = current else { throw Unsupported(reason: "the pattern ends early") }
+        if scalar == "(" { return (try group(), false) }
         position += 1
         switch scalar {
-        case "(":
-            if current == "?" {
-                guard position + 1 < scalars.count, scalars[position + 1] == ":" else {
-                    throw Unsupported(reason: "look-around and named groups are not supported")
-                }
-                position += 2
-            }
-            let inner = try alternation()
-            guard current == ")" else { throw Unsupported(reason: "unbalanced parenthesis") }
-            position += 1
-            return inner.isEmpty ? #""""# : "(\(inner))"
-        case "[": return try characterClass()
-        case ".": return char
+        case "[": return (try characterClass(), true)
+        case ".": return (char, true)
         case "^", "$": throw Unsupported(reason: "an anchor inside the pattern")
         case "*", "+", "?": throw Unsupported(reason: "a quantifier with nothing to repeat")
         case "\\":
             switch try escape(inClass: false) {
-            case .set(let ranges): return RegexGrammar.positive(ranges)
-            case .scalar(let value): return RegexGrammar.literal(value)
+            case .set(let ranges): return (RegexGrammar.positive(ranges), true)
+            case .scalar(let value): return (RegexGrammar.literal(value), true)
             }
-        default: return RegexGrammar.literal(scalar)
+        default: return (RegexGrammar.literal(scalar), true)
         }
+    }
+
+    private mutating func group() throws -> String {
+        guard current == "(" else { throw Unsupported(reason: "a group was expected") }
+        position += 1
+        if current == "?" {
+            guard position + 1 < scalars.count, scalars[position + 1] == ":" else {
+                throw Unsupported(reason: "look-around and named groups are not supported")
+            }
+            position += 2
+        }
+        let (inner, _) = try alternation()
+        guard current == ")" else { throw Unsupported(reason: "unbalanced parenthesis") }
+        position += 1
+        return inner.isEmpty ? #""""# : "(\(inner))"
     }
 
     private enum Escape {

@@ -133,13 +133,24 @@ extension SchemaConverter {
     // MARK: Strings
 
     mutating func stringExpression(_ schema: JSONObject, name: String) throws -> String {
+        let minLength = try count(schema, "minLength") ?? 0
+        let maxLength = try count(schema, "maxLength")
+        if let maxLength, maxLength < minLength {
+            throw LooplError(.invalidRequest, "The keyword `maxLength` (\(maxLength)) is less than `minLength` (\(minLength)).")
+        }
         if let pattern = schema["pattern"] {
             guard case .string(let pattern) = pattern else {
                 throw LooplError(.invalidRequest, "The keyword `pattern` must be a string.")
             }
+            let char = builder.primitive("char")
+            let lengths = minLength == 0 && maxLength == nil ? nil : RegexGrammar.Lengths(min: minLength, max: maxLength)
             do {
-                let char = builder.primitive("char")
-                return #""\"" "# + GrammarBuilder.group(try RegexGrammar.expression(pattern, char: char)) + #" "\"""#
+                let body: String
+                do { body = try RegexGrammar.expression(pattern, char: char, lengths: lengths) } catch let error as RegexGrammar.Unsupported where lengths != nil {
+                    body = try RegexGrammar.expression(pattern, char: char)
+                    warn("minLength and maxLength are not enforced with the pattern \(JSONValue.string(pattern).jsonText()) (\(error.reason))")
+                }
+                return #""\"" "# + GrammarBuilder.group(body) + #" "\"""#
             } catch let error as RegexGrammar.Unsupported {
                 warn("the pattern \(JSONValue.string(pattern).jsonText()) is not enforced (\(error.reason))")
             }
@@ -150,11 +161,6 @@ extension SchemaConverter {
             case "date", "time", "date-time": return builder.primitive(format + "-string")
             default: warn("the format `\(format)` is not enforced")
             }
-        }
-        let minLength = try count(schema, "minLength") ?? 0
-        let maxLength = try count(schema, "maxLength")
-        if let maxLength, maxLength < minLength {
-            throw LooplError(.invalidRequest, "The keyword `maxLength` (\(maxLength)) is less than `minLength` (\(minLength)).")
         }
         if minLength == 0 && maxLength == nil { return builder.primitive("string") }
         let char = builder.primitive("char")

@@ -5,9 +5,14 @@ import Foundation
 public struct CalculatorTool: Tool {
     public let name = "calculator"
     public let description = "Evaluate an arithmetic expression, such as 17*23 or sqrt(2)/3."
+    /// The expression is numbers and operators only, so a grammar keeps a small model from
+    /// writing words or placeholders (`{2} + 2`) where the numbers go.
     public let parameters: JSONValue = [
         "type": "object",
-        "properties": ["expression": ["type": "string", "description": "The expression to evaluate."]],
+        "properties": ["expression": [
+            "type": "string", "description": "The expression to evaluate, with numbers and + - * / % ^ ( ).",
+            "pattern": "^[-(0-9][-+*/%^()0-9. ]*$", "minLength": 1, "maxLength": 200,
+        ]],
         "required": ["expression"],
     ]
 

@@ -39,7 +39,8 @@ public struct ListFilesTool: Tool {
     public let description = "List the files and folders in a folder (a path relative to the working folder; '.' for itself)."
     public let parameters: JSONValue = [
         "type": "object",
-        "properties": ["path": ["type": "string", "description": "The folder, relative to the working folder."]],
+        "properties": ["path": ["type": "string", "description": "The folder, relative to the working folder.",
+                                "minLength": 1, "maxLength": 1024]],
     ]
     public let root: FileRoot
 
@@ -62,7 +63,8 @@ public struct ReadFileTool: Tool {
     public let description = "Read a text file (a path relative to the working folder)."
     public let parameters: JSONValue = [
         "type": "object",
-        "properties": ["path": ["type": "string", "description": "The file, relative to the working folder."]],
+        "properties": ["path": ["type": "string", "description": "The file, relative to the working folder.",
+                                "minLength": 1, "maxLength": 1024]],
         "required": ["path"],
     ]
     public let root: FileRoot

@@ -158,6 +158,31 @@ import LooplTestKit
         }
     }
 
+    /// A pattern and length bounds hold together (before, a pattern made the converter drop the lengths).
+    @Test func patternsCombineWithLengthBounds() throws {
+        let cases: [(JSONValue, [String], [String])] = [
+            (["pattern": "^[a-z][a-z0-9_]*$", "maxLength": 5], ["a", "ab_12"], ["abcdef", "1a", ""]),
+            (["pattern": "^[a-z][a-z0-9_]*$", "minLength": 3, "maxLength": 4], ["abc", "a_1z"], ["ab", "abcde"]),
+            (["pattern": "^\\d+$", "minLength": 2], ["12", "12345"], ["1", "1a"]),
+            (["pattern": "^x-\\d{1,}-y$", "maxLength": 6], ["x-1-y", "x-12-y"], ["x-123-y", "x--y"]),
+            (["pattern": "^[0-9(][-+*/%^()0-9. ]*$", "minLength": 1, "maxLength": 8], ["2+2", "(1+2)*3"], ["", "{2} + 2", "123456789"]),
+        ]
+        for (keywords, good, bad) in cases {
+            var schema: JSONObject = ["type": "string"]
+            for (key, value) in keywords.objectValue ?? [:] { schema[key] = value }
+            let grammar = try JSONSchemaGrammar.convert(schema: .object(schema))
+            #expect(grammar.warnings.isEmpty, "\(schema): \(grammar.warnings)")
+            let gbnf = try GBNF(grammar.gbnf)
+            for text in good { #expect(gbnf.matches("\"" + text + "\""), "\(schema) should accept \(text)\n\(grammar.gbnf)") }
+            for text in bad { #expect(!gbnf.matches("\"" + text + "\""), "\(schema) should reject \(text)\n\(grammar.gbnf)") }
+        }
+        // Two parts of varying length: the pattern holds, the lengths are named in a warning.
+        let loose = try JSONSchemaGrammar.convert(schema: ["type": "string", "pattern": "^a+b+$", "maxLength": 3])
+        #expect(loose.warnings.count == 1 && loose.warnings[0].contains("maxLength"), "\(loose.warnings)")
+        #expect(try GBNF(loose.gbnf).matches(#""aabbb""#) && !GBNF(loose.gbnf).matches(#""ba""#))
+        #expect(throws: LooplError.self) { try JSONSchemaGrammar.convert(schema: ["type": "string", "pattern": "^[a-z]{3}$", "maxLength": 2]) }
+    }
+
     @Test func unsupportedPatternsLoosenWithAWarning() throws {
         for pattern in ["^(?=a)b$", "\\bword\\b", "(a)\\1", "^\\p{L}+$"] {
             let grammar = try JSONSchemaGrammar.convert(schema: ["type": "string", "pattern": .string(pattern)])
