@@ -35,10 +35,13 @@ actor ServerSession {
             if let child, let info, child.exitStatus == nil { return info }
             // Callers that arrive while a child starts wait for that one rather than start another.
             if let starting { return try await starting.value }
+            let previous = child
             child = nil
             info = nil
             let configuration = self.configuration
             let task = Task { () throws -> (ServerChild, ServerInfo) in
+                // llama-server may outlive a dead RPC worker; nothing of the old child stays.
+                await previous?.stop(grace: .seconds(1))
                 let started = try await ServerChild.start(model: model, configuration: configuration)
                 let props = try? await started.endpoint.fetch("/props")
                 let context = props?.json["default_generation_settings"]?["n_ctx"]?.intValue ?? configuration.contextLength
@@ -157,7 +160,7 @@ actor ServerSession {
             return ServerFailure.http(status: error.status, body: error.body, url: url)
         }
         if let child {
-            let status = await Task.detached { await child.process.waitForExit(timeout: .milliseconds(500)) }.value
+            let status = await Task.detached { await child.waitForExit(timeout: .milliseconds(500)) }.value
             if status != nil {
                 self.child = nil
                 self.info = nil
