@@ -124,7 +124,20 @@ extension LlamaServerModel {
     /// or `{"kind": "server", "url": ..., "apiKey": ..., "contextLength": ...}` to attach. A child
     /// can put its layers on RPC workers: `"rpc": ["host:port", ...]`, `"rpcWorkers": N`,
     /// `"rpcThreads": N`, `"allowRemoteRPC": true`.
-    public static let kind = BackendKind(name: "server", builtIn: [:], read: { section in
+    public static let kind = BackendKind(name: "server", builtIn: [:], read: configuration(from:), problem: { configuration in
+        guard case .child(let model) = configuration.target else { return nil }
+        let files = FileManager.default
+        if !files.fileExists(atPath: model) { return "no model file at \(model)" }
+        if configuration.rpcWorkers > 0, !files.isExecutableFile(atPath: LlamaCppInstall.rpcServer) {
+            return "no ggml-rpc-server at \(LlamaCppInstall.rpcServer)"
+        }
+        return files.isExecutableFile(atPath: configuration.serverPath) ? nil : "no llama-server at \(configuration.serverPath)"
+    }, start: { configuration in
+        try await LlamaServerModel.start(configuration)
+    })
+
+    /// Reads a `server` section, every key optional.
+    static func configuration(from section: inout ConfigSection) throws -> Configuration {
         var configuration = Configuration()
         let model = try section.optionalString("model")
         if let url = try section.optionalString("url") {
@@ -149,15 +162,5 @@ extension LlamaServerModel {
             throw section.error(String(error.message.dropLast()))
         }
         return configuration
-    }, problem: { configuration in
-        guard case .child(let model) = configuration.target else { return nil }
-        let files = FileManager.default
-        if !files.fileExists(atPath: model) { return "no model file at \(model)" }
-        if configuration.rpcWorkers > 0, !files.isExecutableFile(atPath: LlamaCppInstall.rpcServer) {
-            return "no ggml-rpc-server at \(LlamaCppInstall.rpcServer)"
-        }
-        return files.isExecutableFile(atPath: configuration.serverPath) ? nil : "no llama-server at \(configuration.serverPath)"
-    }, start: { configuration in
-        try await LlamaServerModel.start(configuration)
-    })
+    }
 }

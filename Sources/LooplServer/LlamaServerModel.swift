@@ -46,6 +46,9 @@ public final class LlamaServerModel: Model {
     /// The current child's process id; nil in attach mode or when no child runs.
     public var serverProcessID: Int32? { get async { await session.currentChild?.process.pid } }
 
+    /// The process ids of the RPC workers that the current child started (``Configuration/rpcWorkers``).
+    public var rpcWorkerProcessIDs: [Int32] { get async { await session.currentChild?.workers.map(\.process.pid) ?? [] } }
+
     /// The current child's base URL; nil in attach mode or when no child runs.
     public var serverURL: URL? { get async { await session.currentChild?.endpoint.baseURL } }
 

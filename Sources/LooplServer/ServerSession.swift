@@ -164,7 +164,9 @@ actor ServerSession {
             if status != nil {
                 self.child = nil
                 self.info = nil
-                return child.deathError(during: "while answering")
+                let death = child.deathError(during: "while answering")
+                await child.stop(grace: .seconds(1))
+                return death
             }
         }
         if closed { return LooplError(.closed, "The model was closed during the request.") }
