@@ -91,6 +91,12 @@ final class ServerChild: Sendable {
     /// The exit status of llama-server, or of the first of its workers, once one has ended.
     var exitStatus: Int32? { process.exitStatus ?? workers.lazy.compactMap(\.exitStatus).first }
 
+    /// False once llama-server or one of its workers has ended, even in the moment before the
+    /// reaper collected its status.
+    var isRunning: Bool {
+        exitStatus == nil && ProcessWatch.isRunning(process.pid) && workers.allSatisfy { ProcessWatch.isRunning($0.process.pid) }
+    }
+
     /// Waits up to `timeout` for llama-server or one of its workers to end; returns its status,
     /// or nil if all still run.
     func waitForExit(timeout: Duration) async -> Int32? {

@@ -32,7 +32,7 @@ actor ServerSession {
         guard !closed else { throw LooplError(.closed, "The model was closed; create a new one.") }
         switch configuration.target {
         case .child(let model):
-            if let child, let info, child.exitStatus == nil { return info }
+            if let child, let info, child.isRunning { return info }
             // Callers that arrive while a child starts wait for that one rather than start another.
             if let starting { return try await starting.value }
             let previous = child
