@@ -96,6 +96,9 @@ extension LlamaServerModel {
             if case .attach = target, usesRPC {
                 throw LooplError(.invalidConfiguration, "RPC workers (rpc, rpcWorkers) are for a child llama-server that Loopl starts; an attached server is given its workers by whoever started it.")
             }
+            guard rpc.count + rpcWorkers <= 16 else {
+                throw LooplError(.invalidConfiguration, "llama.cpp takes at most 16 RPC workers, and rpc and rpcWorkers give \(rpc.count + rpcWorkers); use fewer.")
+            }
             return try rpc.map { text in
                 guard let endpoint = RPCEndpoint(parsing: text) else {
                     throw LooplError(.invalidConfiguration, "The RPC worker address '\(text)' is not host:port (for example 192.168.1.20:50052).")

@@ -78,6 +78,7 @@ import Testing
         (#"{"kind": "server", "rpc": ["127.0.0.1:0"]}"#, "is not host:port"),
         (#"{"kind": "server", "rpc": "127.0.0.1:50052"}"#, "'rpc' must be a list of strings"),
         (#"{"kind": "server", "rpcWorkers": -1}"#, "'rpcWorkers' must be a whole number"),
+        (#"{"kind": "server", "rpcWorkers": 17}"#, "at most 16 RPC workers"),
         (#"{"kind": "server", "allowRemoteRPC": "yes"}"#, "'allowRemoteRPC' must be true or false"),
         (#"{"kind": "server", "url": "http://127.0.0.1:8080", "rpcWorkers": 2}"#, "for a child llama-server"),
     ])
