@@ -157,7 +157,10 @@ final class ServerChild: Sendable {
                 throw worker.deathError(during: "while llama-server loaded \(model)")
             }
             if let code = process.exitStatus {
-                if !(child.workers.isEmpty && child.remoteWorkers.isEmpty), process.lastLines.contains("RPC") { throw child.deathError(during: "while llama-server loaded \(model)") }
+                // llama-server aborts when it loses a worker: name the worker.
+                if !(child.workers.isEmpty && child.remoteWorkers.isEmpty), process.lastLines.contains("RPC") {
+                    throw child.deathError(during: "while llama-server loaded \(model)")
+                }
                 let lines = process.lastLines
                 let reason = lines.contains("failed to load model") || lines.contains("gguf") ? LooplError.Code.invalidModel : .processFailed
                 throw LooplError(reason, "llama-server \(Self.describe(status: code)) while loading \(model). Its last lines:\n\(tail(lines))")
