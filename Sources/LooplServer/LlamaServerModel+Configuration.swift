@@ -47,6 +47,17 @@ extension LlamaServerModel {
         public var cancellationGrace: Duration
         /// Seconds without any byte from the server before a request fails; default 600.
         public var idleTimeout: TimeInterval
+        /// Running `ggml-rpc-server` workers (`host:port`) that a child puts the model's layers on;
+        /// default none. An address off this machine needs ``allowRemoteRPC``.
+        public var rpc: [String]
+        /// Local `ggml-rpc-server` workers a child starts on free 127.0.0.1 ports (beside those in
+        /// ``rpc``) and owns; default 0.
+        public var rpcWorkers: Int
+        /// CPU threads of each worker in ``rpcWorkers``; default 1.
+        public var rpcThreads: Int
+        /// Allows addresses in ``rpc`` off this machine, whose port anyone on the network can use:
+        /// llama.cpp's RPC protocol has no authentication. Default false.
+        public var allowRemoteRPC: Bool
 
         /// The renderer in use, resolved by ``LlamaServerModel/start(_:)``.
         var renderer: (any PromptRenderer)?
@@ -54,7 +65,8 @@ extension LlamaServerModel {
         public init(target: Target = .child(model: LooplHome.defaultModel), rendering: Rendering? = nil,
                     serverPath: String = LlamaCppInstall.server, contextLength: Int? = nil, threads: Int? = nil,
                     extraArguments: [String] = [], readinessStallTimeout: Duration = .seconds(60),
-                    cancellationGrace: Duration = .seconds(2), idleTimeout: TimeInterval = 600) {
+                    cancellationGrace: Duration = .seconds(2), idleTimeout: TimeInterval = 600,
+                    rpc: [String] = [], rpcWorkers: Int = 0, rpcThreads: Int = 1, allowRemoteRPC: Bool = false) {
             self.target = target
             self.rendering = rendering
             self.serverPath = serverPath
@@ -64,12 +76,39 @@ extension LlamaServerModel {
             self.readinessStallTimeout = readinessStallTimeout
             self.cancellationGrace = cancellationGrace
             self.idleTimeout = idleTimeout
+            self.rpc = rpc
+            self.rpcWorkers = rpcWorkers
+            self.rpcThreads = rpcThreads
+            self.allowRemoteRPC = allowRemoteRPC
         }
 
         /// A child's context when none is given, as the in-process backend's default.
         static let defaultChildContext = 4096
 
         var resolvedThreads: Int { threads ?? ProcessInfo.processInfo.activeProcessorCount }
+
+        /// True when a child places its layers on RPC workers.
+        var usesRPC: Bool { !rpc.isEmpty || rpcWorkers > 0 }
+
+        /// The ``rpc`` addresses, checked: each is `host:port`, one off this machine needs
+        /// ``allowRemoteRPC``, and only a child uses workers.
+        func rpcEndpoints() throws -> [RPCEndpoint] {
+            if case .attach = target, usesRPC {
+                throw LooplError(.invalidConfiguration, "RPC workers (rpc, rpcWorkers) are for a child llama-server that Loopl starts; an attached server is given its workers by whoever started it.")
+            }
+            guard rpc.count + rpcWorkers <= 16 else {
+                throw LooplError(.invalidConfiguration, "llama.cpp takes at most 16 RPC workers, and rpc and rpcWorkers give \(rpc.count + rpcWorkers); use fewer.")
+            }
+            return try rpc.map { text in
+                guard let endpoint = RPCEndpoint(parsing: text) else {
+                    throw LooplError(.invalidConfiguration, "The RPC worker address '\(text)' is not host:port (for example 192.168.1.20:50052).")
+                }
+                guard endpoint.isLoopback || allowRemoteRPC else {
+                    throw LooplError(.invalidConfiguration, "The RPC worker \(endpoint) is not on this machine, and llama.cpp's RPC protocol has no authentication: anyone who can reach its port can use the worker and read what it computes. Set \"allowRemoteRPC\": true only for workers on a network you trust, behind a firewall.")
+                }
+                return endpoint
+            }
+        }
 
         /// The renderer that ``rendering`` names, made from the model file for `.loopl`.
         func resolvedRenderer() throws -> (any PromptRenderer)? {
@@ -85,8 +124,29 @@ extension LlamaServerModel {
 
     /// The `server` kind of a configuration file: `{"kind": "server", "model": ..., "binary": ...,
     /// "contextLength": ..., "threads": ..., "extraArgs": [...]}` for a child (every key optional),
-    /// or `{"kind": "server", "url": ..., "apiKey": ..., "contextLength": ...}` to attach.
-    public static let kind = BackendKind(name: "server", builtIn: [:], read: { section in
+    /// or `{"kind": "server", "url": ..., "apiKey": ..., "contextLength": ...}` to attach. A child
+    /// can put its layers on RPC workers: `"rpc": ["host:port", ...]`, `"rpcWorkers": N`,
+    /// `"rpcThreads": N`, `"allowRemoteRPC": true`.
+    public static let kind = BackendKind(name: "server", builtIn: [:], read: configuration(from:), problem: { configuration in
+        guard case .child(let model) = configuration.target else { return nil }
+        let files = FileManager.default
+        if !files.fileExists(atPath: model) { return "no model file at \(model)" }
+        if configuration.rpcWorkers > 0, !files.isExecutableFile(atPath: LlamaCppInstall.rpcServer) {
+            return "no ggml-rpc-server at \(LlamaCppInstall.rpcServer)"
+        }
+        return files.isExecutableFile(atPath: configuration.serverPath) ? nil : "no llama-server at \(configuration.serverPath)"
+    }, override: { section, overrides in
+        guard section["url"] == nil else { return }  // an attached server is configured where it runs
+        for (key, value) in overrides.keys where key != "gpuLayers" { section[key] = value }
+        if let layers = overrides.gpuLayers {
+            section["extraArgs"] = .array((section["extraArgs"]?.arrayValue ?? []) + ["-ngl", .string(String(layers))])
+        }
+    }, start: { configuration in
+        try await LlamaServerModel.start(configuration)
+    })
+
+    /// Reads a `server` section, every key optional.
+    static func configuration(from section: inout ConfigSection) throws -> Configuration {
         var configuration = Configuration()
         let model = try section.optionalString("model")
         if let url = try section.optionalString("url") {
@@ -103,19 +163,13 @@ extension LlamaServerModel {
         try section.read("contextLength", into: &configuration.contextLength)
         try section.read("threads", into: &configuration.threads)
         try section.read("extraArgs", into: &configuration.extraArguments)
-        return configuration
-    }, problem: { configuration in
-        guard case .child(let model) = configuration.target else { return nil }
-        let files = FileManager.default
-        if !files.fileExists(atPath: model) { return "no model file at \(model)" }
-        return files.isExecutableFile(atPath: configuration.serverPath) ? nil : "no llama-server at \(configuration.serverPath)"
-    }, override: { section, overrides in
-        guard section["url"] == nil else { return }  // an attached server is configured where it runs
-        for (key, value) in overrides.keys where key != "gpuLayers" { section[key] = value }
-        if let layers = overrides.gpuLayers {
-            section["extraArgs"] = .array((section["extraArgs"]?.arrayValue ?? []) + ["-ngl", .string(String(layers))])
+        try section.read("rpc", into: &configuration.rpc)
+        try section.read("rpcWorkers", into: &configuration.rpcWorkers)
+        try section.read("rpcThreads", into: &configuration.rpcThreads)
+        try section.read("allowRemoteRPC", into: &configuration.allowRemoteRPC)
+        do { _ = try configuration.rpcEndpoints() } catch let error as LooplError {
+            throw section.error(String(error.message.dropLast()))
         }
-    }, start: { configuration in
-        try await LlamaServerModel.start(configuration)
-    })
+        return configuration
+    }
 }

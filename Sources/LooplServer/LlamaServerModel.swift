@@ -4,7 +4,9 @@ import Loopl
 /// A model behind llama-server over local HTTP, or behind any OpenAI-compatible server: the `server` backend.
 ///
 /// In child mode ``start(_:)`` starts the pinned llama-server on a free port with a random API
-/// key, and a request starts a new one when the child has died. In attach mode it talks to a
+/// key, and a request starts a new one when the child has died. A child can put the model's
+/// layers on `ggml-rpc-server` workers, running ones (``Configuration/rpc``) or local ones it
+/// starts and owns (``Configuration/rpcWorkers``); see docs/scale-out.md. In attach mode it talks to a
 /// server already running. When Loopl renders the prompt (a child's default) it uses
 /// `/completion` and the style is `.text(format)`; when the server renders
 /// (`/v1/chat/completions`) it parses tool calls itself and the style is `.native`.
@@ -17,6 +19,11 @@ public final class LlamaServerModel: Model {
     private init(configuration: Configuration) throws {
         var configuration = configuration
         configuration.renderer = try configuration.resolvedRenderer()
+        let remote = try configuration.rpcEndpoints().filter { !$0.isLoopback }
+        if !remote.isEmpty {
+            let list = remote.map(\.description).joined(separator: ", ")
+            FileHandle.standardError.write(Data("loopl: warning: the model's layers go to RPC workers on the network (\(list)). llama.cpp's RPC protocol has no authentication or encryption: anyone who can reach those ports can use the workers and read what they compute. Keep them behind a firewall that admits only this machine.\n".utf8))
+        }
         self.configuration = configuration
         self.toolCallStyle = configuration.renderer.map { .text($0.toolCallFormat) } ?? .native
         self.session = ServerSession(configuration: configuration)
@@ -38,6 +45,9 @@ public final class LlamaServerModel: Model {
 
     /// The current child's process id; nil in attach mode or when no child runs.
     public var serverProcessID: Int32? { get async { await session.currentChild?.process.pid } }
+
+    /// The process ids of the RPC workers that the current child started (``Configuration/rpcWorkers``).
+    public var rpcWorkerProcessIDs: [Int32] { get async { await session.currentChild?.workers.map(\.process.pid) ?? [] } }
 
     /// The current child's base URL; nil in attach mode or when no child runs.
     public var serverURL: URL? { get async { await session.currentChild?.endpoint.baseURL } }

@@ -1,23 +1,31 @@
 import Foundation
 import Loopl
 
-/// A llama-server process started by this host on a free local port with a random API key.
+/// A llama-server process started by this host on a free local port with a random API key, with
+/// the RPC workers it started for it (``LlamaServerModel/Configuration/rpcWorkers``).
 final class ServerChild: Sendable {
     let process: ChildProcess
     let endpoint: ServerEndpoint
     let port: Int
     /// From spawning to the first healthy answer.
     let loadTime: Duration
+    /// The workers this host started, which end with llama-server.
+    let workers: [RPCWorker]
+    /// The workers that were already running (``LlamaServerModel/Configuration/rpc``).
+    let remoteWorkers: [RPCEndpoint]
 
-    private init(process: ChildProcess, endpoint: ServerEndpoint, port: Int, loadTime: Duration) {
+    private init(process: ChildProcess, endpoint: ServerEndpoint, port: Int, loadTime: Duration,
+                 workers: [RPCWorker], remoteWorkers: [RPCEndpoint]) {
         self.process = process
         self.endpoint = endpoint
         self.port = port
         self.loadTime = loadTime
+        self.workers = workers
+        self.remoteWorkers = remoteWorkers
     }
 
-    /// Starts llama-server on `model` and waits until it answers /health with 200. `port` picks
-    /// the port of each attempt.
+    /// Starts the RPC workers, if any, then llama-server on `model`, and waits until it answers
+    /// /health with 200. `port` picks the port of each attempt.
     static func start(model: String, configuration: LlamaServerModel.Configuration,
                       port nextPort: () throws -> Int = FreePort.find) async throws -> ServerChild {
         var isDirectory: ObjCBool = false
@@ -27,18 +35,47 @@ final class ServerChild: Sendable {
         guard !isDirectory.boolValue else {
             throw LooplError(.invalidModel, "\(model) is a directory, not a GGUF model file: give the path of the .gguf file.")
         }
+        let remote = try configuration.rpcEndpoints()
+        for endpoint in remote {
+            if let reason = await Task.detached(operation: { endpoint.refusal() }).value {
+                throw refusedError(endpoint, reason: reason, during: "before llama-server started")
+            }
+        }
+        let workers = try await RPCWorker.start(count: configuration.rpcWorkers, threads: configuration.rpcThreads)
+        do {
+            return try await startServer(model: model, configuration: configuration, workers: workers,
+                                         remote: remote, port: nextPort)
+        } catch {
+            for worker in workers { await worker.stop(grace: .seconds(1)) }
+            throw error
+        }
+    }
+
+    private static func startServer(model: String, configuration: LlamaServerModel.Configuration, workers: [RPCWorker],
+                                    remote: [RPCEndpoint], port nextPort: () throws -> Int) async throws -> ServerChild {
+        let rpc = remote + workers.map(\.endpoint)
+        var environment = ProcessInfo.processInfo.environment
+        // An abort (a lost RPC worker) ends llama-server at once instead of after a debugger's backtrace.
+        environment["GGML_NO_BACKTRACE"] = "1"
         var attempt = 0
         while true {
             attempt += 1
             let port = try nextPort()
             let key = randomKey()
+            // The key goes in the environment, which only this user can read (/proc/PID/environ),
+            // not on the command line, which every user can.
+            environment["LLAMA_API_KEY"] = key
             let process = try ChildProcess(executable: configuration.serverPath,
-                                           arguments: arguments(model: model, port: port, key: key, configuration: configuration))
+                                           arguments: arguments(model: model, port: port, rpc: rpc, configuration: configuration),
+                                           environment: environment)
             let endpoint = ServerEndpoint(baseURL: URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/"), apiKey: key)
             let start = ContinuousClock.now
+            let child = ServerChild(process: process, endpoint: endpoint, port: port, loadTime: .zero,
+                                    workers: workers, remoteWorkers: remote)
             do {
-                try await waitUntilReady(process, endpoint: endpoint, model: model, stall: configuration.readinessStallTimeout)
-                return ServerChild(process: process, endpoint: endpoint, port: port, loadTime: ContinuousClock.now - start)
+                try await waitUntilReady(child, model: model, stall: configuration.readinessStallTimeout)
+                return ServerChild(process: process, endpoint: endpoint, port: port, loadTime: ContinuousClock.now - start,
+                                   workers: workers, remoteWorkers: remote)
             } catch let error as LooplError {
                 await process.terminate(grace: .seconds(1))
                 // Another process may have taken the port between the probe and the child's bind.
@@ -51,38 +88,82 @@ final class ServerChild: Sendable {
         }
     }
 
-    /// The child's exit status, once it has ended.
-    var exitStatus: Int32? { process.exitStatus }
+    /// The exit status of llama-server, or of the first of its workers, once one has ended.
+    var exitStatus: Int32? { process.exitStatus ?? workers.lazy.compactMap(\.exitStatus).first }
 
-    /// The error for a child that ended: its status and its last log lines.
+    /// False once llama-server or one of its workers has ended, even in the moment before the
+    /// reaper collected its status.
+    var isRunning: Bool {
+        exitStatus == nil && ProcessWatch.isRunning(process.pid) && workers.allSatisfy { ProcessWatch.isRunning($0.process.pid) }
+    }
+
+    /// Waits up to `timeout` for llama-server or one of its workers to end; returns its status,
+    /// or nil if all still run.
+    func waitForExit(timeout: Duration) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline, exitStatus == nil {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return exitStatus
+    }
+
+    /// The error for a child that ended: the worker that died or refuses connections (a lost
+    /// worker ends llama-server), else llama-server's status and its last log lines.
     func deathError(during what: String) -> LooplError {
-        let status = process.exitStatus.map { describe(status: $0) } ?? "ended"
+        if let dead = workers.first(where: { $0.exitStatus != nil }) { return dead.deathError(during: what) }
+        if process.lastLines.contains("RPC") {
+            for endpoint in remoteWorkers {
+                if let reason = endpoint.refusal(timeout: .milliseconds(500)) {
+                    return Self.refusedError(endpoint, reason: reason, during: what)
+                }
+            }
+        }
+        let status = process.exitStatus.map { Self.describe(status: $0) } ?? "ended"
         return LooplError(.processFailed, "llama-server (pid \(process.pid)) \(status) \(what); the next request starts a new one. Its last lines:\n\(Self.tail(process.lastLines))")
     }
 
-    /// SIGTERM, then SIGKILL after `grace`.
+    /// SIGTERM, then SIGKILL after `grace`: llama-server first, then its workers.
     func stop(grace: Duration = .seconds(3)) async {
         await process.terminate(grace: grace)
+        for worker in workers { await worker.stop(grace: grace) }
     }
 
-    static func arguments(model: String, port: Int, key: String, configuration: LlamaServerModel.Configuration) -> [String] {
-        let arguments = ["-m", model, "--host", "127.0.0.1", "--port", String(port), "--api-key", key,
+    static func arguments(model: String, port: Int, rpc: [RPCEndpoint] = [],
+                          configuration: LlamaServerModel.Configuration) -> [String] {
+        var arguments = ["-m", model, "--host", "127.0.0.1", "--port", String(port),
                          "-np", "1", "-t", String(configuration.resolvedThreads), "--no-webui", "--slots",
                          "-c", String(configuration.contextLength ?? LlamaServerModel.Configuration.defaultChildContext)]
+        if !rpc.isEmpty {
+            // Every layer (and the output layer) on the RPC devices, split by their free memory.
+            arguments += ["--rpc", rpc.map(\.description).joined(separator: ","), "-ngl", "99"]
+        }
         return arguments + configuration.extraArguments
     }
 
-    private static func waitUntilReady(_ process: ChildProcess, endpoint: ServerEndpoint, model: String,
-                                       stall: Duration) async throws {
+    /// The error for a worker that was already running and does not accept connections.
+    private static func refusedError(_ endpoint: RPCEndpoint, reason: String, during what: String) -> LooplError {
+        LooplError(.connectionFailed, "The RPC worker at \(endpoint) refuses connections (\(reason)) \(what). Start ggml-rpc-server there again (ggml-rpc-server -H HOST -p \(endpoint.port)); the next request reconnects.")
+    }
+
+    private static func waitUntilReady(_ child: ServerChild, model: String, stall: Duration) async throws {
+        let process = child.process
+        let endpoint = child.endpoint
         var deadline = ContinuousClock.now + stall
         var lastLines = process.lastLines
         var lastStatus = -1
         while true {
             if Task.isCancelled { throw LooplError(.cancelled, "Starting llama-server was cancelled.") }
+            if let worker = child.workers.first(where: { $0.exitStatus != nil }) {
+                throw worker.deathError(during: "while llama-server loaded \(model)")
+            }
             if let code = process.exitStatus {
+                // llama-server aborts when it loses a worker: name the worker.
+                if !(child.workers.isEmpty && child.remoteWorkers.isEmpty), process.lastLines.contains("RPC") {
+                    throw child.deathError(during: "while llama-server loaded \(model)")
+                }
                 let lines = process.lastLines
                 let reason = lines.contains("failed to load model") || lines.contains("gguf") ? LooplError.Code.invalidModel : .processFailed
-                throw LooplError(reason, "llama-server \(describe(status: code)) while loading \(model). Its last lines:\n\(tail(lines))")
+                throw LooplError(reason, "llama-server \(Self.describe(status: code)) while loading \(model). Its last lines:\n\(tail(lines))")
             }
             let status = (try? await endpoint.fetch("/health", timeout: 2).status) ?? 0
             if status == 200 { return }
@@ -106,13 +187,14 @@ final class ServerChild: Sendable {
         }.joined()
     }
 
+    /// "exited with status 1" or "was killed by signal 9".
+    static func describe(status: Int32) -> String {
+        status > 128 ? "was killed by signal \(status - 128)" : "exited with status \(status)"
+    }
+
     /// The last few lines of a log, for an error message.
     static func tail(_ lines: String, count: Int = 8) -> String {
         lines.split(separator: "\n", omittingEmptySubsequences: true).suffix(count).joined(separator: "\n")
     }
 }
 
-/// "exited with status 1" or "was killed by signal 9".
-private func describe(status: Int32) -> String {
-    status > 128 ? "was killed by signal \(status - 128)" : "exited with status \(status)"
-}

@@ -32,13 +32,16 @@ actor ServerSession {
         guard !closed else { throw LooplError(.closed, "The model was closed; create a new one.") }
         switch configuration.target {
         case .child(let model):
-            if let child, let info, child.exitStatus == nil { return info }
+            if let child, let info, child.isRunning { return info }
             // Callers that arrive while a child starts wait for that one rather than start another.
             if let starting { return try await starting.value }
+            let previous = child
             child = nil
             info = nil
             let configuration = self.configuration
             let task = Task { () throws -> (ServerChild, ServerInfo) in
+                // llama-server may outlive a dead RPC worker; nothing of the old child stays.
+                await previous?.stop(grace: .seconds(1))
                 let started = try await ServerChild.start(model: model, configuration: configuration)
                 let props = try? await started.endpoint.fetch("/props")
                 let context = props?.json["default_generation_settings"]?["n_ctx"]?.intValue ?? configuration.contextLength
@@ -157,11 +160,13 @@ actor ServerSession {
             return ServerFailure.http(status: error.status, body: error.body, url: url)
         }
         if let child {
-            let status = await Task.detached { await child.process.waitForExit(timeout: .milliseconds(500)) }.value
+            let status = await Task.detached { await child.waitForExit(timeout: .milliseconds(500)) }.value
             if status != nil {
                 self.child = nil
                 self.info = nil
-                return child.deathError(during: "while answering")
+                let death = child.deathError(during: "while answering")
+                await child.stop(grace: .seconds(1))
+                return death
             }
         }
         if closed { return LooplError(.closed, "The model was closed during the request.") }

@@ -79,11 +79,13 @@ enum HostBackend: String, CaseIterable, Sendable {
         }
     }
 
-    /// `hold`: starts a child llama-server on `modelPath`, prints "child <pid>", and waits for
-    /// "exit" or the end of standard input.
-    static func hold(modelPath: String) async throws {
-        let model = try await LlamaServerModel.start(.init(target: .child(model: modelPath), contextLength: 256, threads: 1))
-        say("child \(await model.serverProcessID ?? -1)")
+    /// `hold`: starts a child llama-server on `modelPath` with `rpcWorkers` RPC workers, prints
+    /// "child <pid>" followed by the workers' pids, and waits for "exit" or the end of standard input.
+    static func hold(modelPath: String, rpcWorkers: Int = 0) async throws {
+        let model = try await LlamaServerModel.start(.init(target: .child(model: modelPath), contextLength: 256, threads: 1,
+                                                           rpcWorkers: rpcWorkers))
+        let workers = await model.rpcWorkerProcessIDs.map { " \($0)" }
+        say("child \(await model.serverProcessID ?? -1)" + workers.joined())
         while let line = readLine(), line != "exit" {}
     }
 }

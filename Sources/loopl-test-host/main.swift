@@ -1,6 +1,7 @@
 // A hidden host for the lifecycle, soak and kill tests (not a user-facing program).
 //
-//   loopl-test-host hold [MODEL]           start a child llama-server, print "child <pid>", wait for
+//   loopl-test-host hold [MODEL [WORKERS]] start a child llama-server (on WORKERS local RPC workers),
+//                                          print "child <pid>" and the workers' pids, wait for
 //                                          "exit" or the end of standard input
 //   loopl-test-host soak BACKEND RUNS      RUNS agent runs on one backend instance; prints figures (JSON)
 //   loopl-test-host generate BACKEND       print "child <pid>", then "generating" at the first text, and
@@ -24,6 +25,9 @@ do {
     switch (arguments.first, arguments.count) {
     case ("hold", 1), ("hold", 2):
         try await HostBackend.hold(modelPath: arguments.count == 2 ? arguments[1] : LooplHome.defaultModel)
+    case ("hold", 3):
+        guard let workers = Int(arguments[2]), workers >= 0 else { throw LooplError(.invalidRequest, "WORKERS must be a number, 0 or more.") }
+        try await HostBackend.hold(modelPath: arguments[1], rpcWorkers: workers)
     case ("soak", 3):
         guard let runs = Int(arguments[2]), runs > 0 else { throw LooplError(.invalidRequest, "RUNS must be a positive number.") }
         let backend = try HostBackend(name: arguments[1])
@@ -36,7 +40,7 @@ do {
         guard let trials = Int(arguments[2]), trials > 0 else { throw LooplError(.invalidRequest, "TRIALS must be a positive number.") }
         say(try await KillTrials(target: arguments[1], trials: trials).run().jsonText())
     default:
-        throw LooplError(.invalidRequest, "Usage: loopl-test-host hold [MODEL] | soak BACKEND RUNS | generate BACKEND | save FILE | kill TARGET TRIALS")
+        throw LooplError(.invalidRequest, "Usage: loopl-test-host hold [MODEL [WORKERS]] | soak BACKEND RUNS | generate BACKEND | save FILE | kill TARGET TRIALS")
     }
     exit(0)
 } catch {
