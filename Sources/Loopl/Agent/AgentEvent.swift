@@ -14,6 +14,10 @@ public enum AgentEvent: Sendable, Hashable {
     case toolFinished(ToolResult)
     /// Something the user should know that does not stop the run.
     case warning(String)
+    /// The engine behind the model was lost during iteration `iteration` (`reason` says how); the
+    /// turn starts again from the same messages. The text streamed since that iteration started
+    /// is withdrawn: the assistant message holds only the retry's text.
+    case retrying(iteration: Int, reason: String)
     /// The run is over; always the last event.
     case finished(iterations: Int, reason: FinishReason)
 }
@@ -46,12 +50,15 @@ extension AgentEvent: Codable {
         case "toolStarted": self = .toolStarted(try c.decode(ToolCall.self, forKey: .toolCall))
         case "toolFinished": self = .toolFinished(try c.decode(ToolResult.self, forKey: .result))
         case "warning": self = .warning(try c.decode(String.self, forKey: .message))
+        case "retrying":
+            self = .retrying(iteration: try c.decode(Int.self, forKey: .iteration),
+                             reason: try c.decode(String.self, forKey: .reason))
         case "finished":
             self = .finished(iterations: try c.decode(Int.self, forKey: .iterations),
                              reason: try c.decode(FinishReason.self, forKey: .reason))
         case let name:
             throw DecodingError.dataCorruptedError(forKey: .event, in: c, debugDescription:
-                "is \"\(name)\", not one of iterationStarted, text, metrics, assistantMessage, toolStarted, toolFinished, warning, finished")
+                "is \"\(name)\", not one of iterationStarted, text, metrics, assistantMessage, toolStarted, toolFinished, warning, retrying, finished")
         }
     }
 
@@ -79,6 +86,10 @@ extension AgentEvent: Codable {
         case .warning(let text):
             try c.encode("warning", forKey: .event)
             try c.encode(text, forKey: .message)
+        case .retrying(let iteration, let reason):
+            try c.encode("retrying", forKey: .event)
+            try c.encode(iteration, forKey: .iteration)
+            try c.encode(reason, forKey: .reason)
         case .finished(let iterations, let reason):
             try c.encode("finished", forKey: .event)
             try c.encode(iterations, forKey: .iterations)

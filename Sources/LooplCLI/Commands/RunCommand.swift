@@ -9,6 +9,7 @@ struct RunCommand: Command {
         Run an agent once: the model answers PROMPT, calling the enabled tools as it needs.
 
         USAGE: loopl run [options] PROMPT
+               loopl run [options] --session FILE --resume
 
         OPTIONS:
           --backend NAME         The backend to use (default: the config's default, or $LOOPL_BACKEND).
@@ -21,7 +22,10 @@ struct RunCommand: Command {
           --max-tokens N         The most tokens per turn, 1 to 1000000 (default: 512).
           --temperature T        Sampling temperature, 0 for greedy (default: 0.8).
           --seed S               The sampler's seed, 0 to 4294967294.
-          --session FILE         Load the conversation from FILE and save it back after the run.
+          --session FILE         Load the conversation from FILE; save it back after every complete
+                                 message (an assistant turn, a tool result).
+          --resume               Finish the interrupted run saved in --session FILE (its pending tool
+                                 calls, or the model's turn after a tool result), without a PROMPT.
           --json-schema FILE     The answer must be JSON that this JSON Schema accepts.
           --json                 Print every event as one JSON object per line, and nothing else.
           --verbose              Show each tool call's arguments and result under its line.
@@ -30,28 +34,39 @@ struct RunCommand: Command {
         """
 
     var options: AgentSettings
-    var prompt: String
+    /// nil with `--resume`.
+    var prompt: String?
 
     init(arguments: inout Arguments) throws(UsageError) {
+        let resume = arguments.flag("resume")
         options = try AgentSettings(arguments: &arguments)
-        guard let prompt = arguments.positional() else { throw UsageError("Give the prompt.") }
-        self.prompt = prompt
+        if resume {
+            guard options.session != nil else { throw UsageError("--resume needs --session FILE: the run to finish.") }
+            if let extra = arguments.positional() { throw UsageError("--resume takes no prompt ('\(extra)'): it finishes the saved run.") }
+            prompt = nil
+        } else {
+            guard let prompt = arguments.positional() else { throw UsageError("Give the prompt.") }
+            self.prompt = prompt
+        }
     }
 
     func run(_ console: Console) async throws -> ExitCode {
         let agent = try await options.makeAgent(console: console)
         let printer = EventPrinter(console: console, json: options.json, verbose: options.verbose)
-        var status = ExitCode.success
         do {
-            for try await event in agent.stream(prompt) { printer.print(event) }
+            let events = prompt.map { agent.stream($0) } ?? agent.resume()
+            for try await event in events {
+                // Saved before it is shown: every message an event reports is in the file.
+                try await AgentSettings.save(after: event, of: agent, to: options.session)
+                printer.print(event)
+            }
         } catch {
-            status = .failure
-            if let session = options.session { try SessionFile.save(await agent.messages, to: session) }
+            if let session = options.session { try? SessionFile.save(await agent.messages, to: session) }
             await agent.model.close()
             throw error
         }
         if let session = options.session { try SessionFile.save(await agent.messages, to: session) }
         await agent.model.close()
-        return status
+        return .success
     }
 }
