@@ -10,6 +10,9 @@ public struct BackendKind: Sendable {
     /// The section that the built-in configuration holds for this kind, under the kind's name;
     /// nil when the kind has no built-in backend.
     public let builtIn: JSONObject?
+    /// More names under which the built-in configuration holds ``builtIn`` (a name that says
+    /// what the backend is for, as `isolated` for a `stdio` worker around the in-process engine).
+    public let alsoBuiltInAs: [String]
     let prepare: @Sendable (_ section: inout ConfigSection) throws -> Prepared
     let setThreads: @Sendable (_ section: inout JSONObject, _ threads: Int) -> Void
 
@@ -24,7 +27,7 @@ public struct BackendKind: Sendable {
     /// backend from running now (a missing file or binary), or nil. `setThreads` edits a section
     /// to use a number of CPU threads (default: its `threads` key).
     public init<Configuration: Sendable>(
-        name: String, builtIn: JSONObject? = nil,
+        name: String, builtIn: JSONObject? = nil, alsoBuiltInAs: [String] = [],
         read: @escaping @Sendable (inout ConfigSection) throws -> Configuration,
         problem: @escaping @Sendable (Configuration) -> String? = { _ in nil },
         setThreads: @escaping @Sendable (inout JSONObject, Int) -> Void = { $0["threads"] = .integer($1) },
@@ -32,6 +35,7 @@ public struct BackendKind: Sendable {
     ) {
         self.name = name
         self.builtIn = builtIn
+        self.alsoBuiltInAs = builtIn == nil ? [] : alsoBuiltInAs
         self.setThreads = setThreads
         self.prepare = { section in
             let configuration = try read(&section)
