@@ -74,11 +74,12 @@ struct AgentSettings: Sendable {
     }
 
     /// Saves the agent's conversation to `path` (atomically) when `event` reports a complete
-    /// message: an assistant turn or a tool result. A host killed later leaves every such message.
+    /// message: the user's (at the first iteration), an assistant turn or a tool result. A host
+    /// killed later leaves every such message.
     static func save(after event: AgentEvent, of agent: Agent, to path: String?) async throws {
         guard let path else { return }
         switch event {
-        case .assistantMessage, .toolFinished: try SessionFile.save(await agent.messages, to: path)
+        case .iterationStarted(1), .assistantMessage, .toolFinished: try SessionFile.save(await agent.messages, to: path)
         default: break
         }
     }
