@@ -25,7 +25,7 @@ struct ChatCommand: Command {
           /quit           Leave (so does end of input).
 
         OPTIONS:
-          --continue      Resume the last conversation.
+          --continue      Resume the last conversation, first finishing an interrupted run.
           -h, --help      Show this help.
 
         """
