@@ -52,6 +52,22 @@ import Testing
         await model.close()
     }
 
+    /// Two conversations on one worker: its crash costs the turn in flight one retry, and the
+    /// other conversation is served by the same new worker.
+    @Test(.timeLimit(.minutes(1)))
+    func twoConversationsOnOneWorkerShareOneRestart() async throws {
+        let marker = Fixtures.markerPath()
+        defer { try? FileManager.default.removeItem(atPath: marker) }
+        let model = try await Self.start(["--fault", "crash", "--fault-after", "3", "--fault-once", marker])
+        async let first = Self.run(Agent(model: model), "Hello")
+        async let second = Self.run(Agent(model: model), "Hello")
+        let runs = await [first, second]
+        #expect(runs.allSatisfy { $0.error == nil }, "\(runs.map { String(describing: $0.error) })")
+        #expect(runs.map { Self.retries($0.events).count }.reduce(0, +) == 1)
+        #expect(runs.allSatisfy { $0.events.last == .finished(iterations: 1, reason: .answered) })
+        await model.close()
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func aWorkerThatAlwaysCrashesIsRetriedOnceAndTheCompleteTurnsStay() async throws {
         let model = try await Self.start(["--fault", "crash"])
