@@ -32,8 +32,8 @@ final class EventPrinter: Sendable {
         case .warning(let text): console.err(view.render(.warning(text)))
         case .retrying(let iteration, let reason):
             // The text already printed stays; the retry's text starts on a new line.
-            console.err("\n[retrying turn \(iteration): \(reason)]")
             console.out("\n")
+            console.err("[retrying turn \(iteration): \(reason)]")
         case .metrics(let metrics): lastMetrics.withLock { $0 = metrics }
         case .finished(let iterations, let reason):
             console.out("\n")
