@@ -41,4 +41,31 @@ import Testing
         #expect(!ProcessWatch.isRunning(first))
         await model.close()
     }
+
+    /// A child that stops answering mid-stream (SIGSTOP) is stopped after the idle timeout, and
+    /// the turn is retried on a new one.
+    @Test(.timeLimit(.minutes(5)))
+    func aStalledServerIsStoppedAndTheTurnRetried() async throws {
+        let model = try await LlamaServerModel.start(.init(contextLength: 1024, threads: 2, idleTimeout: 3))
+        let agent = Agent(model: model, options: AgentOptions(generation: .greedy(maxTokens: 16)))
+        let first = try #require(await model.serverProcessID)
+        var events: [AgentEvent] = []
+        do {
+            for try await event in agent.stream("Tell me about lighthouses.") {
+                events.append(event)
+                if case .text = event, await model.serverProcessID == first, ProcessWatch.isRunning(first) {
+                    kill(first, SIGSTOP)
+                }
+            }
+        } catch {
+            Issue.record("the run failed: \(error)")
+        }
+        kill(first, SIGKILL)
+        let retries = events.compactMap { if case .retrying(_, let reason) = $0 { reason } else { nil } }
+        #expect(retries.count == 1)
+        #expect(retries.first?.contains("stalled llama-server was stopped") == true, "\(retries)")
+        #expect(events.last == .finished(iterations: 1, reason: .answered))
+        #expect(await model.serverProcessID != first)
+        await model.close()
+    }
 }
