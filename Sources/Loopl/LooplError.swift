@@ -69,16 +69,40 @@ public struct LooplError: Error, Sendable, Hashable, CustomStringConvertible {
         ]
     }
 
+    /// How the engine behind a model was lost, when that is what this error means.
+    public enum EngineLoss: Sendable, Hashable {
+        /// The engine stopped before the turn ended: its process exited or was killed, its
+        /// connection broke, or its stream stalled past the idle timeout (it was then stopped).
+        /// The backend starts a new one for the next request, so the turn can be tried again.
+        case restarting
+        /// The engine was lost again on a retried turn, and the route moved to its next backend,
+        /// which takes the next try.
+        case fellBack
+    }
+
     public let code: Code
     /// What happened and what to do about it, in one or two sentences.
     public let message: String
     /// The error underneath this one (a system call's, a decoder's), if any.
     public let underlying: (any Error)?
+    /// Set by a backend when its engine was lost mid-turn (an ``Agent`` then retries the turn);
+    /// nil for an error of a live engine (a context overflow, an invalid request), which a retry
+    /// would only repeat.
+    public let engineLoss: EngineLoss?
 
-    public init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
+    public init(_ code: Code, _ message: String, underlying: (any Error)? = nil, engineLoss: EngineLoss? = nil) {
         self.code = code
         self.message = message
         self.underlying = underlying
+        self.engineLoss = engineLoss
+    }
+
+    /// True when the engine behind the model was lost mid-turn (see ``engineLoss``).
+    public var isEngineLoss: Bool { engineLoss != nil }
+
+    /// This error, marked as the loss `loss` of the engine.
+    public func markingEngineLoss(_ loss: EngineLoss = .restarting) -> LooplError {
+        LooplError(code, message, underlying: underlying, engineLoss: loss)
     }
 
     /// `error` as a ``LooplError``: itself when it is one, ``Code/cancelled`` for a

@@ -40,7 +40,8 @@ struct AgentSettings: Sendable {
           --top-p P              Sample from the likeliest tokens up to mass P, 0 to 1 (default: 0.95).
           --min-p P              Drop tokens below P times the likeliest one's, 0 to 1 (default: 0.05).
           --repeat-penalty X     Penalty on repeated tokens, 1 for none (default: 1).
-          --session FILE         Load the conversation from FILE and save it back after the run.
+          --session FILE         Load the conversation from FILE; save it back after every complete
+                                 message (an assistant turn, a tool result).
           --json-schema FILE     The answer must be JSON that this JSON Schema accepts.
           --verbose              Show each tool call's arguments and result under its line.
         """
@@ -119,5 +120,16 @@ struct AgentSettings: Sendable {
         return Agent(model: model, tools: tools,
                      options: AgentOptions(maxIterations: maxIterations, firstToolChoice: toolChoice, generation: generation),
                      messages: messages)
+    }
+
+    /// Saves the agent's conversation to `path` (atomically) when `event` reports a complete
+    /// message: the user's (at the first iteration), an assistant turn or a tool result. A host
+    /// killed later leaves every such message.
+    static func save(after event: AgentEvent, of agent: Agent, to path: String?) async throws {
+        guard let path else { return }
+        switch event {
+        case .iterationStarted(1), .assistantMessage, .toolFinished: try SessionFile.save(await agent.messages, to: path)
+        default: break
+        }
     }
 }

@@ -11,9 +11,12 @@ enum BackendFactory {
         [URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.resolvingSymlinksInPath().path]
     }
 
-    /// `llama` (the default), `server`, and `stdio` over `loopl worker --backend llama`.
+    /// `llama` (the default), `server`, and `stdio` over `loopl worker --backend llama`, which is
+    /// also built in as `isolated`: the in-process engine in a child, so that its crash costs a
+    /// retried turn instead of the program (docs/server-backend.md, "Choosing a backend").
     static var kinds: [BackendKind] {
-        [LlamaModel.kind, LlamaServerModel.kind, StdioModel.kind(builtInCommand: selfCommand + ["worker", "--backend", "llama"])]
+        [LlamaModel.kind, LlamaServerModel.kind,
+         StdioModel.kind(builtInCommand: selfCommand + ["worker", "--backend", "llama"], alsoBuiltInAs: ["isolated"])]
     }
 
     static func config(path: String?) throws -> LooplConfig {

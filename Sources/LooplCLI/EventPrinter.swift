@@ -30,6 +30,10 @@ final class EventPrinter: Sendable {
             let call = started.withLock { $0[result.callId] } ?? ToolCall(id: result.callId, name: result.name)
             console.err("\n" + view.pill(call, result))
         case .warning(let text): console.err(view.render(.warning(text)))
+        case .retrying(let iteration, let reason):
+            // The text already printed stays; the retry's text starts on a new line.
+            console.out("\n")
+            console.err("[retrying turn \(iteration): \(reason)]")
         case .metrics(let metrics): lastMetrics.withLock { $0 = metrics }
         case .finished(let iterations, let reason):
             console.out("\n")

@@ -154,7 +154,8 @@ actor ServerSession {
         }
     }
 
-    /// The error for a request that failed with `error`: the child's death when it died.
+    /// The error for a request that failed with `error`: the child's death when it died. A lost
+    /// connection, a death or a stall (the child is then stopped) is an engine loss.
     func explain(_ error: any Error, url: URL) async -> any Error {
         if let error = error as? HTTPStatusError, child?.exitStatus == nil {
             return ServerFailure.http(status: error.status, body: error.body, url: url)
@@ -164,12 +165,25 @@ actor ServerSession {
             if status != nil {
                 self.child = nil
                 self.info = nil
-                let death = child.deathError(during: "while answering")
+                let death = child.deathError(during: "while answering").markingEngineLoss()
                 await child.stop(grace: .seconds(1))
                 return death
             }
         }
         if closed { return LooplError(.closed, "The model was closed during the request.") }
-        return ServerFailure.connection(error, url: url)
+        let failure = ServerFailure.connection(error, url: url)
+        switch error as? HTTPTransportError {
+        case .timedOut?:
+            guard let child else { return failure.markingEngineLoss() }
+            self.child = nil
+            self.info = nil
+            await child.stop(grace: .seconds(1))
+            return LooplError(failure.code, failure.message + " The stalled llama-server was stopped; the next request starts a new one.",
+                              engineLoss: .restarting)
+        case .connectionLost?:
+            return failure.markingEngineLoss()
+        default:
+            return failure
+        }
     }
 }

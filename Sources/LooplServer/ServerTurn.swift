@@ -85,7 +85,8 @@ struct ServerTurn {
         if assembler.stoppedByFilter {
             await session.settleAfterDisconnect()
         } else if !terminated {
-            let cut = LooplError(.protocolViolation, "The server at \(url.absoluteString) ended the stream before its end marker: the answer is incomplete. Try again; if it repeats, check the server's log.")
+            let cut = LooplError(.protocolViolation, "The server at \(url.absoluteString) ended the stream before its end marker: the answer is incomplete. Try again; if it repeats, check the server's log.",
+                                 engineLoss: .restarting)
             let explained = await session.explain(cut, url: url)
             throw (explained as? LooplError)?.code == .connectionFailed ? cut : explained
         }

@@ -19,13 +19,15 @@ package struct RPCError: Error, Sendable, Hashable {
         return .object(object)
     }
 
-    /// The error a worker sends for `error`: a LooplError keeps its code in `data.looplCode`.
+    /// The error a worker sends for `error`: a LooplError keeps its code in `data.looplCode`,
+    /// and `data.engineLoss` is true when the worker's own engine was lost mid-turn.
     package init(_ error: any Error) {
         if let error = error as? RPCError {
             self = error
         } else if let error = error as? LooplError {
-            self.init(code: StdioProtocol.ErrorCode.looplError, message: error.message,
-                      data: ["looplCode": .string(error.code.rawValue)])
+            var data: JSONObject = ["looplCode": .string(error.code.rawValue)]
+            if error.isEngineLoss { data["engineLoss"] = true }
+            self.init(code: StdioProtocol.ErrorCode.looplError, message: error.message, data: .object(data))
         } else {
             self.init(code: StdioProtocol.ErrorCode.internalError, message: "\(error)")
         }
@@ -36,7 +38,8 @@ package struct RPCError: Error, Sendable, Hashable {
         if code == StdioProtocol.ErrorCode.requestCancelled { return LooplError(.cancelled, message) }
         if let name = data?["looplCode"]?.stringValue {
             // A code this host does not know (a newer worker's) keeps the worker's sentence.
-            return LooplError(LooplError.Code(rawValue: name) ?? .generationFailed, message)
+            return LooplError(LooplError.Code(rawValue: name) ?? .generationFailed, message,
+                              engineLoss: data?["engineLoss"]?.boolValue == true ? .restarting : nil)
         }
         return LooplError(.generationFailed, "The worker failed (JSON-RPC error \(code)): \(message)")
     }

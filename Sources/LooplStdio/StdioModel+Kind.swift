@@ -4,11 +4,12 @@ import Loopl
 extension StdioModel {
     /// The `stdio` kind of a configuration file: `{"kind": "stdio", "command": [...],
     /// "initializeTimeoutSeconds": 30, "idleTimeoutSeconds": 60}`; `command` is required.
-    /// The built-in `stdio` backend runs `builtInCommand` (nil: no built-in backend). Overrides
-    /// become `loopl worker` options on a command that starts like `builtInCommand`; other
-    /// workers are left as configured.
-    public static func kind(builtInCommand: [String]? = nil) -> BackendKind {
-        BackendKind(name: "stdio", builtIn: builtInCommand.map { ["command": .array($0.map(JSONValue.string))] }, read: { section in
+    /// The built-in `stdio` backend runs `builtInCommand` (nil: no built-in backend), and so do
+    /// the built-in backends named `alsoBuiltInAs`. Overrides become `loopl worker` options on a
+    /// command that starts like `builtInCommand`; other workers are left as configured.
+    public static func kind(builtInCommand: [String]? = nil, alsoBuiltInAs: [String] = []) -> BackendKind {
+        BackendKind(name: "stdio", builtIn: builtInCommand.map { ["command": .array($0.map(JSONValue.string))] },
+                    alsoBuiltInAs: alsoBuiltInAs, read: { section in
             let command = try section.optionalStrings("command") ?? []
             guard !command.isEmpty else { throw section.error("'command' must be a non-empty list") }
             var configuration = Configuration(command: command)

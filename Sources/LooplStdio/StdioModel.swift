@@ -99,9 +99,9 @@ public final class StdioModel: Model {
         let params: JSONValue = ["messages": .array(messages.map(\.templateValue)),
                                  "tools": .array(tools.map(\.openAIValue)),
                                  "options": try JSONValue(encoding: options)]
-        do { try connection.send(.request(id: .integer(id), method: "generate", params: params)) } catch {
+        do { try connection.send(.request(id: .integer(id), method: "generate", params: params)) } catch let error as LooplError {
             await discard(connection)
-            throw error
+            throw error.markingEngineLoss()
         }
         var finalMetrics: Metrics?
         while true {
@@ -113,10 +113,13 @@ public final class StdioModel: Model {
                 throw LooplError(.cancelled, "The request was cancelled.")
             } catch is MailboxTimeout {
                 await discard(connection)
-                throw LooplError(.timedOut, "The worker (\(connection.commandText)) sent nothing for \(configuration.idleTimeout.seconds) s while generating (idleTimeoutSeconds); it was stopped.\(connection.details)")
+                throw LooplError(.timedOut, "The worker (\(connection.commandText)) sent nothing for \(configuration.idleTimeout.seconds) s while generating (idleTimeoutSeconds); it was stopped.\(connection.details)",
+                                 engineLoss: .restarting)
             } catch let end as MailboxEnd {
                 await discard(connection)
-                throw failure(end, connection, during: "mid-stream")
+                let error = failure(end, connection, during: "mid-stream")
+                guard case .exited = end, error.code == .processFailed else { throw error }
+                throw error.markingEngineLoss()
             }
             switch message {
             case .notification(method: "event", let params):

@@ -5,14 +5,14 @@ import LooplTestKit
 /// Starts this host in `generate` or `save` mode, kills it with SIGKILL, and checks what it left:
 /// no child after 5 s, or a session file with the old or the new content, never a broken one.
 struct KillTrials {
-    enum Target: String { case server, stdio, save }
+    enum Target: String { case server, stdio, save, run }
 
     let target: Target
     let trials: Int
 
     init(target name: String, trials: Int) throws {
         guard let target = Target(rawValue: name) else {
-            throw LooplError(.invalidRequest, "Unknown kill target '\(name)': use server, stdio or save.")
+            throw LooplError(.invalidRequest, "Unknown kill target '\(name)': use server, stdio, save or run.")
         }
         self.target = target
         self.trials = trials
@@ -21,7 +21,11 @@ struct KillTrials {
     static var hostPath: String { URL(fileURLWithPath: CommandLine.arguments[0]).path }
 
     func run() async throws -> JSONValue {
-        target == .save ? try await saveTrials() : try await generationTrials()
+        switch target {
+        case .save: try await saveTrials()
+        case .run: try await RunKillTrials(trials: trials).run()
+        case .server, .stdio: try await generationTrials()
+        }
     }
 
     /// Starts a host with `arguments` and reads its output until a line starting with `marker`;

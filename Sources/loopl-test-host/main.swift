@@ -10,6 +10,8 @@
 //                                          hold the two expected contents); prints "saving" once FILE exists
 //   loopl-test-host kill TARGET TRIALS     SIGKILL a `generate` (TARGET server or stdio) or `save` (TARGET
 //                                          save) host TRIALS times and check what it leaves; prints figures (JSON)
+//                                          TARGET run: SIGKILL `loopl run --session` mid tool run, check the
+//                                          session, and finish it with --resume (the `loopl` built next to this)
 //
 // BACKEND is llama, server or stdio, on the default model with a tiny context.
 import Foundation

@@ -42,7 +42,7 @@ import Testing
     @Test func unknownBackendListsWhatExists() async {
         let result = await CapturedConsole.run(["run", "--backend", "nope", "hi"])
         #expect(result.status == .failure)
-        #expect(result.err.contains("No backend named 'nope'. Configured: llama, server, stdio."))
+        #expect(result.err.contains("No backend named 'nope'. Configured: isolated, llama, server, stdio."))
     }
 
     @Test func badToolNameIsAUsageError() async {

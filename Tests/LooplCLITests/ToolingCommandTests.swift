@@ -108,7 +108,7 @@ import Testing
         let result = await CapturedConsole.run(["backends", "--json"])
         #expect(result.status == .success)
         let value = try JSONValue(parsing: result.out)
-        for name in ["llama", "server", "stdio"] {
+        for name in ["llama", "server", "stdio", "isolated"] {
             #expect(value["backends"]?[name]?["usable"] == true, "\(name): \(value["backends"]?[name]?["reason"] ?? "")")
         }
     }

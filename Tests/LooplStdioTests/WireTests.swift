@@ -107,6 +107,10 @@ import Testing
         #expect(error.looplError == LooplError(.contextOverflow, "too long"))
         #expect(RPCError(code: -32800, message: "stop").looplError.code == .cancelled)
         #expect(RPCError(code: -32603, message: "boom").looplError.code == .generationFailed)
+        #expect(error.looplError.engineLoss == nil)
+        let lost = RPCError(LooplError(.processFailed, "llama-server died", engineLoss: .restarting))
+        #expect(lost.data == ["looplCode": "process_failed", "engineLoss": true])
+        #expect(lost.looplError.engineLoss == .restarting)
     }
 
     @Test func initializeResultIsChecked() throws {

@@ -41,6 +41,29 @@ import Testing
         #expect(text.contains("\u{1B}[") == colour)
     }
 
+    /// A turn whose engine was lost: its partial text is withdrawn, a one-line notice stays, and
+    /// only the retry's text shows.
+    static var retried: Transcript {
+        var transcript = Transcript()
+        transcript.user("Tell me about lighthouses.")
+        for event: AgentEvent in [
+            .iterationStarted(1), .text("Lighthouses guide"), .text(" ships and"),
+            .warning("The model repeated a call."),
+            .retrying(iteration: 1, reason: "The worker (loopl worker --backend llama) exited with status 134 mid-stream."),
+            .text("Lighthouses guide ships home."), .assistantMessage(.assistant("Lighthouses guide ships home.")),
+            .finished(iterations: 1, reason: .answered),
+        ] { transcript.apply(event) }
+        return transcript
+    }
+
+    @Test(arguments: [false, true])
+    func aWithdrawnTurnRendersAsTheGolden(_ colour: Bool) throws {
+        let view = TranscriptView(style: TerminalStyle(colour: colour))
+        let text = view.render(Self.retried)
+        try Self.golden("transcript-retried\(colour ? "-colour" : "")", text)
+        #expect(!text.contains("ships and"))
+    }
+
     @Test func runningCallShowsNoMark() {
         let view = TranscriptView(style: TerminalStyle(colour: false))
         #expect(view.pill(ToolCall(name: "calculator"), nil) == "… calculator")

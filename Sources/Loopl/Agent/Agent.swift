@@ -22,62 +22,77 @@ public actor Agent {
 
     /// Adds `userText` to the conversation and runs the loop. The sequence ends with `.finished`;
     /// cancelling the consuming task stops the model and any running tool and finishes with `.cancelled`.
-    /// A model's error (a context overflow, a dead backend) ends the sequence with that error.
+    /// A model's error (a context overflow, a dead backend) ends the sequence with that error; a
+    /// turn whose engine was lost is first retried (``AgentOptions/turnRetries``, `.retrying`).
     public nonisolated func stream(_ userText: String) -> EventChannel<AgentEvent> {
+        start(userText)
+    }
+
+    /// Finishes an interrupted run of the conversation (one saved as it went, by a host that was
+    /// killed): runs the calls of the last assistant turn that have no result yet, then goes on
+    /// with the model; a conversation that ends with a user message or a tool result goes on with
+    /// the model. One that is not interrupted finishes at once, with 0 iterations.
+    public nonisolated func resume() -> EventChannel<AgentEvent> {
+        start(nil)
+    }
+
+    /// True when the conversation ends mid-run: with a user message, a tool result, or tool calls
+    /// without results. ``resume()`` finishes such a run.
+    public var isInterrupted: Bool {
+        !Self.pendingCalls(in: messages).isEmpty || ["user", "tool"].contains(messages.last?.role ?? "")
+    }
+
+    private nonisolated func start(_ userText: String?) -> EventChannel<AgentEvent> {
         let channel = EventChannel<AgentEvent>()
         let task = Task { await self.run(userText, into: channel) }
         channel.setOnCancel { task.cancel() }
         return channel
     }
 
-    private func run(_ userText: String, into channel: EventChannel<AgentEvent>) async {
-        messages.append(.user(userText))
+    /// The calls of the last assistant turn that have no result, when only results follow it.
+    static func pendingCalls(in messages: [Message]) -> [ToolCall] {
+        guard let index = messages.lastIndex(where: { $0.role != "tool" }), messages[index].role == "assistant" else { return [] }
+        let answered = Set(messages[(index + 1)...].compactMap { message -> String? in
+            if case .tool(_, let callId, _) = message { callId } else { nil }
+        })
+        return messages[index].toolCalls.filter { !answered.contains($0.id) }
+    }
+
+    private func run(_ userText: String?, into channel: EventChannel<AgentEvent>) async {
         var detector = LoopDetector()
         var iteration = 0
         var resultLimit = options.maxToolResultBytes
+        var firstChoice = options.firstToolChoice
         do {
-            while iteration < options.maxIterations {
+            if let userText {
+                messages.append(.user(userText))
+            } else {
+                guard isInterrupted else {
+                    channel.send(.finished(iterations: 0, reason: .answered))
+                    return channel.finish()
+                }
+                if messages.last?.role != "user" { firstChoice = .auto }
+                await runCalls(Self.pendingCalls(in: messages), detector: &detector, resultLimit: &resultLimit, into: channel)
+            }
+            var cancelled = Task.isCancelled
+            while iteration < options.maxIterations, !cancelled {
                 iteration += 1
                 channel.send(.iterationStarted(iteration))
-                let turn = try await modelTurn(iteration: iteration, into: channel)
+                let turn = try await retryingTurn(iteration: iteration, toolChoice: iteration == 1 ? firstChoice : .auto, into: channel)
                 let message = Message.assistant(text: turn.text, toolCalls: turn.calls)
                 if !turn.text.isEmpty || !turn.calls.isEmpty || !turn.cancelled {
                     messages.append(message)
                     channel.send(.assistantMessage(message))
                 }
-                if turn.cancelled {
-                    channel.send(.finished(iterations: iteration, reason: .cancelled))
-                    return channel.finish()
-                }
+                if turn.cancelled { cancelled = true; break }
                 if turn.calls.isEmpty {
                     channel.send(.finished(iterations: iteration, reason: .answered))
                     return channel.finish()
                 }
-                for call in turn.calls {
-                    if detector.record(call) {
-                        channel.send(.warning("\(call.name) was called with the same arguments \(LoopDetector.threshold) times in this run."))
-                    }
-                    var result: ToolResult
-                    if Task.isCancelled {
-                        result = ToolResult(callId: call.id, name: call.name, isError: true, durationMs: 0, content: "Cancelled before it ran.")
-                    } else {
-                        channel.send(.toolStarted(call))
-                        result = await runTool(call, warn: { channel.send(.warning($0)) })
-                    }
-                    if resultLimit == nil { resultLimit = max(1024, (try? await model.contextSize) ?? 65536) }
-                    if let limit = resultLimit, result.content.utf8.count > limit {
-                        channel.send(.warning("\(call.name) returned \(result.content.utf8.count) bytes; the model reads the first \(limit)."))
-                        result.content = ToolResult.cut(result.content, toBytes: limit)
-                    }
-                    messages.append(.tool(result: result.content, callId: call.id, name: call.name))
-                    channel.send(.toolFinished(result))
-                }
-                if Task.isCancelled {
-                    channel.send(.finished(iterations: iteration, reason: .cancelled))
-                    return channel.finish()
-                }
+                await runCalls(turn.calls, detector: &detector, resultLimit: &resultLimit, into: channel)
+                cancelled = Task.isCancelled
             }
-            channel.send(.finished(iterations: iteration, reason: .budget))
+            channel.send(.finished(iterations: iteration, reason: cancelled ? .cancelled : .budget))
             channel.finish()
         } catch {
             if Task.isCancelled {
@@ -89,6 +104,52 @@ public actor Agent {
         }
     }
 
+    /// Runs `calls` in order, each result added to the conversation as it comes.
+    private func runCalls(_ calls: [ToolCall], detector: inout LoopDetector, resultLimit: inout Int?,
+                          into channel: EventChannel<AgentEvent>) async {
+        for call in calls {
+            if detector.record(call) {
+                channel.send(.warning("\(call.name) was called with the same arguments \(LoopDetector.threshold) times in this run."))
+            }
+            var result: ToolResult
+            if Task.isCancelled {
+                result = ToolResult(callId: call.id, name: call.name, isError: true, durationMs: 0, content: "Cancelled before it ran.")
+            } else {
+                channel.send(.toolStarted(call))
+                result = await runTool(call, warn: { channel.send(.warning($0)) })
+            }
+            if resultLimit == nil { resultLimit = max(1024, (try? await model.contextSize) ?? 65536) }
+            if let limit = resultLimit, result.content.utf8.count > limit {
+                channel.send(.warning("\(call.name) returned \(result.content.utf8.count) bytes; the model reads the first \(limit)."))
+                result.content = ToolResult.cut(result.content, toBytes: limit)
+            }
+            messages.append(.tool(result: result.content, callId: call.id, name: call.name))
+            channel.send(.toolFinished(result))
+        }
+    }
+
+    /// One model turn, tried again from the same messages while its engine is lost and retries
+    /// are left; a route that fell back to its next backend gets a fresh count.
+    private func retryingTurn(iteration: Int, toolChoice: ToolChoice, into channel: EventChannel<AgentEvent>) async throws -> Turn {
+        var retriesLeft = options.turnRetries
+        while true {
+            do {
+                return try await modelTurn(toolChoice: toolChoice, into: channel)
+            } catch let error as LooplError where error.isEngineLoss && !Task.isCancelled && options.turnRetries > 0
+                        && (retriesLeft > 0 || error.engineLoss == .fellBack) {
+                retriesLeft = error.engineLoss == .fellBack ? options.turnRetries : retriesLeft - 1
+                channel.send(.retrying(iteration: iteration, reason: Self.reason(error)))
+            }
+        }
+    }
+
+    /// The first line of an error's message, without a trailing "Its last lines:" sentence.
+    static func reason(_ error: LooplError) -> String {
+        var line = error.message.prefix { $0 != "\n" }
+        if line.hasSuffix(":"), let end = line.dropLast().lastIndex(of: ".") { line = line[...end] }
+        return String(line)
+    }
+
     private struct Turn {
         var text = ""
         var calls: [ToolCall] = []
@@ -96,9 +157,9 @@ public actor Agent {
     }
 
     /// Streams one model turn, lifting tool calls out of text for `.text` models.
-    private func modelTurn(iteration: Int, into channel: EventChannel<AgentEvent>) async throws -> Turn {
+    private func modelTurn(toolChoice: ToolChoice, into channel: EventChannel<AgentEvent>) async throws -> Turn {
         var generation = options.generation
-        generation.toolChoice = iteration == 1 ? options.firstToolChoice : .auto
+        generation.toolChoice = toolChoice
         let specs = tools.map(\.spec)
         var lifter = CallLifter(style: model.toolCallStyle, tools: specs)
         var turn = Turn()

@@ -17,6 +17,10 @@ public enum AgentEvent: Sendable, Hashable {
     case toolFinished(ToolResult)
     /// Something the user should know that does not stop the run.
     case warning(String)
+    /// The engine behind the model was lost during iteration `iteration` (`reason` says how); the
+    /// turn starts again from the same messages. The text streamed since that iteration started
+    /// is withdrawn: the assistant message holds only the retry's text.
+    case retrying(iteration: Int, reason: String)
     /// The run is over; always the last event.
     case finished(iterations: Int, reason: FinishReason)
 }
@@ -49,12 +53,15 @@ extension AgentEvent: Codable {
         case "toolStarted": self = .toolStarted(try c.decode(ToolCall.self, forKey: .toolCall))
         case "toolFinished": self = .toolFinished(try c.decode(ToolResult.self, forKey: .result))
         case "warning": self = .warning(try c.decode(String.self, forKey: .message))
+        case "retrying":
+            self = .retrying(iteration: try c.decode(Int.self, forKey: .iteration),
+                             reason: try c.decode(String.self, forKey: .reason))
         case "finished":
             self = .finished(iterations: try c.decode(Int.self, forKey: .iterations),
                              reason: try c.decode(FinishReason.self, forKey: .reason))
         case let name:
             throw DecodingError.dataCorruptedError(forKey: .event, in: c, debugDescription:
-                "is \"\(name)\", not one of iterationStarted, text, metrics, assistantMessage, toolStarted, toolFinished, warning, finished")
+                "is \"\(name)\", not one of iterationStarted, text, metrics, assistantMessage, toolStarted, toolFinished, warning, retrying, finished")
         }
     }
 
@@ -69,6 +76,9 @@ extension AgentEvent: Codable {
         case .toolStarted(let call): try c.encode(call, forKey: .toolCall)
         case .toolFinished(let result): try c.encode(result, forKey: .result)
         case .warning(let text): try c.encode(text, forKey: .message)
+        case .retrying(let iteration, let reason):
+            try c.encode(iteration, forKey: .iteration)
+            try c.encode(reason, forKey: .reason)
         case .finished(let iterations, let reason):
             try c.encode(iterations, forKey: .iterations)
             try c.encode(reason, forKey: .reason)
@@ -85,6 +95,7 @@ extension AgentEvent: Codable {
         case .toolStarted: "toolStarted"
         case .toolFinished: "toolFinished"
         case .warning: "warning"
+        case .retrying: "retrying"
         case .finished: "finished"
         }
     }

@@ -12,13 +12,18 @@ public struct AgentOptions: Sendable, Hashable {
     /// note saying so. nil: as many bytes as the context holds tokens (about a quarter of the
     /// context at four bytes a token), 64 KiB when the model does not tell its context.
     public var maxToolResultBytes: Int?
+    /// How many times a turn is tried again, from the same messages and options, when the engine
+    /// behind the model was lost before the turn ended (``LooplError/isEngineLoss``); 0: never.
+    /// Errors of a live engine (a context overflow, an invalid request) are never retried.
+    public var turnRetries: Int
 
     public init(maxIterations: Int = 8, toolTimeout: Duration = .seconds(30), firstToolChoice: ToolChoice = .auto,
-                generation: GenerationOptions = GenerationOptions(), maxToolResultBytes: Int? = nil) {
+                generation: GenerationOptions = GenerationOptions(), maxToolResultBytes: Int? = nil, turnRetries: Int = 1) {
         self.maxIterations = maxIterations
         self.toolTimeout = toolTimeout
         self.firstToolChoice = firstToolChoice
         self.generation = generation
         self.maxToolResultBytes = maxToolResultBytes
+        self.turnRetries = turnRetries
     }
 }

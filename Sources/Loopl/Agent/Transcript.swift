@@ -21,6 +21,8 @@ public struct Transcript: Sendable, Hashable {
     public private(set) var isRunning = false
     /// Whether new text goes into the last assistant item.
     private var assistantOpen = false
+    /// Where the current iteration's items start.
+    private var iterationStart = 0
 
     public init() {}
 
@@ -47,8 +49,19 @@ public struct Transcript: Sendable, Hashable {
         switch event {
         case .iterationStarted(let n):
             iteration = n
+            iterationStart = items.count
             assistantOpen = false
             return false
+        case .retrying(let n, let reason):
+            // The turn starts again: its partial text is withdrawn, its warnings stay.
+            let start = min(iterationStart, items.count)
+            items.replaceSubrange(start..., with: items[start...].filter {
+                if case .assistant = $0 { false } else { true }
+            })
+            items.append(.note("retrying turn \(n): \(reason)"))
+            iterationStart = items.count
+            assistantOpen = false
+            return true
         case .text(let text):
             guard !text.isEmpty else { return false }
             if assistantOpen, case .assistant(let previous)? = items.last {

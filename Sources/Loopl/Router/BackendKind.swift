@@ -10,6 +10,9 @@ public struct BackendKind: Sendable {
     /// The section that the built-in configuration holds for this kind, under the kind's name;
     /// nil when the kind has no built-in backend.
     public let builtIn: JSONObject?
+    /// More names under which the built-in configuration holds ``builtIn`` (a name that says
+    /// what the backend is for, as `isolated` for a `stdio` worker around the in-process engine).
+    public let alsoBuiltInAs: [String]
     let prepare: @Sendable (_ section: inout ConfigSection) throws -> Prepared
     let override: @Sendable (_ section: inout JSONObject, _ overrides: BackendOverrides) -> Void
 
@@ -25,7 +28,7 @@ public struct BackendKind: Sendable {
     /// ``BackendOverrides`` into a section (default: its `model`, `threads`, `contextLength` and
     /// `gpuLayers` keys).
     public init<Configuration: Sendable>(
-        name: String, builtIn: JSONObject? = nil,
+        name: String, builtIn: JSONObject? = nil, alsoBuiltInAs: [String] = [],
         read: @escaping @Sendable (inout ConfigSection) throws -> Configuration,
         problem: @escaping @Sendable (Configuration) -> String? = { _ in nil },
         override: @escaping @Sendable (inout JSONObject, BackendOverrides) -> Void = { section, overrides in
@@ -35,6 +38,7 @@ public struct BackendKind: Sendable {
     ) {
         self.name = name
         self.builtIn = builtIn
+        self.alsoBuiltInAs = builtIn == nil ? [] : alsoBuiltInAs
         self.override = override
         self.prepare = { section in
             let configuration = try read(&section)

@@ -2,18 +2,21 @@ import Synchronization
 
 /// The default route: a model that moves on to the next backend when the current one fails
 /// before its first token (at start, or at the start of a turn), with a warning. After the first
-/// token an error propagates: falling back mid-turn would repeat or lose text.
+/// token an error propagates: falling back mid-turn would repeat or lose text. When the current
+/// backend's engine is lost mid-turn on two requests in a row (a turn and its retry), the route
+/// moves on and says so in the error (``LooplError/EngineLoss/fellBack``), so that the ``Agent``
+/// tries the turn again, from scratch, on the next backend.
 ///
 /// Its tool-call style is `.native`: it lifts calls out of a `.text` backend's output itself, so a
 /// fallback to a backend of another style is invisible to the caller.
 final class FallbackModel: Model {
     typealias Candidate = (name: String, make: @Sendable () async throws -> any Model)
 
-    private let state: Mutex<(current: any Model, name: String, rest: [Candidate])>
+    private let state: Mutex<(current: any Model, name: String, rest: [Candidate], lostEngine: Bool)>
     private let warn: @Sendable (String) -> Void
 
     private init(current: any Model, name: String, rest: [Candidate], warn: @escaping @Sendable (String) -> Void) {
-        state = Mutex((current, name, rest))
+        state = Mutex((current, name, rest, false))
         self.warn = warn
     }
 
@@ -62,9 +65,18 @@ final class FallbackModel: Model {
                     }
                 }
                 forward(lifter.finish(), into: continuation)
+                state.withLock { $0.lostEngine = false }
                 return
             } catch {
-                guard !started, !Task.isCancelled, !(error is CancellationError), try await moveOn(after: error) else { throw error }
+                guard !Task.isCancelled, !(error is CancellationError) else { throw error }
+                if !started, try await moveOn(after: error) { continue }
+                guard let lost = error as? LooplError, lost.isEngineLoss, started else { throw error }
+                let again = state.withLock { state in
+                    defer { state.lostEngine = true }
+                    return state.lostEngine
+                }
+                guard again, try await moveOn(after: error) else { throw error }
+                throw LooplError(lost.code, lost.message + " Backend '\(currentName)' takes the turn.", underlying: lost.underlying, engineLoss: .fellBack)
             }
         }
     }
@@ -86,7 +98,7 @@ final class FallbackModel: Model {
             do {
                 let model = try await next.make()
                 let previous = state.withLock { state -> any Model in
-                    defer { state.current = model; state.name = next.name }
+                    defer { state.current = model; state.name = next.name; state.lostEngine = false }
                     return state.current
                 }
                 warn("Falling back to backend '\(next.name)': \(error)")

@@ -41,13 +41,15 @@ public struct LooplConfig: Sendable {
     }
 
     /// The built-in defaults: one backend per kind that has a built-in section, named after the
-    /// kind; the first such kind is the default.
+    /// kind (and after each of its ``BackendKind/alsoBuiltInAs``); the first such kind is the default.
     public static func builtIn(kinds: [BackendKind]) throws -> LooplConfig {
         var backends: [String: BackendConfig] = [:]
         for kind in kinds {
             guard var section = kind.builtIn else { continue }
             section["kind"] = .string(kind.name)
-            backends[kind.name] = try BackendConfig(name: kind.name, json: .object(section), kinds: [kind])
+            for name in [kind.name] + kind.alsoBuiltInAs {
+                backends[name] = try BackendConfig(name: name, json: .object(section), kinds: [kind])
+            }
         }
         let first = kinds.first { $0.builtIn != nil }?.name ?? ""
         return LooplConfig(defaultBackend: first, fallback: [], backends: backends, source: nil)

@@ -11,8 +11,9 @@ struct ChatCommand: Command {
         Talk with an agent. Each line you type is a turn; the answer streams as it is written,
         with tool calls as one-line pills. Ctrl-C cancels the running turn; a second Ctrl-C quits.
 
-        The conversation is saved after every turn in $XDG_DATA_HOME/loopl/conversation.json
-        (else ~/.local/share/loopl/conversation.json); --continue resumes it.
+        The conversation is saved after every complete message (an answer, a tool result) in
+        $XDG_DATA_HOME/loopl/conversation.json (else ~/.local/share/loopl/conversation.json);
+        --continue resumes it, first finishing a run that was interrupted.
 
         USAGE: loopl chat [--continue] [options]
 
@@ -24,7 +25,7 @@ struct ChatCommand: Command {
           /quit           Leave (so does end of input).
 
         OPTIONS:
-          --continue             Resume the last conversation.
+          --continue             Resume the last conversation, first finishing an interrupted run.
         \(AgentSettings.optionsHelp)
           -h, --help             Show this help.
 
@@ -50,14 +51,21 @@ struct ChatCommand: Command {
         let view = TranscriptView(style: .detect(fd: 1), verbose: settings.verbose)
         var agent = try await settings.makeAgent(console: console)
         let path = settings.session ?? Self.conversationPath
+        let interrupts = Interrupts()
         if resume {
             agent = await agent.restarted(with: try SessionFile.load(path))
             let count = await agent.messages.count
             console.out(view.render(.note("resumed \(count) messages from \(path)")) + "\n")
+            if await agent.isInterrupted {
+                console.out(view.render(.note("finishing the interrupted run")) + "\n")
+                if try await turn(agent.resume(), agent: agent, path: path, view: view, console: console, interrupts: interrupts) > 1 {
+                    await agent.model.close()
+                    return .success
+                }
+            }
         } else if settings.session == nil {
             agent = await agent.restarted(with: [])
         }
-        let interrupts = Interrupts()
         let lines = StandardInputLines()
         while true {
             console.out(view.style.colour ? "\u{1B}[1;36m› \u{1B}[0m" : "› ")
@@ -68,31 +76,39 @@ struct ChatCommand: Command {
                 if try await command(text, agent: &agent, view: view, console: console) { break }
                 continue
             }
-            let turn = Task { [agent] in
-                var transcript = Transcript()
-                for try await event in agent.stream(text) {
-                    switch event {
-                    case .text(let delta): console.out(delta)
-                    case .toolFinished, .warning:
-                        transcript.apply(event)
-                        if let item = transcript.items.last { console.out("\n" + view.render(item) + "\n") }
-                    default:
-                        transcript.apply(event)
-                    }
-                }
-                if let metrics = transcript.metrics { console.out("\n" + view.meter(metrics) + "\n") }
-            }
-            interrupts.onInterrupt { turn.cancel() }
-            do { try await turn.value } catch { console.err("\nerror: \(error)") }
-            let presses = interrupts.presses
-            interrupts.onInterrupt(nil)
-            if presses > 0 { console.out("\n" + view.render(.note("cancelled")) + "\n") }
-            try SessionFile.save(await agent.messages, to: path)
-            if presses > 1 { break }
+            if try await turn(agent.stream(text), agent: agent, path: path, view: view, console: console, interrupts: interrupts) > 1 { break }
         }
         await agent.model.close()
         console.out("\n")
         return .success
+    }
+
+    /// Shows one run's events as they come, saving the conversation to `path` after every complete
+    /// message and at the end; Ctrl-C cancels it. Returns the Ctrl-C presses (2: quit).
+    private func turn(_ events: EventChannel<AgentEvent>, agent: Agent, path: String, view: TranscriptView,
+                      console: Console, interrupts: Interrupts) async throws -> Int {
+        let turn = Task {
+            var transcript = Transcript()
+            for try await event in events {
+                try await AgentSettings.save(after: event, of: agent, to: path)
+                switch event {
+                case .text(let delta): console.out(delta)
+                case .toolFinished, .warning, .retrying:
+                    transcript.apply(event)
+                    if let item = transcript.items.last { console.out("\n" + view.render(item) + "\n") }
+                default:
+                    transcript.apply(event)
+                }
+            }
+            if let metrics = transcript.metrics { console.out("\n" + view.meter(metrics) + "\n") }
+        }
+        interrupts.onInterrupt { turn.cancel() }
+        do { try await turn.value } catch { console.err("\nerror: \(error)") }
+        let presses = interrupts.presses
+        interrupts.onInterrupt(nil)
+        if presses > 0 { console.out("\n" + view.render(.note("cancelled")) + "\n") }
+        try SessionFile.save(await agent.messages, to: path)
+        return presses
     }
 
     /// Runs a slash command; true to quit.

@@ -9,38 +9,52 @@ struct RunCommand: Command {
         Run an agent once: the model answers PROMPT, calling the enabled tools as it needs.
 
         USAGE: loopl run [options] PROMPT     (PROMPT - reads it from standard input)
+               loopl run [options] --session FILE --resume
 
         OPTIONS:
         \(AgentSettings.optionsHelp)
+          --resume               Finish the interrupted run saved in --session FILE (its pending tool
+                                 calls, or the model's turn after a tool result), without a PROMPT.
           --json                 Print every event as one JSON object per line, and nothing else.
           -h, --help             Show this help.
 
         """
 
     var options: AgentSettings
-    var prompt: String
+    /// nil with `--resume`.
+    var prompt: String?
 
     init(arguments: inout Arguments) throws(UsageError) {
+        let resume = arguments.flag("resume")
         options = try AgentSettings(arguments: &arguments)
-        guard let prompt = arguments.positional() else { throw UsageError("Give the prompt.") }
-        self.prompt = prompt
+        if resume {
+            guard options.session != nil else { throw UsageError("--resume needs --session FILE: the run to finish.") }
+            if let extra = arguments.positional() { throw UsageError("--resume takes no prompt ('\(extra)'): it finishes the saved run.") }
+            prompt = nil
+        } else {
+            guard let prompt = arguments.positional() else { throw UsageError("Give the prompt.") }
+            self.prompt = prompt
+        }
     }
 
     func run(_ console: Console) async throws -> ExitCode {
         let prompt = self.prompt == "-" ? try StandardInput.readAll() : self.prompt
         let agent = try await options.makeAgent(console: console)
         let printer = EventPrinter(console: console, json: options.json, verbose: options.verbose)
-        var status = ExitCode.success
         do {
-            for try await event in agent.stream(prompt) { printer.print(event) }
+            let events = prompt.map { agent.stream($0) } ?? agent.resume()
+            for try await event in events {
+                // Saved before it is shown: every message an event reports is in the file.
+                try await AgentSettings.save(after: event, of: agent, to: options.session)
+                printer.print(event)
+            }
         } catch {
-            status = .failure
-            if let session = options.session { try SessionFile.save(await agent.messages, to: session) }
+            if let session = options.session { try? SessionFile.save(await agent.messages, to: session) }
             await agent.model.close()
             throw error
         }
         if let session = options.session { try SessionFile.save(await agent.messages, to: session) }
         await agent.model.close()
-        return status
+        return .success
     }
 }

@@ -20,6 +20,7 @@ import Testing
         .toolFinished(ToolResult(callId: "call_1", name: "calc", isError: false, durationMs: 3.0, content: "4")),
         .toolFinished(ToolResult(callId: "call_2", name: "nope", isError: true, durationMs: 0.125, content: "Unknown tool 'nope'.")),
         .warning("The model repeated a call."),
+        .retrying(iteration: 2, reason: "The worker exited with status 9 mid-stream."),
         .finished(iterations: 2, reason: .answered),
         .finished(iterations: 1, reason: .budget),
         .finished(iterations: 3, reason: .cancelled),
@@ -37,6 +38,7 @@ import Testing
         #"{"event":"toolFinished","result":{"callId":"call_1","name":"calc","isError":false,"durationMs":3.0,"content":"4"}}"#,
         #"{"event":"toolFinished","result":{"callId":"call_2","name":"nope","isError":true,"durationMs":0.125,"content":"Unknown tool 'nope'."}}"#,
         #"{"event":"warning","message":"The model repeated a call."}"#,
+        #"{"event":"retrying","iteration":2,"reason":"The worker exited with status 9 mid-stream."}"#,
         #"{"event":"finished","iterations":2,"reason":"answered"}"#,
         #"{"event":"finished","iterations":1,"reason":"budget"}"#,
         #"{"event":"finished","iterations":3,"reason":"cancelled"}"#,
@@ -58,7 +60,7 @@ import Testing
 
     @Test func everyCaseIsCovered() {
         let names = Set(Self.golden.compactMap { try? JSONValue(parsing: $0)["event"]?.stringValue })
-        #expect(names == ["iterationStarted", "text", "metrics", "assistantMessage", "toolStarted", "toolFinished", "warning", "finished"])
+        #expect(names == ["iterationStarted", "text", "metrics", "assistantMessage", "toolStarted", "toolFinished", "warning", "retrying", "finished"])
     }
 
     /// Every example line of docs/events.md reads as an event and is written back byte for byte.
@@ -67,7 +69,7 @@ import Testing
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/events.md")
         let text = try String(contentsOf: docs, encoding: .utf8)
         let examples = text.split(separator: "\n").filter { $0.hasPrefix(#"{"event":"#) }.map(String.init)
-        #expect(examples.count == 8)
+        #expect(examples.count == 9)
         for line in examples {
             let event = try JSONValue(parsing: line).decode(AgentEvent.self)
             #expect(try JSONValue(encoding: event).jsonText() == line)
@@ -76,7 +78,7 @@ import Testing
     }
 
     @Test func badEventsNameWhatIsWrong() {
-        #expect(throws: LooplError(.invalidJSON, "AgentEvent 'event' is \"thinking\", not one of iterationStarted, text, metrics, assistantMessage, toolStarted, toolFinished, warning, finished.")) {
+        #expect(throws: LooplError(.invalidJSON, "AgentEvent 'event' is \"thinking\", not one of iterationStarted, text, metrics, assistantMessage, toolStarted, toolFinished, warning, retrying, finished.")) {
             try JSONValue.object(["event": "thinking"]).decode(AgentEvent.self)
         }
         #expect(throws: LooplError(.invalidJSON, "AgentEvent 'reason' is \"bored\", not one of answered, budget, cancelled.")) {

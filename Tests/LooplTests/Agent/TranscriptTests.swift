@@ -48,4 +48,22 @@ import Testing
         transcript.apply(.text("b"))
         #expect(transcript.items == [.user("hi"), .assistant("a"), .note("switched backend"), .assistant("b")])
     }
+
+    @Test func retryingWithdrawsOnlyThatIterationsText() {
+        var transcript = Transcript()
+        transcript.user("go")
+        let call = ToolCall(id: "c1", name: "calc")
+        transcript.apply(.iterationStarted(1))
+        transcript.apply(.text("first turn"))
+        transcript.apply(.toolStarted(call))
+        transcript.apply(.iterationStarted(2))
+        transcript.apply(.text("half"))
+        transcript.apply(.warning("careful"))
+        transcript.apply(.text(" more"))
+        let changed = transcript.apply(.retrying(iteration: 2, reason: "the worker exited"))
+        #expect(changed)
+        transcript.apply(.text("whole"))
+        #expect(transcript.items == [.user("go"), .assistant("first turn"), .toolCall(call, result: nil), .warning("careful"),
+                                     .note("retrying turn 2: the worker exited"), .assistant("whole")])
+    }
 }

@@ -1,0 +1,68 @@
+import Foundation
+import Loopl
+import Testing
+
+/// `loopl chat` through a pseudo-terminal on the Python reference worker: `--continue` finishes
+/// an interrupted run, and a retried turn shows a one-line notice.
+@Suite(.serialized) struct ChatResumeTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let driver = root.appendingPathComponent("Tests/Data/CLI/pty-driver.py").path
+    static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("loopl").path
+
+    /// Runs `loopl chat --config HOME/config.json ARGUMENTS` with `steps` typed in; the worker runs `worker`.
+    static func chat(_ steps: [(String, String, Int)], _ arguments: [String], worker: [String], home: String) throws -> String {
+        let config: JSONValue = ["default": "py", "backends": ["py": ["kind": "stdio", "command": .array(
+            (["python3", root.appendingPathComponent("backends/python/worker.py").path] + worker).map(JSONValue.string))]]]
+        try config.jsonText().write(toFile: home + "/config.json", atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        let json = JSONValue.array(steps.map { .array([.string($0.0), .string($0.1), .integer($0.2)]) }).jsonText()
+        process.arguments = ["python3", driver, json, binary, "chat", "--config", home + "/config.json"] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_DATA_HOME"] = home
+        environment["NO_COLOR"] = "1"
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func home() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-chat-resume-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: path + "/loopl", withIntermediateDirectories: true)
+        return path
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func continueFinishesAnInterruptedRun() throws {
+        let home = try Self.home()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let conversation = home + "/loopl/conversation.json"
+        let call = ToolCall(id: "call_1", name: "calculator", arguments: ["expression": "17*23"])
+        let saved: [Message] = [.user("What is 17*23?"), .assistant(text: "", toolCalls: [call])]
+        try SessionFile.save(saved, to: conversation)
+        let script = home + "/script.json"
+        try #"{"nativeToolCalls": true, "turns": [{"chunks": ["17", " times", " 23", " is", " 391", "."]}]}"#
+            .write(toFile: script, atomically: true, encoding: .utf8)
+        let out = try Self.chat([("", "› ", 60), ("/quit\n", "", 10)], ["--continue", "--tools", "calc"],
+                                worker: ["--script", script], home: home)
+        #expect(out.contains("finishing the interrupted run"), "\(out)")
+        #expect(out.contains("✓ calculator"), "\(out)")
+        #expect(out.contains("17 times 23 is 391."), "\(out)")
+        #expect(try SessionFile.load(conversation) == saved + [.tool(result: "391", callId: "call_1", name: "calculator"),
+                                                               .assistant("17 times 23 is 391.")])
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aRetriedTurnShowsANotice() throws {
+        let home = try Self.home()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let out = try Self.chat([("", "› ", 60), ("Hello\n", "today?", 60), ("", "› ", 30), ("/quit\n", "", 10)], [],
+                                worker: ["--fault", "crash", "--fault-after", "3", "--fault-once", home + "/crashed"], home: home)
+        #expect(out.contains("· retrying turn 1: The worker ("), "\(out)")
+        #expect(try SessionFile.load(home + "/loopl/conversation.json") == [.user("Hello"), .assistant("Hello! How can I help you today?")])
+    }
+}
