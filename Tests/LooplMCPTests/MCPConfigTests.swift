@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func serversSitBesideBackends() throws {
-        let config = try LooplConfig(json: #"{"backends": {"b": {"kind": "fake"}}, "mcpServers": {}}"#, kinds: [Self.kind])
+        let config = try LooplConfig(json: #"{"backends": {"fake": {"kind": "fake"}}, "mcpServers": {}}"#, kinds: [Self.kind])
         #expect(config.mcpServers.isEmpty)
         #expect(throws: LooplError.self) { try LooplConfig(json: #"{"mcpServers": []}"#, kinds: [Self.kind]) }
     }
