@@ -26,8 +26,9 @@ public actor MCPClient {
     public static let statelessRevision = "2026-07-28"
     public static let sessionRevision = "2025-11-25"
     static let clientInfo: JSONValue = ["name": "loopl", "version": "0.1.0"]
-    /// How long `server/discover` may go unanswered before the server is taken for a legacy one.
-    static let probeTimeout: Duration = .seconds(3)
+    /// How long `server/discover` may go unanswered before the server is taken for a legacy one:
+    /// a third of the timeout, and at least 3 seconds (a slow start counts).
+    var probeTimeout: Duration { max(.seconds(3), config.timeout / 3) }
 
     public init(config: MCPServerConfig) {
         self.config = config
@@ -72,26 +73,35 @@ public actor MCPClient {
         if let connection, connection.isUsable { return connection }
         if let old = connection { await old.shutdown(wait: .zero) }
         connection = nil
-        var started = try launch()
         let deadline = ContinuousClock.now + config.timeout
-        if stateless == nil {
+        let probing = stateless == nil
+        var started = try launch()
+        do {
             do {
-                stateless = try await probe(started, deadline: deadline)
-            } catch let error as LooplError where error.code == .processFailed {
-                // Some older servers exit on a request they do not know: start again, older revision.
+                try await handshake(started, deadline: deadline)
+            } catch let error as LooplError where error.code == .processFailed && probing {
+                // Some older servers exit on a request they do not know: start again, handshake only.
                 await started.shutdown(wait: .zero)
                 started = try launch()
                 stateless = false
+                try await handshake(started, deadline: deadline)
             }
+            try await list(on: started)
+        } catch {
+            await started.shutdown(wait: .zero)
+            throw error
         }
+        connection = started
+        return started
+    }
+
+    private func handshake(_ connection: MCPConnection, deadline: ContinuousClock.Instant) async throws {
+        if stateless == nil { stateless = try await probe(connection, deadline: deadline) }
         if stateless == true {
             revision = Self.statelessRevision
         } else {
-            try await initialize(started, deadline: deadline)
+            try await initialize(connection, deadline: deadline)
         }
-        connection = started
-        try await list(on: started)
-        return started
     }
 
     private func launch() throws -> MCPConnection {
@@ -105,7 +115,7 @@ public actor MCPClient {
 
     /// Sends `server/discover`; true when the server speaks the stateless revision.
     private func probe(_ connection: MCPConnection, deadline: ContinuousClock.Instant) async throws -> Bool {
-        let wait = min(Self.probeTimeout, deadline - ContinuousClock.now)
+        let wait = min(probeTimeout, deadline - ContinuousClock.now)
         let answer: Result<JSONValue, RPCError>
         do {
             answer = try await exchange("server/discover", [:], on: connection, timeout: wait, meta: true, cancelOnTimeout: false)
