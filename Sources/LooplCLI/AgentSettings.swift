@@ -6,6 +6,8 @@ struct AgentSettings: Sendable {
     var backend: String?
     var config: String?
     var tools: [String]
+    /// The MCP servers to enable (`--mcp`), or ["all"].
+    var mcp: [String]
     var root: String
     var toolChoice: ToolChoice
     var maxIterations: Int
@@ -22,6 +24,7 @@ struct AgentSettings: Sendable {
         for tool in tools where !["calc", "time", "files"].contains(tool) {
             throw UsageError("Unknown tool '\(tool)': use calc, time or files.")
         }
+        mcp = (try arguments.option("mcp") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         root = try arguments.option("root") ?? FileManager.default.currentDirectoryPath
         toolChoice = ToolChoice(name: try arguments.option("tool-choice") ?? "auto")
         maxIterations = try arguments.integer("max-iterations", in: 1...100) ?? 8
@@ -55,14 +58,24 @@ struct AgentSettings: Sendable {
     }
 
     func makeAgent(console: Console) async throws -> Agent {
-        let tools = try makeTools()
-        if case .tool(let name) = toolChoice, !tools.contains(where: { $0.name == name }) {
-            throw LooplError(.invalidRequest, "--tool-choice names '\(name)', which is not an enabled tool (\(tools.map(\.name).joined(separator: ", "))).")
-        }
         let json = self.json
+        let warn: (String) -> Void = { text in
+            if json {
+                console.out(((try? JSONValue(encoding: AgentEvent.warning(text)).jsonText()) ?? "") + "\n")
+            } else {
+                console.err("warning: \(text)")
+            }
+        }
+        let builtIn = try makeTools()
+        let tools = builtIn + (try await MCPSetup.tools(mcp, configPath: config, builtIn: builtIn, warn: warn))
+        if case .tool(let name) = toolChoice, !tools.contains(where: { $0.name == name }) {
+            let offered = tools.isEmpty ? "no tool is enabled" : "offered: " + tools.map(\.name).joined(separator: ", ")
+            throw UsageError("--tool-choice names '\(name)', which is not an enabled tool (\(offered)).")
+        }
         let model = try await BackendFactory.router(configPath: config).model(named: backend) { warning in
             if !json { console.err("warning: \(warning)") }
         }
+        if let warning = MCPSetup.sizeWarning(tools, contextSize: (try? await model.contextSize) ?? 0) { warn(warning) }
         let messages = try session.map(SessionFile.load) ?? []
         var generation = self.generation
         if let schemaPath {

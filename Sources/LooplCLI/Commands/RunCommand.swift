@@ -15,8 +15,11 @@ struct RunCommand: Command {
           --config FILE          The configuration file (default: $LOOPL_CONFIG, ./loopl.json,
                                  ~/.config/loopl/config.json, else built-in defaults).
           --tools LIST           Tools to enable, comma-separated: calc, time, files (default: none).
+          --mcp LIST             MCP servers of the config's mcpServers to enable, comma-separated, or
+                                 all (default: none); their tools are named SERVER_TOOL (loopl tools).
           --root DIR             The folder the files tools may read (default: the current folder).
-          --tool-choice CHOICE   auto, required, none, or a tool's name, for the first iteration (default: auto).
+          --tool-choice CHOICE   auto, required, none, or an enabled tool's name (an MCP one too), for
+                                 the first iteration (default: auto).
           --max-iterations N     The most model turns, 1 to 100 (default: 8).
           --max-tokens N         The most tokens per turn, 1 to 1000000 (default: 512).
           --temperature T        Sampling temperature, 0 for greedy (default: 0.8).
