@@ -88,7 +88,11 @@ public actor MCPClient {
             }
             try await list(on: started)
         } catch {
+            let status = await started.child.waitForExit(timeout: .milliseconds(500))
             await started.shutdown(wait: .zero)
+            if status != nil, (error as? LooplError)?.code == .processFailed {
+                throw LooplError(.processFailed, "MCP server '\(config.name)' exited as it started; check its command, args and env.\(started.details)")
+            }
             throw error
         }
         connection = started
