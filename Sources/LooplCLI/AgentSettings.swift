@@ -82,7 +82,8 @@ struct AgentSettings: Sendable {
             generation.responseFormat = .jsonSchema(try JSONValue(parsing: try readText(schemaPath, what: "schema")))
         }
         return Agent(model: model, tools: tools,
-                     options: AgentOptions(maxIterations: maxIterations, firstToolChoice: toolChoice, generation: generation),
+                     options: AgentOptions(maxIterations: maxIterations, toolTimeout: MCPSetup.toolTimeout(tools),
+                                           firstToolChoice: toolChoice, generation: generation),
                      messages: messages)
     }
 }

@@ -30,6 +30,12 @@ enum MCPSetup {
         return "The \(tools.count) enabled tools take about \(tokens) tokens (at 4 bytes a token) of the \(contextSize)-token context; enable fewer with --mcp, --tools or a server's \"tools\" list."
     }
 
+    /// The agent's time limit per call: 30 seconds, or longer when a server's timeoutSeconds is,
+    /// so that the server's own timeout (which cancels the call) comes first.
+    static func toolTimeout(_ tools: [any Tool]) -> Duration {
+        tools.compactMap { ($0 as? MCPTool)?.client.config.timeout }.reduce(.seconds(30)) { max($0, $1 + .seconds(5)) }
+    }
+
     /// Ends every server the command started.
     static func shutdownAll() async {
         let started = hubs.withLock { hubs in
