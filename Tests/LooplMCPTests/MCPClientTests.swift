@@ -149,6 +149,18 @@ import Testing
         }
     }
 
+    @Test func theServerStartsInItsCwd() async throws {
+        let folder = URL(fileURLWithPath: Self.script).deletingLastPathComponent().path
+        let client = MCPClient(config: MCPServerConfig(name: "cwd", command: "python3", arguments: ["test_mcp_server.py", "legacy"],
+                                                       directory: folder, timeout: .seconds(20)))
+        #expect(try await client.call("echo", arguments: ["text": "here"]) == "here")
+        await client.shutdown()
+        let nowhere = MCPClient(config: MCPServerConfig(name: "cwd", command: "python3", directory: "/nonexistent/folder"))
+        let error = await failure { try await nowhere.start() }
+        #expect(error?.code == .processFailed)
+        #expect(error?.message.contains("/nonexistent/folder is not a folder") == true)
+    }
+
     @Test func theHubNamesToolsAndSkipsCollisions() async throws {
         let hub = MCPHub(configs: [
             MCPServerConfig(name: "a", command: "python3", arguments: [Self.script, "legacy"]),
