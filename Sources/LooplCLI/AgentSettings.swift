@@ -16,6 +16,39 @@ struct AgentSettings: Sendable {
     var json: Bool
     var verbose: Bool
     var schemaPath: String?
+    var overrides: BackendOverrides
+    var system: String?
+
+    /// The help lines of these options, as `run` and `chat` show them.
+    static let optionsHelp = """
+          --backend NAME         The backend to use (default: $LOOPL_BACKEND, else the config's default).
+          --config FILE          The configuration file (default: $LOOPL_CONFIG, ./loopl.json,
+                                 ~/.config/loopl/config.json, else built-in defaults).
+          -m, --model FILE       The GGUF model to run on the backend (default: the backend's, else
+                                 $LOOPL_MODEL, else the default model of scripts/bootstrap).
+          -c, --ctx-size N       Context length in tokens, 16 to 1048576 (default: the backend's, 4096).
+          -t, --threads N        CPU threads, 1 to 256 (default: the backend's, all cores).
+          -ngl, --gpu-layers N   Layers to offload to a GPU, 0 to 1000 (default: the backend's, 0).
+          --system TEXT          The system prompt (default: none, or the session's).
+          --system-file FILE     The system prompt, read from FILE.
+          --tools LIST           Tools to enable, comma-separated: calc, time, files (default: none).
+          --mcp LIST             MCP servers of the config's mcpServers to enable, comma-separated, or
+                                 all (default: none); their tools are named SERVER_TOOL (loopl tools).
+          --root DIR             The folder the files tools may read (default: the current folder).
+          --tool-choice CHOICE   auto, required, none, or an enabled tool's name (an MCP one too), for
+                                 the first iteration (default: auto).
+          --max-iterations N     The most model turns, 1 to 100 (default: 8).
+          --max-tokens N         The most tokens per turn, 1 to 1000000 (default: 512).
+          --temperature T        Sampling temperature, 0 for greedy (default: 0.8).
+          --seed S               The sampler's seed, 0 to 4294967294 (default: random).
+          --top-k N              Sample from the N likeliest tokens, 0 for all (default: 40).
+          --top-p P              Sample from the likeliest tokens up to mass P, 0 to 1 (default: 0.95).
+          --min-p P              Drop tokens below P times the likeliest one's, 0 to 1 (default: 0.05).
+          --repeat-penalty X     Penalty on repeated tokens, 1 for none (default: 1).
+          --session FILE         Load the conversation from FILE and save it back after the run.
+          --json-schema FILE     The answer must be JSON that this JSON Schema accepts.
+          --verbose              Show each tool call's arguments and result under its line.
+        """
 
     init(arguments: inout Arguments) throws(UsageError) {
         backend = try arguments.option("backend") ?? ProcessInfo.processInfo.environment["LOOPL_BACKEND"]
@@ -36,6 +69,19 @@ struct AgentSettings: Sendable {
             generation.temperature = value
         }
         if let seed = try arguments.integer("seed", in: 0...4_294_967_294) { generation.seed = UInt32(seed) }
+        if let topK = try arguments.integer("top-k", in: 0...1_000_000) { generation.topK = topK }
+        if let topP = try arguments.number("top-p", in: 0...1) { generation.topP = topP }
+        if let minP = try arguments.number("min-p", in: 0...1) { generation.minP = minP }
+        if let penalty = try arguments.number("repeat-penalty", in: 0...10) { generation.repeatPenalty = penalty }
+        overrides = try arguments.backendOverrides()
+        system = try arguments.option("system")
+        if let file = try arguments.option("system-file") {
+            guard system == nil else { throw UsageError("Give --system or --system-file, not both.") }
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw UsageError("Cannot read the system prompt file \(file).")
+            }
+            system = text
+        }
         session = try arguments.option("session")
         json = arguments.flag("json")
         verbose = arguments.flag("verbose")
@@ -66,17 +112,22 @@ struct AgentSettings: Sendable {
                 console.err("warning: \(text)")
             }
         }
+        var config = try BackendFactory.config(path: self.config)
         let builtIn = try makeTools()
-        let tools = builtIn + (try await MCPSetup.tools(mcp, configPath: config, builtIn: builtIn, warn: warn))
+        let tools = builtIn + (try await MCPSetup.tools(mcp, servers: config.mcpServers, builtIn: builtIn, warn: warn))
         if case .tool(let name) = toolChoice, !tools.contains(where: { $0.name == name }) {
             let offered = tools.isEmpty ? "no tool is enabled" : "offered: " + tools.map(\.name).joined(separator: ", ")
             throw UsageError("--tool-choice names '\(name)', which is not an enabled tool (\(offered)).")
         }
-        let model = try await BackendFactory.router(configPath: config).model(named: backend) { warning in
+        try config.apply(overrides)
+        let model = try await Router(config: config).model(named: backend) { warning in
             if !json { console.err("warning: \(warning)") }
         }
         if let warning = MCPSetup.sizeWarning(tools, contextSize: (try? await model.contextSize) ?? 0) { warn(warning) }
-        let messages = try session.map(SessionFile.load) ?? []
+        var messages = try session.map(SessionFile.load) ?? []
+        if let system {
+            if messages.first?.role == "system" { messages[0] = .system(system) } else { messages.insert(.system(system), at: 0) }
+        }
         var generation = self.generation
         if let schemaPath {
             generation.responseFormat = .jsonSchema(try JSONValue(parsing: try readText(schemaPath, what: "schema")))

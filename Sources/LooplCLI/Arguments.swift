@@ -1,3 +1,5 @@
+import Loopl
+
 /// The words of a command line after the subcommand, taken option by option.
 ///
 /// Options are `--name value` or `--name=value`; flags are `--name`; words after `--` are
@@ -27,33 +29,49 @@ struct Arguments {
         return true
     }
 
-    /// Removes `--name value` (or `--name=value`) and returns the value.
-    mutating func option(_ name: String) throws(UsageError) -> String? {
+    /// Removes `--name value` (or `--name=value`, or `-short value`) and returns the value.
+    mutating func option(_ name: String, short: String? = nil) throws(UsageError) -> String? {
         let long = "--\(name)"
         if let index = words.firstIndex(where: { $0.hasPrefix(long + "=") }) {
             let value = String(words[index].dropFirst(long.count + 1))
             words.remove(at: index)
             return value
         }
-        guard let index = words.firstIndex(of: long) else { return nil }
-        guard index + 1 < words.count else { throw UsageError("\(long) needs a value.") }
+        guard let index = words.firstIndex(where: { $0 == long || short.map { "-" + $0 } == $0 }) else { return nil }
+        guard index + 1 < words.count else { throw UsageError("\(words[index]) needs a value.") }
         let value = words[index + 1]
         words.removeSubrange(index...index + 1)
         return value
     }
 
-    /// Removes `--name N` and returns N, which must be a whole number in `range`.
-    mutating func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
-        guard let text = try option(name) else { return nil }
+    /// Removes `--name N` (or `-short N`) and returns N, which must be a whole number in `range`.
+    mutating func integer(_ name: String, short: String? = nil, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
+        guard let text = try option(name, short: short) else { return nil }
         guard let value = Int(text), range.contains(value) else {
             throw UsageError("--\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'.")
         }
         return value
     }
 
-    /// Removes and returns the next positional argument.
+    /// Removes `--name X` and returns X, which must be a number in `range`.
+    mutating func number(_ name: String, in range: ClosedRange<Double>) throws(UsageError) -> Double? {
+        guard let text = try option(name) else { return nil }
+        guard let value = Double(text), range.contains(value) else {
+            throw UsageError("--\(name) takes a number from \(CalculatorTool.format(range.lowerBound)) to \(CalculatorTool.format(range.upperBound)), not '\(text)'.")
+        }
+        return value
+    }
+
+    /// The command line's ``BackendOverrides``: `-m/--model`, `-t/--threads`, `-c/--ctx-size`, `-ngl/--gpu-layers`.
+    mutating func backendOverrides() throws(UsageError) -> BackendOverrides {
+        BackendOverrides(model: try option("model", short: "m"), threads: try integer("threads", short: "t", in: 1...256),
+                         contextLength: try integer("ctx-size", short: "c", in: 16...1_048_576),
+                         gpuLayers: try integer("gpu-layers", short: "ngl", in: 0...1000))
+    }
+
+    /// Removes and returns the next positional argument (a lone `-` is one: standard input).
     mutating func positional() -> String? {
-        if let index = words.firstIndex(where: { !$0.hasPrefix("-") }) { return words.remove(at: index) }
+        if let index = words.firstIndex(where: { !$0.hasPrefix("-") || $0 == "-" }) { return words.remove(at: index) }
         return afterDashes.isEmpty ? nil : afterDashes.removeFirst()
     }
 

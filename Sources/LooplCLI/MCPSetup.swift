@@ -7,14 +7,13 @@ import Synchronization
 enum MCPSetup {
     private static let hubs = Mutex<[MCPHub]>([])
 
-    /// Starts the servers `names` ("all" for every configured one) from the config at
-    /// `configPath`; their tools come after `builtIn`, whose names they may not take. A server
-    /// that cannot start is a warning, and its tools are missing.
-    static func tools(_ names: [String], configPath: String?, builtIn: [any Tool],
+    /// Starts the servers `names` ("all" for every configured one) of a config's `mcpServers`;
+    /// their tools come after `builtIn`, whose names they may not take. A server that cannot
+    /// start is a warning, and its tools are missing.
+    static func tools(_ names: [String], servers: JSONObject, builtIn: [any Tool],
                       warn: (String) -> Void) async throws -> [any Tool] {
         guard !names.isEmpty else { return [] }
-        let config = try BackendFactory.config(path: configPath)
-        let hub = try MCPHub(servers: config.mcpServers)
+        let hub = try MCPHub(servers: servers)
         let chosen = try hub.select(names)
         hubs.withLock { $0.append(hub) }
         let started = await hub.start(chosen, taken: Set(builtIn.map(\.name)))

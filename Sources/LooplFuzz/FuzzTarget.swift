@@ -1,14 +1,15 @@
 /// One input format that the fuzzers feed with arbitrary bytes: running it on any input must
-/// return (errors are fine), never crash or hang.
+/// return (errors are fine), never crash or hang, and keep the target's own properties (such as
+/// streamed parsing adding up to whole parsing).
 public struct FuzzTarget: Sendable {
     /// The name `scripts/fuzz` and the corpus directory (`Tests/Data/Fuzz/<name>`) use.
     public let name: String
     /// Words that mutations insert (also written to `<name>.dict` for libFuzzer).
     public let dictionary: [[UInt8]]
-    /// Runs the code under test on one input.
-    public let run: @Sendable ([UInt8]) -> Void
+    /// Runs the code under test on one input; returns the property it broke, nil when none.
+    public let run: @Sendable ([UInt8]) -> String?
 
-    public init(name: String, dictionary: [[UInt8]], run: @escaping @Sendable ([UInt8]) -> Void) {
+    public init(name: String, dictionary: [[UInt8]], run: @escaping @Sendable ([UInt8]) -> String?) {
         self.name = name
         self.dictionary = dictionary
         self.run = run

@@ -3,23 +3,28 @@ import LooplStdio
 
 /// The stdio protocol's line decoder, as both ends run it: bytes cut into lines (in chunks, with a
 /// small line limit), each line parsed as JSON, read as JSON-RPC 2.0, its params read as the
-/// protocol's shapes, and the message written back and read again.
+/// protocol's shapes, and the message written back and read again. The bytes in chunks must give
+/// the same lines as the bytes at once.
 public enum RPCLineFuzz {
     public static let target = FuzzTarget(name: "rpc", dictionary: dictionary.map { Array($0.utf8) }) { run($0) }
 
-    static func run(_ bytes: [UInt8]) {
+    static func run(_ bytes: [UInt8]) -> String? {
         var seed = FuzzInput.checksum(bytes)
         var splitter = LineSplitter(limit: 4096)
         var start = 0
+        var lines: [[UInt8]?] = []
         while start < bytes.count {
             seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let end = min(bytes.count, start + Int(seed >> 57) + 1)
             for piece in splitter.feed(Array(bytes[start..<end])) {
-                if case .line(let line) = piece { read(line) }
+                if case .line(let line) = piece { read(line); lines.append(line) } else { lines.append(nil) }
             }
             start = end
         }
         _ = splitter.remainder
+        var once = LineSplitter(limit: 4096)
+        let whole: [[UInt8]?] = once.feed(bytes).map { if case .line(let line) = $0 { line } else { nil } }
+        return lines == whole ? nil : "in chunks the bytes gave \(lines.count) lines, at once \(whole.count), or other ones"
     }
 
     static func read(_ line: [UInt8]) {

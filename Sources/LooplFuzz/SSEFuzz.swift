@@ -4,38 +4,28 @@ import LooplServer
 /// The server backend's stream decoding: an HTTP body (chunked when the header says `chunked`)
 /// cut into Server-Sent Events, each event's JSON read as a chat (or, with `completion`, a
 /// `/completion`) chunk and assembled into a turn. Input: a header line of those words (plus
-/// `tools` to lift calls leaked into text, `stop` for a stop string), then the body.
+/// `tools` to lift calls leaked into text, `stop` for a stop string), then the body. The body cut
+/// in pieces must decode to the same events as the body whole.
 public enum SSEFuzz {
     public static let target = FuzzTarget(name: "sse", dictionary: dictionary.map { Array($0.utf8) }) { run($0) }
 
-    static func run(_ bytes: [UInt8]) {
+    static func run(_ bytes: [UInt8]) -> String? {
         let input = FuzzInput(bytes)
-        var chunked = input.header.contains("chunked") ? ChunkedDecoder() : nil
+        let chunked = input.header.contains("chunked")
         let completion = input.header.contains("completion")
         var options = GenerationOptions()
         if input.header.contains("stop") { options.stop = ["</s>", "\n\n"] }
         var assembler = TurnAssembler(options: options, contextMax: 4096, start: .now, promptCharacters: 10,
                                       liftsLeakedCalls: input.header.contains("tools"), expectsTimings: completion)
-        var decoder = SSEDecoder()
         var finish: TurnAssembler.Finish?
-        var seed = FuzzInput.checksum(input.body)
-        var rest = input.body
-        var events: [String] = []
-        while !rest.isEmpty {
-            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            let piece = rest.prefix(Int(seed >> 58) + 1)
-            rest = rest.dropFirst(piece.count)
-            if chunked != nil {
-                guard let payload = try? chunked?.feed(piece) else { return }
-                events += decoder.feed(payload)
-            } else {
-                events += decoder.feed(piece)
-            }
+        let whole = Self.events(input.body, chunked: chunked, pieces: false)
+        guard let events = Self.events(input.body, chunked: chunked, pieces: true) else {
+            return whole == nil ? nil : "the body in pieces failed to decode, whole it gave \(whole ?? [])"
         }
-        if let last = decoder.finish() { events.append(last) }
+        guard events == whole else { return "the body in pieces decoded to \(events), whole to \(whole ?? [])" }
         for data in events {
             if data == "[DONE]" { break }
-            guard let chunk = try? JSONValue(parsing: data), chunk.objectValue != nil else { return }
+            guard let chunk = try? JSONValue(parsing: data), chunk.objectValue != nil else { return nil }
             if completion {
                 _ = assembler.text(chunk["content"]?.stringValue ?? "")
                 if chunk["stop"]?.boolValue == true { finish = .endOfGeneration }
@@ -49,6 +39,29 @@ public enum SSEFuzz {
             _ = assembler.interimMetrics()
         }
         _ = try? assembler.finish(finish ?? .stopOrEnd)
+        return nil
+    }
+
+    /// The events of `body`, fed at once or in pseudo-random pieces; nil when its chunked encoding is broken.
+    static func events(_ body: ArraySlice<UInt8>, chunked: Bool, pieces: Bool) -> [String]? {
+        var decoder = SSEDecoder()
+        var chunkedDecoder = chunked ? ChunkedDecoder() : nil
+        var seed = FuzzInput.checksum(body)
+        var rest = body
+        var events: [String] = []
+        while !rest.isEmpty {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let piece = pieces ? rest.prefix(Int(seed >> 58) + 1) : rest
+            rest = rest.dropFirst(piece.count)
+            if chunkedDecoder != nil {
+                guard let payload = try? chunkedDecoder?.feed(piece) else { return nil }
+                events += decoder.feed(payload)
+            } else {
+                events += decoder.feed(piece)
+            }
+        }
+        if let last = decoder.finish() { events.append(last) }
+        return events
     }
 
     static let dictionary = [

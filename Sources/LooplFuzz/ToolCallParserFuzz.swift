@@ -1,11 +1,12 @@
 import Loopl
 
-/// ``ToolCallParser`` on a model's text, whole and streamed in pieces. Input: a header line
-/// `FORMAT [tools] [think]` (unknown formats read as `.auto`), then the text.
+/// ``ToolCallParser`` on a model's text, whole and streamed in pieces: the pieces' events must add
+/// up to the whole text's result. Input: a header line `FORMAT [tools] [think]` (unknown formats
+/// read as `.auto`), then the text.
 public enum ToolCallParserFuzz {
     public static let target = FuzzTarget(name: "toolcalls", dictionary: dictionary.map { Array($0.utf8) }) { run($0) }
 
-    static func run(_ bytes: [UInt8]) {
+    static func run(_ bytes: [UInt8]) -> String? {
         let input = FuzzInput(bytes)
         let format = input.header.first.map { ToolCallFormat(rawValue: String($0)) }
             .flatMap { ToolCallFormat.allCases.contains($0) ? $0 : nil } ?? .auto
@@ -13,19 +14,29 @@ public enum ToolCallParserFuzz {
         let think = input.header.contains("think")
         let text = String(decoding: input.body, as: UTF8.self)
         let parser = ToolCallParser(format: format, toolNames: tools, startsInReasoning: think)
-        _ = parser.parse(text)
+        let whole = parser.parse(text)
 
         var stream = parser
+        var events: [ToolCallParser.Event] = []
         var seed = FuzzInput.checksum(input.body)
         var scalars = Substring(text).unicodeScalars[...]
         while !scalars.isEmpty {
             seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let length = Int(seed >> 60) + 1
             let end = scalars.index(scalars.startIndex, offsetBy: length, limitedBy: scalars.endIndex) ?? scalars.endIndex
-            _ = stream.feed(String(scalars[..<end]))
+            events += stream.feed(String(scalars[..<end]))
             scalars = scalars[end...]
         }
-        _ = stream.finish()
+        events += stream.finish()
+        let streamed = ToolCallParser.result(of: events)
+        return withoutIds(streamed) == withoutIds(whole) ? nil : "streamed in pieces the text parsed as \(streamed), whole as \(whole)"
+    }
+
+    /// The result with its calls' ids left out: a call written without one gets a random id.
+    static func withoutIds(_ result: ToolCallParser.Result) -> ToolCallParser.Result {
+        var result = result
+        result.toolCalls = result.toolCalls.map { ToolCall(id: "", name: $0.name, arguments: $0.arguments) }
+        return result
     }
 
     static let dictionary = [

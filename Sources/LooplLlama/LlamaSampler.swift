@@ -68,9 +68,18 @@ final class LlamaSampler {
     /// Samples the next token from the last logits of `context`. Throws when the grammar allows
     /// no token at all (accepting a forbidden token would abort inside llama.cpp).
     func sample(_ context: OpaquePointer) throws -> llama_token {
-        var token = try pick(context, constrained: false)
+        guard let logits = llama_get_logits_ith(context, -1) else {
+            throw LooplError(.generationFailed, "llama.cpp returned no logits.")
+        }
+        return try sample(logits: logits)
+    }
+
+    /// Samples the next token from `logits`, one for each token of the vocabulary (the tests feed
+    /// their own to see which tokens the grammar lets through).
+    func sample(logits: UnsafePointer<Float>) throws -> llama_token {
+        var token = pick(logits, constrained: false)
         if let grammar {
-            if !allows(token) { token = try pick(context, constrained: true) }
+            if !allows(token) { token = pick(logits, constrained: true) }
             guard allows(token) else {
                 throw LooplError(.generationFailed, "The grammar allows no next token; the tool schema may be unsatisfiable.")
             }
@@ -92,10 +101,7 @@ final class LlamaSampler {
     }
 
     /// Runs the chain (after the grammar when `constrained`) over all the logits.
-    private func pick(_ context: OpaquePointer, constrained: Bool) throws -> llama_token {
-        guard let logits = llama_get_logits_ith(context, -1) else {
-            throw LooplError(.generationFailed, "llama.cpp returned no logits.")
-        }
+    private func pick(_ logits: UnsafePointer<Float>, constrained: Bool) -> llama_token {
         if greedy, !constrained { return LlamaSampler.argmax(logits, count: vocabularySize) }
         return candidates.withUnsafeMutableBufferPointer { buffer in
             for index in buffer.indices {

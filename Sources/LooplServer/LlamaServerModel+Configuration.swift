@@ -109,6 +109,12 @@ extension LlamaServerModel {
         let files = FileManager.default
         if !files.fileExists(atPath: model) { return "no model file at \(model)" }
         return files.isExecutableFile(atPath: configuration.serverPath) ? nil : "no llama-server at \(configuration.serverPath)"
+    }, override: { section, overrides in
+        guard section["url"] == nil else { return }  // an attached server is configured where it runs
+        for (key, value) in overrides.keys where key != "gpuLayers" { section[key] = value }
+        if let layers = overrides.gpuLayers {
+            section["extraArgs"] = .array((section["extraArgs"]?.arrayValue ?? []) + ["-ngl", .string(String(layers))])
+        }
     }, start: { configuration in
         try await LlamaServerModel.start(configuration)
     })

@@ -4,8 +4,9 @@ import Loopl
 extension StdioModel {
     /// The `stdio` kind of a configuration file: `{"kind": "stdio", "command": [...],
     /// "initializeTimeoutSeconds": 30, "idleTimeoutSeconds": 60}`; `command` is required.
-    /// The built-in `stdio` backend runs `builtInCommand` (nil: no built-in backend). Setting
-    /// threads adds `--threads N` to a command that starts like `builtInCommand` (a `loopl worker`).
+    /// The built-in `stdio` backend runs `builtInCommand` (nil: no built-in backend). Overrides
+    /// become `loopl worker` options on a command that starts like `builtInCommand`; other
+    /// workers are left as configured.
     public static func kind(builtInCommand: [String]? = nil) -> BackendKind {
         BackendKind(name: "stdio", builtIn: builtInCommand.map { ["command": .array($0.map(JSONValue.string))] }, read: { section in
             let command = try section.optionalStrings("command") ?? []
@@ -20,10 +21,10 @@ extension StdioModel {
             if command.contains("/") { return files.isExecutableFile(atPath: command) ? nil : "\(command) is not an executable" }
             let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
             return path.contains { files.isExecutableFile(atPath: "\($0)/\(command)") } ? nil : "\(command) is not on PATH"
-        }, setThreads: { section, threads in
+        }, override: { section, overrides in
             guard let builtInCommand, case .array(let command)? = section["command"],
                   command.starts(with: builtInCommand.prefix(1).map(JSONValue.string) + ["worker"]) else { return }
-            section["command"] = .array(command + ["--threads", .string(String(threads))])
+            section["command"] = .array(command + overrides.workerArguments.map(JSONValue.string))
         }, start: { configuration in
             try await StdioModel.start(configuration)
         })

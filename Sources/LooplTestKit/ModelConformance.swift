@@ -15,13 +15,13 @@ public struct ModelConformance: Sendable {
     public let model: any Model
     /// How long one request may take before the model counts as hung.
     public var requestBound: Duration
-    /// How long after a cancellation the next request may wait for its first event.
-    public var cancellationBound: Duration
+    /// How many tokens a cancelled generation may still produce, in the time the next request waits.
+    public var tokensAfterCancel: Int
 
-    public init(model: any Model, requestBound: Duration = .seconds(300), cancellationBound: Duration = .seconds(20)) {
+    public init(model: any Model, requestBound: Duration = .seconds(300), tokensAfterCancel: Int = 10) {
         self.model = model
         self.requestBound = requestBound
-        self.cancellationBound = cancellationBound
+        self.tokensAfterCancel = tokensAfterCancel
     }
 
     /// The conversation every check starts from.
@@ -109,29 +109,50 @@ public struct ModelConformance: Sendable {
         try expect(call.arguments["city"]?.stringValue != nil, check, "the call has no string city: \(JSONValue.object(call.arguments))")
     }
 
-    /// Cancelling mid-stream stops the model promptly, and the next request works.
+    /// Cancelling mid-stream stops the model within a few tokens, and the next request works.
+    ///
+    /// The tokens a cancelled generation goes on producing delay the next request, since requests
+    /// are served in order: its wait for the first event, beyond the same request's wait with
+    /// nothing before it, may come to at most ``tokensAfterCancel`` tokens at the cancelled stream's pace.
     public func checkCancellation() async throws {
         let check = "cancellation"
+        let next = GenerationOptions.greedy(maxTokens: 8)
+        var baseline = Duration.zero
+        for _ in 0..<2 {
+            baseline = max(baseline, try await run(check, Self.greeting, options: next).firstEventDelay ?? .zero)
+        }
         var options = GenerationOptions.greedy(maxTokens: 400)
         options.ignoreEndOfGeneration = true
-        let started = AsyncStream<Void>.makeStream()
+        let arrivals = AsyncStream<ContinuousClock.Instant>.makeStream()
         let model = self.model
         let consumer = Task {
-            var signalled = false
+            defer { arrivals.continuation.finish() }
             for try await event in model.generate(messages: Self.greeting, tools: [], options: options) {
-                if case .text = event, !signalled { signalled = true; started.continuation.yield() }
+                if case .text = event { arrivals.continuation.yield(.now) }
             }
         }
-        try await within(requestBound, check, "no text arrived") {
-            var iterator = started.stream.makeAsyncIterator()
-            _ = await iterator.next()
+        let sampled = 5
+        let times = try await within(requestBound, check, "\(sampled) text events did not arrive") {
+            var times: [ContinuousClock.Instant] = []
+            for await time in arrivals.stream {
+                times.append(time)
+                if times.count == sampled { break }
+            }
+            return times
         }
         consumer.cancel()
         _ = await consumer.result
-        let turn = try await run(check, Self.greeting, options: .greedy(maxTokens: 8))
+        guard let first = times.first, let last = times.last, times.count == sampled else {
+            throw ConformanceFailure(check: check, message: "the stream ended after \(times.count) text events, before the cancel")
+        }
+        // Scripted models stream faster than any engine; 10 ms a token keeps scheduling noise out.
+        let perToken = max((last - first) / (sampled - 1), .milliseconds(10))
+        let turn = try await run(check, Self.greeting, options: next)
         try expect(!turn.text.isEmpty, check, "the request after the cancelled one streamed no text")
         let wait = turn.firstEventDelay ?? .zero
-        try expect(wait <= cancellationBound, check, "the next request waited \(wait) for its first event: the cancelled generation went on")
+        let extra = max(wait - baseline, .zero)
+        try expect(extra <= perToken * tokensAfterCancel, check,
+                   "the next request waited \(wait) against \(baseline) without a cancelled one before it: about \(Int(extra / perToken)) more tokens at \(perToken) a token, more than \(tokensAfterCancel)")
     }
 
     /// A prompt longer than the context is a typed error.
@@ -147,10 +168,17 @@ public struct ModelConformance: Sendable {
         }
     }
 
-    /// close() twice is harmless.
+    /// close() twice is harmless, and a request after it fails with the closed error.
     public func checkCloseTwice() async throws {
+        let check = "close twice"
         await model.close()
         await model.close()
+        do {
+            let turn = try await run(check, Self.greeting, options: .greedy(maxTokens: 4))
+            throw ConformanceFailure(check: check, message: "a closed model answered: \(turn.text.prefix(40).debugDescription)")
+        } catch let error as LooplError {
+            try expect(error.code == .closed, check, "expected closed, got \(error.code): \(error.message)")
+        }
     }
 
     // MARK: - Running a turn

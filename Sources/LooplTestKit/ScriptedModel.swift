@@ -51,7 +51,7 @@ public final class ScriptedModel: Model {
     /// A deliberate defect, to show that ``ModelConformance`` catches it.
     public enum Fault: Sendable, Hashable {
         case ignoresMaxTokens, ignoresStop, omitsFinalMetrics, ignoresCancellation
-        case ignoresContextSize, callsWrongTool
+        case ignoresContextSize, callsWrongTool, answersAfterClose
     }
 
     public let toolCallStyle: ToolCallStyle
@@ -125,7 +125,7 @@ public final class ScriptedModel: Model {
     }
 
     private func play(_ request: ScriptedRequest, into continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation) async throws {
-        guard !state.withLock({ $0.closed }) else { throw LooplError(.closed, "The scripted model was closed.") }
+        guard faults.contains(.answersAfterClose) || !state.withLock({ $0.closed }) else { throw LooplError(.closed, "The scripted model was closed.") }
         state.withLock { $0.requests.append(request) }
         let options = request.options
         let promptTokens = request.messages.reduce(0) { $0 + 4 + $1.text.count / 4 }

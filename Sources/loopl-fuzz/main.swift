@@ -20,9 +20,14 @@ public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>?, _ argv: UnsafeMu
     return 0
 }
 
-/// libFuzzer's entry point: runs the selected target on one input.
+/// libFuzzer's entry point: runs the selected target on one input; a broken property aborts, so
+/// that libFuzzer keeps the input as a crash.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    selected?.run(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+    if let broken = selected?.run(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []) {
+        let message = "[fuzz] property broken: \(broken)\n"
+        _ = message.withCString { write(2, $0, strlen($0)) }
+        abort()
+    }
     return 0
 }

@@ -63,6 +63,32 @@ import Testing
         #expect(table.contains("evaluated"))
     }
 
+    /// Each goal of docs/bench.md beside its figure; a miss is marked, and only a miss.
+    @Test func goalsAreShownAndMissesMarked() {
+        let goals = BenchGoal.goals(for: Self.sample)
+        let byName = Dictionary(uniqueKeysWithValues: goals.map { ($0.name, $0) })
+        #expect(byName["llama decode vs llama-bench"]?.met == false)  // 90 / 95 = 0.947x against 0.98x
+        #expect(byName["llama prefill vs llama-bench"]?.met == true)  // 0.99x against 0.97x
+        #expect(byName["llama TTFT overhead"]?.met == true)  // 1.5 ms against 3 ms
+        #expect(byName["server decode vs llama"].map { abs($0.measured - 86.5 / 90) < 1e-9 && $0.met } == true)
+        #expect(byName["a<b&\"c'decode vs llama"] == nil)
+        #expect(byName["a<b&\"c' decode vs llama"]?.met == false)  // 10 / 90
+        #expect(byName["llama agent: evaluated beyond the new tokens"]?.met == true)
+        #expect(byName["server TTFT overhead"] == nil, "no engine time, no overhead goal")
+        let table = BenchGoal.table(goals)
+        let lines = table.split(separator: "\n").dropFirst()
+        #expect(lines.count == goals.count)
+        for (line, goal) in zip(lines, goals) {
+            #expect(line.hasPrefix(goal.name) && line.hasSuffix(goal.met ? "  ok" : "  MISSED"), "\(line)")
+        }
+        #expect(table.contains("0.947x    >= 0.980x  MISSED"), "\(table)")
+        #expect(table.contains("1.5 ms    <= 3.0 ms  ok"), "\(table)")
+        var slow = Self.sample
+        slow.agent[1].cachedPromptTokens = 0
+        #expect(BenchGoal.goals(for: slow).first { $0.name == "llama agent: evaluated beyond the new tokens" }?.met == false)
+        #expect(BenchGoal.table([]) == "")
+    }
+
     @Test func promptAndPromptTokensExcludeEachOther() async {
         let result = await CapturedConsole.run(["bench", "--prompt", "hi", "--prompt-tokens", "20"])
         #expect(result.status == .usage)
@@ -87,6 +113,7 @@ import Testing
         #expect(report.backends[0].childRSSMiB == 0 && report.backends[1].childRSSMiB > 0 && report.backends[2].childRSSMiB > 0)
         #expect(report.reference != nil)
         #expect(result.out.contains("llama-bench"))
+        #expect(result.out.contains("llama decode vs llama-bench") && result.out.contains("stdio decode vs llama"), "\(result.out)")
         #expect(FileManager.default.fileExists(atPath: directory + "/b.svg"))
 
         let agent = try ToolingCommandTests.loopl(["bench", "--agent", "--backends", "llama,server,stdio", "--runs", "1", "--warmup", "0",

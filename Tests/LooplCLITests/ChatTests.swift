@@ -32,6 +32,7 @@ import Testing
         return path
     }
 
+    /// Each Ctrl-C is sent once the answer's text is streaming (three letters after the echoed prompt).
     @Test(.timeLimit(.minutes(10)))
     func ctrlCOnceCancelsTheTurnAndTwiceQuits() throws {
         let home = try Self.home()
@@ -39,11 +40,11 @@ import Testing
         let out = try Self.chat([
             ("", "› ", 60),
             ("Write a very long story about a fox in the forest.\n", "\n", 60),
-            ("", "", 2),
+            ("", "re:\\w\\w\\w", 120),
             ("^C", "cancelled", 60),
             ("", "› ", 30),
             ("Write a very long story about a bear.\n", "\n", 60),
-            ("", "", 2),
+            ("", "re:\\w\\w\\w", 120),
             ("^C", "", 1),
             ("^C", "", 60),
         ], home: home)

@@ -34,14 +34,21 @@ import Testing
     func parseAlwaysExitsZeroWithJSON(_ input: String) throws {
         let result = try Self.loopl(["parse"], input: input)
         #expect(result.status == 0)
-        let value = try JSONValue(parsing: result.out)
-        #expect(value["content"] != nil && value["tool_calls"]?.arrayValue != nil)
+        #expect(try JSONValue(parsing: result.out) == ToolCallParser(format: .auto).parse(input).jsonValue, "\(result.out)")
+    }
+
+    @Test func parsePrintsTheCallsAndTheText() throws {
+        let result = try Self.loopl(["parse"], input: "Sure. <tool_call>{\"name\": \"f\", \"arguments\": {\"a\": [1, \"é\"]}}</tool_call>")
+        #expect(try JSONValue(parsing: result.out) == ["content": "Sure.", "tool_calls": [["name": "f", "arguments": ["a": [1, "é"]]]]],
+                "\(result.out)")
     }
 
     @Test func parseRejectsUndeclaredTools() throws {
         let result = try Self.loopl(["parse", "--tools", "g"], input: "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>")
         let value = try JSONValue(parsing: result.out)
         #expect(value["tool_calls"] == [])
+        #expect(value["content"] == "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>")
+        #expect(value["rejected"]?.arrayValue?.first?["name"] == "f")
         #expect(value["rejected"]?.arrayValue?.count == 1)
     }
 
@@ -84,6 +91,8 @@ import Testing
         defer { [schema, tools].forEach { try? FileManager.default.removeItem(atPath: $0) } }
         let fromSchema = try Self.loopl(["grammar", "--schema", schema])
         #expect(fromSchema.status == 0)
+        let expected = try JSONSchemaGrammar.convert(schema: ["type": "object", "properties": ["a": ["type": "integer"]], "required": ["a"]])
+        #expect(fromSchema.out.trimmingCharacters(in: .newlines) == expected.gbnf.trimmingCharacters(in: .newlines))
         #expect(fromSchema.out.contains("root ::="))
         let fromTools = try Self.loopl(["grammar", "--tools", tools, "--family", "hermes"])
         #expect(fromTools.out.contains("<tool_call>"))

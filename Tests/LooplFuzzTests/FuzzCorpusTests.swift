@@ -5,7 +5,8 @@ import Testing
 
 /// The short version of scripts/fuzz: every committed seed (crash inputs included, so each fixed
 /// crash stays fixed), then seeded random mutations of the seeds for a few seconds per target.
-/// A crash stops the test process; a hang fails the test when the run outlives its bound.
+/// A crash stops the test process; a hang fails the test when the run outlives its bound; a
+/// broken property (streamed parsing against whole parsing) fails it with the input.
 /// LOOPL_FUZZ_SECONDS sets the mutation time per target (default 2); LOOPL_FUZZ_SEED the seed;
 /// LOOPL_FUZZ_SLOWEST=DIR writes each target's slowest input to DIR/<target>.
 @Suite struct FuzzCorpusTests {
@@ -28,6 +29,8 @@ import Testing
         var executions = 0
         var slowest: Duration = .zero
         var slowestInput: [UInt8] = []
+        /// The first property broken, and its input.
+        var broken: (property: String, input: [UInt8])?
     }
 
     /// Runs `target` on the seeds, then on mutations for `seconds`, on a thread of its own; stops at an
@@ -49,9 +52,10 @@ import Testing
                 index += 1
                 if index == corpus.count { deadline = clock.now + .milliseconds(Int(seconds * 1000)) }
                 let start = clock.now
-                target.run(input)
+                let broken = target.run(input)
                 let took = clock.now - start
                 figures.executions += 1
+                if let broken, figures.broken == nil { figures.broken = (broken, input) }
                 if took > figures.slowest { (figures.slowest, figures.slowestInput) = (took, input) }
                 if took > slowestAllowed { break }
             }
@@ -76,15 +80,25 @@ import Testing
         #expect(figures.slowest <= Self.slowestAllowed,
                 "\(name): one input took \(figures.slowest): \(String(decoding: figures.slowestInput.prefix(300), as: UTF8.self).debugDescription)")
         #expect(figures.executions >= corpus.count)
+        if let broken = figures.broken {
+            Issue.record("\(name): \(broken.property.prefix(600)), on \(String(decoding: broken.input.prefix(300), as: UTF8.self).debugDescription)")
+        }
         if let directory = Self.environment["LOOPL_FUZZ_SLOWEST"] {
             try Data(figures.slowestInput).write(to: URL(fileURLWithPath: directory).appendingPathComponent(name))
         }
         print("[fuzz] \(name): \(figures.executions) executions (\(corpus.count) seeds, then \(Self.seconds) s of mutations), slowest \(figures.slowest)")
     }
 
+    @Test func aBrokenPropertyIsReported() throws {
+        let picky = FuzzTarget(name: "picky", dictionary: []) { bytes in bytes == [2] ? "two" : nil }
+        let figures = try #require(Self.run(picky, corpus: [[1], [2], [3]], seconds: 0, seed: 1))
+        #expect(figures.broken?.property == "two")
+        #expect(figures.broken?.input == [2])
+    }
+
     @Test func aHangIsReported() {
         let release = DispatchSemaphore(value: 0)
-        let hanging = FuzzTarget(name: "hang", dictionary: []) { _ in release.wait() }
+        let hanging = FuzzTarget(name: "hang", dictionary: []) { _ in release.wait(); return nil }
         #expect(Self.run(hanging, corpus: [[1]], seconds: 0, seed: 1, grace: 0.5) == nil)
         release.signal()
     }
@@ -92,6 +106,7 @@ import Testing
     @Test func aSlowInputIsReported() throws {
         let slow = FuzzTarget(name: "slow", dictionary: []) { bytes in
             if bytes.first == 2 { Thread.sleep(forTimeInterval: 0.3) }
+            return nil
         }
         let figures = try #require(Self.run(slow, corpus: [[1], [2], [3]], seconds: 0, seed: 1, slowestAllowed: .milliseconds(100)))
         #expect(figures.slowest > .milliseconds(100))

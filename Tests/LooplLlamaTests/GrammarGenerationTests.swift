@@ -5,11 +5,11 @@ import LooplTestKit
 import Testing
 
 /// Generation with the default model under a grammar: whatever the model wants to say, the text
-/// that comes out is what the grammar describes.
+/// that comes out is what the grammar describes. The outputs are judged by ``SchemaValidator``,
+/// which SchemaValidatorTests shows rejecting.
 @Suite(.serialized) struct GrammarGenerationTests {
-    /// Generates greedily (or with `seed`) after a ChatML prompt under `grammar`. Like llama.cpp's
-    /// common sampler it first samples freely and applies the grammar to the whole vocabulary only
-    /// when the grammar forbids the token picked.
+    /// Generates greedily (or with `seed`) after a ChatML prompt under `grammar`, sampling with
+    /// Loopl's own ``LlamaSampler`` (as the in-process backend does).
     static func generate(system: String, user: String, grammar: Grammar, seed: UInt32? = nil,
                          maxTokens: Int = 160) throws -> String {
         let weights = try #require(GrammarSamplerTests.weights, "the default model did not load")
@@ -20,17 +20,8 @@ import Testing
         params.n_threads_batch = 2
         let context = try #require(llama_init_from_model(weights.pointer, params))
         defer { llama_free(context) }
-        let chain = try #require(llama_sampler_chain_init(llama_sampler_chain_default_params()))
-        defer { llama_sampler_free(chain) }
-        if let seed {
-            llama_sampler_chain_add(chain, llama_sampler_init_top_k(40))
-            llama_sampler_chain_add(chain, llama_sampler_init_temp(0.8))
-            llama_sampler_chain_add(chain, llama_sampler_init_dist(seed))
-        } else {
-            llama_sampler_chain_add(chain, llama_sampler_init_greedy())
-        }
-        let probe = try GrammarSamplerTests.probe(grammar)
-        let vocabularySize = Int(llama_vocab_n_tokens(weights.vocab))
+        let options = seed.map { GenerationOptions(temperature: 0.8, topK: 40, seed: $0) } ?? .greedy()
+        let sampler = try LlamaSampler(options: options, weights: weights, grammar: grammar)
         let prompt = "<|im_start|>system\n\(system)<|im_end|>\n<|im_start|>user\n\(user)<|im_end|>\n<|im_start|>assistant\n"
         var input = weights.tokenize(prompt, addSpecial: true)
         var bytes: [UInt8] = []
@@ -39,30 +30,7 @@ import Testing
                 llama_decode(context, llama_batch_get_one(buffer.baseAddress, Int32(buffer.count)))
             }
             try #require(status == 0)
-            let logits = try #require(llama_get_logits_ith(context, -1))
-            let all = (0..<vocabularySize).map { llama_token_data(id: llama_token($0), logit: logits[$0], p: 0) }
-            /// The chain's pick among `candidates`, after the grammar when `constrained`; nil when the grammar allows none.
-            func pick(_ candidates: [llama_token_data], constrained: Bool) -> llama_token? {
-                var candidates = candidates
-                return candidates.withUnsafeMutableBufferPointer { buffer -> llama_token? in
-                    var array = llama_token_data_array(data: buffer.baseAddress, size: buffer.count, selected: -1, sorted: false)
-                    if constrained {
-                        llama_sampler_apply(probe.sampler, &array)
-                        guard buffer.contains(where: { $0.logit.isFinite }) else { return nil }
-                    }
-                    llama_sampler_apply(chain, &array)
-                    return array.selected >= 0 ? array.data[Int(array.selected)].id : nil
-                }
-            }
-            // Free pick first; then the grammar over the 256 likeliest tokens; then over all of them
-            // (the grammar over the whole vocabulary costs about a second a token on a busy machine).
-            var token = pick(all, constrained: false) ?? llama_vocab_eos(weights.vocab)
-            if !probe.allows(token) {
-                let likeliest = Array(all.sorted { $0.logit > $1.logit }.prefix(256))
-                token = try #require(pick(likeliest, constrained: true) ?? pick(all, constrained: true))
-            }
-            llama_sampler_accept(probe.sampler, token)
-            llama_sampler_accept(chain, token)
+            let token = try sampler.sample(context)
             if weights.isEndOfGeneration(token) { break }
             bytes += weights.piece(token)
             input = [token]

@@ -5,56 +5,38 @@ import Loopl
 import LooplTestKit
 import Testing
 
-/// A llama.cpp grammar sampler fed text token by token, asking before each token whether the grammar allows it.
+/// Loopl's own sampler under a grammar, fed text token by token: each token is offered as the
+/// clear favourite of the logits, and the grammar allows it when the sampler picks it.
 final class GrammarProbe {
     let weights: LlamaWeights
-    let sampler: UnsafeMutablePointer<llama_sampler>
+    let sampler: LlamaSampler
+    private var logits: [Float]
 
-    /// Nil when llama.cpp cannot parse the grammar.
-    init?(_ grammar: Grammar, weights: LlamaWeights) {
+    init(_ grammar: Grammar, weights: LlamaWeights) throws {
         self.weights = weights
-        let made: UnsafeMutablePointer<llama_sampler>?
-        if grammar.lazy {
-            let tokens = grammar.triggerTokens.compactMap { text -> llama_token? in
-                let ids = weights.tokenize(text, addSpecial: false)
-                return ids.count == 1 ? ids[0] : nil
-            }
-            let patterns = grammar.triggerPatterns.map { strdup($0) }
-            defer { patterns.forEach { free($0) } }
-            var pointers: [UnsafePointer<CChar>?] = patterns.map { UnsafePointer($0) }
-            made = pointers.withUnsafeMutableBufferPointer { patternBuffer in
-                tokens.withUnsafeBufferPointer { tokenBuffer in
-                    llama_sampler_init_grammar_lazy_patterns(weights.vocab, grammar.gbnf, grammar.root,
-                                                             patternBuffer.baseAddress, patternBuffer.count,
-                                                             tokenBuffer.baseAddress, tokenBuffer.count)
-                }
-            }
-        } else {
-            made = llama_sampler_init_grammar(weights.vocab, grammar.gbnf, grammar.root)
-        }
-        guard let made else { return nil }
-        sampler = made
+        sampler = try LlamaSampler(options: .greedy(), weights: weights, grammar: grammar)
+        logits = [Float](repeating: 0, count: Int(llama_vocab_n_tokens(weights.vocab)))
     }
 
-    deinit { llama_sampler_free(sampler) }
-
-    /// True when the grammar lets `token` come next.
-    func allows(_ token: llama_token) -> Bool {
-        var data = llama_token_data(id: token, logit: 0, p: 0)
-        return withUnsafeMutablePointer(to: &data) { pointer in
-            var array = llama_token_data_array(data: pointer, size: 1, selected: -1, sorted: false)
-            llama_sampler_apply(sampler, &array)
-            return pointer.pointee.logit.isFinite
+    /// True when the sampler picks `token` from logits that favour it (and so accepts it).
+    func offer(_ token: llama_token) -> Bool {
+        let index = Int(token)
+        guard logits.indices.contains(index) else { return false }
+        logits[index] = 1
+        defer { logits[index] = 0 }
+        let picked = logits.withUnsafeBufferPointer { buffer -> llama_token? in
+            guard let base = buffer.baseAddress else { return nil }
+            return try? sampler.sample(logits: base)
         }
+        return picked == token
     }
 
-    /// Feeds `text`; true when every token is allowed and the grammar may end after it.
+    /// Feeds `text`; true when every token is taken and the grammar may end after it.
     func accepts(_ text: String) -> Bool {
         for token in weights.tokenize(text, addSpecial: false) {
-            guard allows(token) else { return false }
-            llama_sampler_accept(sampler, token)
+            guard offer(token) else { return false }
         }
-        return allows(llama_vocab_eos(weights.vocab))
+        return offer(llama_vocab_eos(weights.vocab))
     }
 }
 
@@ -63,7 +45,12 @@ final class GrammarProbe {
 
     static func probe(_ grammar: Grammar) throws -> GrammarProbe {
         let weights = try #require(Self.weights, "the default model did not load")
-        return try #require(GrammarProbe(grammar, weights: weights), "llama.cpp rejected the grammar:\n\(grammar.gbnf)")
+        do {
+            return try GrammarProbe(grammar, weights: weights)
+        } catch {
+            Issue.record("llama.cpp rejected the grammar: \(error)\n\(grammar.gbnf)")
+            throw error
+        }
     }
 
     @Test(.timeLimit(.minutes(2)), arguments: GrammarCase.all)

@@ -49,7 +49,7 @@ import Testing
         let suite = ModelConformance(model: try Self.load())
         let turn = try await suite.run("utf8", [.user("Écris une phrase en français avec des accents, puis en japonais: 日本語.")],
                                        options: .greedy(maxTokens: 48))
-        #expect(!turn.text.isEmpty)
+        #expect(turn.text.unicodeScalars.contains { !$0.isASCII }, "no multi-byte text to test: \(turn.text)")
         #expect(!turn.text.contains("\u{FFFD}"), "\(turn.text)")
     }
 
@@ -164,6 +164,7 @@ func captureStandardError(_ body: () throws -> Void) throws -> String {
     }
 
     /// With `auto`, a call that begins is well-formed (the lazy grammar holds it once triggered).
+    /// The system prompt invites calls: with the plain question the small model began none in 6 seeds.
     @Test(.timeLimit(.minutes(10)))
     func autoCallsThatBeginAreWellFormed() async throws {
         let model = try LlamaModelTests.load()
@@ -171,15 +172,20 @@ func captureStandardError(_ body: () throws -> Void) throws -> String {
         var options = GenerationOptions(maxTokens: 96, temperature: 0.9, seed: 1)
         options.toolChoice = .auto
         let suite = ModelConformance(model: model)
-        for seed in 1...5 {
+        let question: [Message] = [.system("You are a helpful assistant. Call a tool whenever one can answer."),
+                                   .user("What is the weather like in Paris today?")]
+        var began = 0
+        for seed in 1...6 {
             options.seed = UInt32(seed)
-            let turn = try await suite.run("auto", ModelConformance.weatherQuestion, tools: [ModelConformance.weatherTool], options: options)
+            let turn = try await suite.run("auto", question, tools: [ModelConformance.weatherTool], options: options)
             let result = ToolCallParser(format: format, tools: [ModelConformance.weatherTool]).parse(turn.text)
             if turn.text.contains("<tool_call>") {
+                began += 1
                 #expect(result.toolCalls.count >= 1, "a call began but did not parse: \(turn.text.debugDescription)")
                 #expect(result.toolCalls.allSatisfy { $0.arguments["city"]?.stringValue != nil })
             }
         }
+        #expect(began >= 1, "no seed began a call: the check saw nothing to check")
     }
 }
 

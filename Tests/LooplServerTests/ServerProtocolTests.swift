@@ -147,9 +147,7 @@ import Testing
         let server = try Self.server { _ in FakeServer.events([FakeServer.content("ok"), "[DONE]"]) }
         defer { server.stop() }
         let model = try await LlamaServerModel.start(.init(target: .attach(url: server.url, apiKey: nil)))
-        let start = ContinuousClock.now
         _ = try await ModelConformance(model: model).run("large", [.user(String(repeating: "word ", count: 20000))], options: .greedy(maxTokens: 1))
-        #expect(ContinuousClock.now - start < .milliseconds(500))
         let request = try #require(server.requests.last)
         #expect(!request.headers.lowercased().contains("100-continue"))
         #expect(request.body.count > 100_000)

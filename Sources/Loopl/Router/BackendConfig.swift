@@ -25,10 +25,10 @@ public struct BackendConfig: Sendable {
         self.reader = reader
     }
 
-    /// The same backend on `threads` CPU threads.
-    public func withThreads(_ threads: Int) throws -> BackendConfig {
+    /// The same backend with `overrides` written over its section.
+    public func overridden(by overrides: BackendOverrides) throws -> BackendConfig {
         var object = section
-        reader.setThreads(&object, threads)
+        reader.override(&object, overrides)
         return try BackendConfig(name: name, json: .object(object), kinds: [reader])
     }
 

@@ -11,7 +11,7 @@ public struct BackendKind: Sendable {
     /// nil when the kind has no built-in backend.
     public let builtIn: JSONObject?
     let prepare: @Sendable (_ section: inout ConfigSection) throws -> Prepared
-    let setThreads: @Sendable (_ section: inout JSONObject, _ threads: Int) -> Void
+    let override: @Sendable (_ section: inout JSONObject, _ overrides: BackendOverrides) -> Void
 
     /// A section that was read: how to start it, and what keeps it from running now.
     struct Prepared: Sendable {
@@ -21,18 +21,21 @@ public struct BackendKind: Sendable {
 
     /// A kind that reads its section into a `Configuration` (every key it reads, with the
     /// defaults of that type) and starts a model from it. `problem` says what keeps a configured
-    /// backend from running now (a missing file or binary), or nil. `setThreads` edits a section
-    /// to use a number of CPU threads (default: its `threads` key).
+    /// backend from running now (a missing file or binary), or nil. `override` writes command-line
+    /// ``BackendOverrides`` into a section (default: its `model`, `threads`, `contextLength` and
+    /// `gpuLayers` keys).
     public init<Configuration: Sendable>(
         name: String, builtIn: JSONObject? = nil,
         read: @escaping @Sendable (inout ConfigSection) throws -> Configuration,
         problem: @escaping @Sendable (Configuration) -> String? = { _ in nil },
-        setThreads: @escaping @Sendable (inout JSONObject, Int) -> Void = { $0["threads"] = .integer($1) },
+        override: @escaping @Sendable (inout JSONObject, BackendOverrides) -> Void = { section, overrides in
+            for (key, value) in overrides.keys { section[key] = value }
+        },
         start: @escaping @Sendable (Configuration) async throws -> any Model
     ) {
         self.name = name
         self.builtIn = builtIn
-        self.setThreads = setThreads
+        self.override = override
         self.prepare = { section in
             let configuration = try read(&section)
             return Prepared(start: { try await start(configuration) }, problem: { problem(configuration) })

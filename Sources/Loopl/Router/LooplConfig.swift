@@ -86,9 +86,10 @@ public struct LooplConfig: Sendable {
         return try builtIn(kinds: kinds)
     }
 
-    /// Runs every backend on `threads` CPU threads.
-    public mutating func setThreads(_ threads: Int) throws {
-        backends = try backends.mapValues { try $0.withThreads(threads) }
+    /// Writes `overrides` over every backend (the command line's `-m`, `-t`, `-c`, `-ngl`).
+    public mutating func apply(_ overrides: BackendOverrides) throws {
+        guard !overrides.isEmpty else { return }
+        backends = try backends.mapValues { try $0.overridden(by: overrides) }
     }
 
     /// The backend named `name`, or a clear error listing what exists.

@@ -9,8 +9,10 @@ package enum TemplateBenchmark {
         package var compileSeconds: Double
         /// Seconds to render it once with the context.
         package var renderSeconds: Double
+        /// The text of the last render.
+        package var output: String
         /// Size of the rendered text in UTF-8 bytes.
-        package var outputBytes: Int
+        package var outputBytes: Int { output.utf8.count }
     }
 
     package static func measure(source: String, context: JSONObject, iterations: Int = 1000,
@@ -34,6 +36,6 @@ package enum TemplateBenchmark {
             }
             render = min(render, seconds(r) / Double(renderBatch))
         }
-        return Result(iterations: count, compileSeconds: compile, renderSeconds: render, outputBytes: output.utf8.count)
+        return Result(iterations: count, compileSeconds: compile, renderSeconds: render, output: output)
     }
 }

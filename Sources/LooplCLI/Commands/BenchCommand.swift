@@ -14,10 +14,11 @@ struct BenchCommand: Command {
         end-of-generation. Startup is load or spawn until ready; overhead is the TTFT minus the
         engine's own time on the prompt. With --agent, a fixed conversation of tool calls and results
         is replayed on each backend instead, showing per iteration how many prompt tokens were
-        evaluated and how many reused from the cache.
+        evaluated and how many reused from the cache. Under the table, each speed goal of
+        docs/bench.md that the run has a figure for, with MISSED beside those not met.
 
         USAGE: loopl bench [--backends LIST] [--config FILE] [--runs N] [--warmup N]
-                           [--prompt TEXT | --prompt-tokens N] [--max-tokens N] [--threads N]
+                           [--prompt TEXT | --prompt-tokens N] [--max-tokens N] [-t N] [-m FILE]
                            [--agent] [--json FILE] [--svg FILE] [--no-reference]
 
         OPTIONS:
@@ -28,7 +29,9 @@ struct BenchCommand: Command {
           --prompt TEXT        The long prompt for prefill.
           --prompt-tokens N    Or a filler prompt of about N tokens, 16 to 8192 (default: 512).
           --max-tokens N       Tokens to generate for decode, 1 to 4096 (default: 128).
-          --threads N          CPU threads for every backend and llama-bench, 1 to 256 (default: 2).
+          -t, --threads N      CPU threads for every backend and llama-bench, 1 to 256 (default: 2).
+          -m, --model FILE     The GGUF model for every backend and llama-bench (default: $LOOPL_MODEL,
+                               else the default model of scripts/bootstrap).
           --agent              Replay the agent conversation instead of timing prefill and decode.
           --json FILE          Also write the results as JSON (schema: docs/bench.md).
           --svg FILE           Also draw decode speed and TTFT per backend as an SVG chart.
@@ -45,6 +48,7 @@ struct BenchCommand: Command {
     var promptTokens: Int
     var maxTokens: Int
     var threads: Int
+    var model: String
     var agent: Bool
     var jsonPath: String?
     var svgPath: String?
@@ -61,7 +65,8 @@ struct BenchCommand: Command {
         if prompt?.isEmpty == true { throw UsageError("--prompt needs some text.") }
         promptTokens = tokens ?? 512
         maxTokens = try arguments.integer("max-tokens", in: 1...4096) ?? 128
-        threads = try arguments.integer("threads", in: 1...256) ?? 2
+        threads = try arguments.integer("threads", short: "t", in: 1...256) ?? 2
+        model = try arguments.option("model", short: "m") ?? LooplHome.defaultModel
         agent = arguments.flag("agent")
         jsonPath = try arguments.option("json")
         svgPath = try arguments.option("svg")
@@ -71,10 +76,10 @@ struct BenchCommand: Command {
 
     func run(_ console: Console) async throws -> ExitCode {
         var config = try BackendFactory.config(path: config)
-        try config.setThreads(threads)
+        try config.apply(BackendOverrides(model: model, threads: threads))
         let router = Router(config: config)
         for name in backends { _ = try config.backend(name) }
-        var report = BenchReport(model: (LooplHome.defaultModel as NSString).lastPathComponent,
+        var report = BenchReport(model: (model as NSString).lastPathComponent,
                                  cores: ProcessInfo.processInfo.activeProcessorCount, llamaCppVersion: LlamaCppInstall.version,
                                  threads: threads, promptTokens: promptTokens, maxTokens: maxTokens, runs: runs, warmup: warmup)
         if agent {
@@ -83,6 +88,8 @@ struct BenchCommand: Command {
             try await runSpeed(router: router, report: &report, console: console)
         }
         console.out(report.table)
+        let goals = BenchGoal.table(BenchGoal.goals(for: report))
+        if !goals.isEmpty { console.out("\n" + goals) }
         if let jsonPath { try write(report.json.jsonText(style: .python) + "\n", to: jsonPath) }
         if let svgPath { try write(BenchChart.svg(report), to: svgPath) }
         return .success
@@ -125,7 +132,7 @@ struct BenchCommand: Command {
                 if step.measured { samples[name, default: []].append(sample) }
                 console.err("\(label) \(name): TTFT \(Int(sample.ttftMs)) ms (\(evaluated) tokens, \(Int(sample.prefillTokensPerSecond)) tok/s), decode \(String(format: "%.1f", sample.decodeTokensPerSecond)) tok/s")
             case .reference:
-                let speeds = try await LlamaBenchReference.measure(model: LooplHome.defaultModel, threads: threads,
+                let speeds = try await LlamaBenchReference.measure(model: model, threads: threads,
                                                                    prompt: measuredPromptTokens, generate: maxTokens, depth: decodeDepth)
                 if step.measured { referenceSamples.append(speeds) }
                 console.err("\(label) llama-bench: prefill \(Int(speeds.prefill)) tok/s, decode \(String(format: "%.1f", speeds.decode)) tok/s")

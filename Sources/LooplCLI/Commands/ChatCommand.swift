@@ -14,7 +14,7 @@ struct ChatCommand: Command {
         The conversation is saved after every turn in $XDG_DATA_HOME/loopl/conversation.json
         (else ~/.local/share/loopl/conversation.json); --continue resumes it.
 
-        USAGE: loopl chat [--continue] [--verbose] [options of loopl run, without PROMPT and --json]
+        USAGE: loopl chat [--continue] [options]
 
         COMMANDS (typed as a line):
           /backend NAME   Switch backend, keeping the conversation.
@@ -24,8 +24,9 @@ struct ChatCommand: Command {
           /quit           Leave (so does end of input).
 
         OPTIONS:
-          --continue      Resume the last conversation.
-          -h, --help      Show this help.
+          --continue             Resume the last conversation.
+        \(AgentSettings.optionsHelp)
+          -h, --help             Show this help.
 
         """
 

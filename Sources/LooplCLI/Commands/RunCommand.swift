@@ -8,26 +8,11 @@ struct RunCommand: Command {
     static let help = """
         Run an agent once: the model answers PROMPT, calling the enabled tools as it needs.
 
-        USAGE: loopl run [options] PROMPT
+        USAGE: loopl run [options] PROMPT     (PROMPT - reads it from standard input)
 
         OPTIONS:
-          --backend NAME         The backend to use (default: the config's default, or $LOOPL_BACKEND).
-          --config FILE          The configuration file (default: $LOOPL_CONFIG, ./loopl.json,
-                                 ~/.config/loopl/config.json, else built-in defaults).
-          --tools LIST           Tools to enable, comma-separated: calc, time, files (default: none).
-          --mcp LIST             MCP servers of the config's mcpServers to enable, comma-separated, or
-                                 all (default: none); their tools are named SERVER_TOOL (loopl tools).
-          --root DIR             The folder the files tools may read (default: the current folder).
-          --tool-choice CHOICE   auto, required, none, or an enabled tool's name (an MCP one too), for
-                                 the first iteration (default: auto).
-          --max-iterations N     The most model turns, 1 to 100 (default: 8).
-          --max-tokens N         The most tokens per turn, 1 to 1000000 (default: 512).
-          --temperature T        Sampling temperature, 0 for greedy (default: 0.8).
-          --seed S               The sampler's seed, 0 to 4294967294.
-          --session FILE         Load the conversation from FILE and save it back after the run.
-          --json-schema FILE     The answer must be JSON that this JSON Schema accepts.
+        \(AgentSettings.optionsHelp)
           --json                 Print every event as one JSON object per line, and nothing else.
-          --verbose              Show each tool call's arguments and result under its line.
           -h, --help             Show this help.
 
         """
@@ -42,6 +27,7 @@ struct RunCommand: Command {
     }
 
     func run(_ console: Console) async throws -> ExitCode {
+        let prompt = self.prompt == "-" ? try StandardInput.readAll() : self.prompt
         let agent = try await options.makeAgent(console: console)
         let printer = EventPrinter(console: console, json: options.json, verbose: options.verbose)
         var status = ExitCode.success

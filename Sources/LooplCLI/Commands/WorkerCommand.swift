@@ -12,25 +12,28 @@ struct WorkerCommand: Command {
         standard error. Exits when standard input closes. The stdio backend runs this as its worker,
         so that a crash inside the runtime ends the worker, not the host.
 
-        USAGE: loopl worker [--backend NAME] [--config FILE] [--threads N]
+        USAGE: loopl worker [--backend NAME] [--config FILE] [-m FILE] [-t N] [-c N] [-ngl N]
 
         OPTIONS:
-          --backend NAME   The backend to serve (default: the config's default route).
-          --config FILE    The configuration file (default: $LOOPL_CONFIG, ./loopl.json,
-                           ~/.config/loopl/config.json, else built-in defaults).
-          --threads N      CPU threads for the served backend, 1 to 256 (default: its config's).
-          -h, --help       Show this help.
+          --backend NAME         The backend to serve (default: the config's default route).
+          --config FILE          The configuration file (default: $LOOPL_CONFIG, ./loopl.json,
+                                 ~/.config/loopl/config.json, else built-in defaults).
+          -m, --model FILE       The GGUF model to serve (default: the backend's).
+          -t, --threads N        CPU threads, 1 to 256 (default: the backend's).
+          -c, --ctx-size N       Context length in tokens, 16 to 1048576 (default: the backend's).
+          -ngl, --gpu-layers N   Layers to offload to a GPU, 0 to 1000 (default: the backend's).
+          -h, --help             Show this help.
 
         """
 
     var backend: String?
     var config: String?
-    var threads: Int?
+    var overrides: BackendOverrides
 
     init(arguments: inout Arguments) throws(UsageError) {
         backend = try arguments.option("backend")
         config = try arguments.option("config")
-        threads = try arguments.integer("threads", in: 1...256)
+        overrides = try arguments.backendOverrides()
     }
 
     func run(_ console: Console) async throws -> ExitCode {
@@ -39,7 +42,7 @@ struct WorkerCommand: Command {
         // violation instead of a worker that aborted.
         setenv("GGML_NO_BACKTRACE", "1", 0)
         var config = try BackendFactory.config(path: config)
-        if let threads { try config.setThreads(threads) }
+        try config.apply(overrides)
         let router = Router(config: config)
         if let backend, try router.config.backend(backend).kind == "stdio" {
             throw LooplError(.invalidConfiguration, "Backend '\(backend)' is itself a stdio worker; serve a backend of kind llama or server.")

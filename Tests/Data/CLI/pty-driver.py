@@ -1,10 +1,11 @@
 """Drives a program through a pseudo-terminal, as a person at a keyboard would.
 
 Usage: pty-driver.py STEPS_JSON PROGRAM [ARGS...]
-STEPS_JSON is a list of [text_to_type, text_to_wait_for, seconds]; "^C" types Ctrl-C.
+STEPS_JSON is a list of [text_to_type, text_to_wait_for, seconds]; "^C" types Ctrl-C; a text to
+wait for that starts with "re:" is a regular expression.
 Prints everything the program wrote, then a last line "EXIT <status>".
 """
-import json, os, pty, select, sys, time
+import json, os, pty, re, select, sys, time
 
 steps = json.loads(sys.argv[1])
 pid, fd = pty.fork()
@@ -27,7 +28,10 @@ def read(seconds, until=None):
             if not chunk:
                 return
             out += chunk
-            if until and until.encode() in out[start:]:
+            if until and until.startswith("re:"):
+                if re.search(until[3:].encode(), out[start:]):
+                    return
+            elif until and until.encode() in out[start:]:
                 return
 
 

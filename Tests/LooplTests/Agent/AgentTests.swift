@@ -192,8 +192,9 @@ import Testing
     @Test func modelErrorsEndTheSequence() async throws {
         let model = ScriptedModel(contextSize: 16) { _ in .text(["x"]) }
         let agent = Agent(model: model)
-        await #expect(throws: LooplError.self) {
+        let error = await #expect(throws: LooplError.self) {
             _ = try await Self.collect(agent, String(repeating: "long prompt ", count: 100))
         }
+        #expect(error?.code == .contextOverflow, "\(String(describing: error))")
     }
 }

@@ -7,9 +7,8 @@ import Testing
     static let data = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Data/GGUF")
     static let fixture = data.appendingPathComponent("tiny.gguf").path
-    /// The default model, when the bootstrap has downloaded it (LOOPL_TEST_MODEL overrides).
-    static let model = ProcessInfo.processInfo.environment["LOOPL_TEST_MODEL"]
-        ?? NSHomeDirectory() + "/.cache/loopl/models/SmolLM2-135M-Instruct.Q4_1.gguf"
+    /// The default model, where the bootstrap put it (`LOOPL_HOME`, or `LOOPL_MODEL` for the file).
+    static let model = LooplHome.defaultModel
 
     static func expectMatchesOracle(_ path: String, _ oraclePath: String) throws {
         let metadata = try GGUFMetadata(contentsOf: path)
@@ -88,8 +87,8 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: model), "the default model is not downloaded"))
-    func defaultModelMatchesPythonGGUF() throws {
+    @Test func defaultModelMatchesPythonGGUF() throws {
+        try #require(FileManager.default.fileExists(atPath: Self.model), "no model at \(Self.model): run scripts/bootstrap, or set LOOPL_MODEL")
         try Self.expectMatchesOracle(Self.model, Self.data.appendingPathComponent("SmolLM2-135M-Instruct.Q4_1.expected.json").path)
         let metadata = try GGUFMetadata(contentsOf: Self.model)
         #expect(metadata.architecture == "llama")

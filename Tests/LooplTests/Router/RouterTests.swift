@@ -13,10 +13,14 @@ import Testing
     }, start: { entry in
         if entry.fails == "start" { throw LooplError(.modelNotFound, "\(entry.name) cannot start") }
         let empty = entry.fails == "generate"
-        return ScriptedModel(style: .text(.hermes)) { _ in
+        let model = ScriptedModel(style: .text(.hermes)) { _ in
             empty ? ScriptedTurn([]) : .text(["from ", entry.name])
-        }.failing(["generate": "before", "late": "after"][entry.fails ?? ""])
+        }
+        started.models.withLock { $0[entry.name] = model }
+        return model.failing(["generate": "before", "late": "after"][entry.fails ?? ""])
     })
+    /// The models the test kind started, by name.
+    static let started = Started()
     static let otherKind = BackendKind(name: "other", read: { section in try section.optionalInt("size") ?? 1 },
                                        start: { _ in ScriptedModel(style: .native, turns: []) })
     static let kinds = [testKind, otherKind]
@@ -88,19 +92,30 @@ import Testing
         #expect(try config.backend("b").problem == nil)
     }
 
-    @Test func threadsAreSetThroughTheKind() throws {
+    @Test func overridesAreWrittenThroughTheKind() throws {
         var config = try LooplConfig(json: #"{"default": "a", "backends": {"a": {"kind": "other", "size": 2}}}"#, kinds: Self.kinds)
-        #expect(throws: LooplError.self) { try config.setThreads(3) }  // "other" reads no "threads" key
-        let threaded = BackendKind(name: "other", read: { section in try section.optionalInt("threads") },
-                                   start: { _ in ScriptedModel(style: .native, turns: []) })
+        #expect(throws: LooplError.self) { try config.apply(BackendOverrides(threads: 3)) }  // "other" reads no "threads" key
+        try config.apply(BackendOverrides())  // nothing to write: nothing checked
+        let threaded = BackendKind(name: "other", read: { section in
+            (try section.optionalInt("threads"), try section.optionalString("model"))
+        }, start: { _ in ScriptedModel(style: .native, turns: []) })
         config = try LooplConfig(json: #"{"default": "a", "backends": {"a": {"kind": "other"}}}"#, kinds: [threaded])
-        try config.setThreads(3)
-        #expect(try config.backend("a").section == ["kind": "other", "threads": 3])
+        try config.apply(BackendOverrides(model: "/m.gguf", threads: 3))
+        #expect(try config.backend("a").section == ["kind": "other", "model": "/m.gguf", "threads": 3])
+        let custom = BackendKind(name: "other", read: { section in try section.optionalStrings("command") },
+                                 override: { section, overrides in section["command"] = .array(overrides.workerArguments.map(JSONValue.string)) },
+                                 start: { _ in ScriptedModel(style: .native, turns: []) })
+        config = try LooplConfig(json: #"{"default": "a", "backends": {"a": {"kind": "other"}}}"#, kinds: [custom])
+        try config.apply(BackendOverrides(model: "/m.gguf", threads: 3, contextLength: 512, gpuLayers: 9))
+        #expect(try config.backend("a").section["command"] == ["--model", "/m.gguf", "--threads", "3", "--ctx-size", "512", "--gpu-layers", "9"])
     }
 
-    static func router(_ failures: [String: String]) throws -> Router {
+    /// A router over backends a, b and c (in that order of fallback); `failures` names how a backend
+    /// fails: "start", "generate" (before its first token) or "late" (after it). Each model is
+    /// named `prefix` and its backend's name, and kept in ``started`` under that name.
+    static func router(_ failures: [String: String], prefix: String = "") throws -> Router {
         let entries = ["a", "b", "c"].map { name in
-            "\"\(name)\": {\"kind\": \"test\", \"name\": \"\(name)\"" + (failures[name].map { ", \"fails\": \"\($0)\"" } ?? "") + "}"
+            "\"\(name)\": {\"kind\": \"test\", \"name\": \"\(prefix)\(name)\"" + (failures[name].map { ", \"fails\": \"\($0)\"" } ?? "") + "}"
         }
         let config = try LooplConfig(json: #"{"default": "a", "fallback": ["b", "c"], "backends": {"# + entries.joined(separator: ", ") + "}}",
                                      kinds: Self.kinds)
@@ -120,11 +135,26 @@ import Testing
         await #expect(throws: LooplError.self) { _ = try await Self.router(["a": "start"]).model(named: "a") }
     }
 
+    /// Only the first backend fails, after its first token: the error reaches the caller, and the
+    /// fallbacks, which would have answered, are never asked.
     @Test func errorsAfterTheFirstTokenPropagate() async throws {
-        let model = try await Self.router(["a": "late", "b": "late", "c": "late"]).model(named: nil)
-        await #expect(throws: LooplError.self) {
-            _ = try await ModelConformance(model: model).run("late", [.user("hi")], options: .greedy())
+        let prefix = "late-\(UUID())-"
+        let model = try await Self.router(["a": "late"], prefix: prefix).model(named: nil)
+        var text = ""
+        do {
+            for try await event in model.generate(messages: [.user("hi")], tools: [], options: .greedy()) {
+                if case .text(let chunk) = event { text += chunk }
+            }
+            Issue.record("the late failure was swallowed; the turn read \(text.debugDescription)")
+        } catch let error as LooplError {
+            #expect(error.code == .processFailed)
+            #expect(error.message == "died mid-stream")
         }
+        #expect(text == "from ")
+        let asked = Self.started.models.withLock { models in
+            ["a", "b", "c"].map { models[prefix + $0]?.requests.count ?? 0 }
+        }
+        #expect(asked == [1, 0, 0], "requests to a, b and c")
     }
 
     @Test func textCallsAreLiftedBehindTheRoute() async throws {
@@ -137,6 +167,11 @@ import Testing
         #expect(turn.toolCalls.map(\.name) == ["f"])
         #expect(turn.text.isEmpty)
     }
+}
+
+/// The models a test's router started, by backend name.
+final class Started: Sendable {
+    let models = Mutex<[String: ScriptedModel]>([:])
 }
 
 /// A model that fails before or after its first event.

@@ -12,7 +12,7 @@ import Testing
         let iterations = Int(ProcessInfo.processInfo.environment["LOOPL_BENCH"] ?? "") ?? 5
         let result = try TemplateBenchmark.measure(source: try TemplateGoldens.source(name), context: context,
                                                    iterations: iterations, now: TemplateGoldens.now)
-        #expect(result.outputBytes == expected.utf8.count)
+        #expect(result.output == expected)
         #expect(result.compileSeconds > 0 && result.renderSeconds > 0)
         if ProcessInfo.processInfo.environment["LOOPL_BENCH"] != nil {
             print(String(format: "loopl template bench %@ bench_18: compile %.4f ms, render %.4f ms, %d iterations",
