@@ -11,6 +11,8 @@ var targets: [Target] = [
     .target(name: "Loopl", dependencies: ["CLooplSpawn"], swiftSettings: strict),
     .target(name: "LooplServer", dependencies: ["Loopl"], swiftSettings: strict),
     .target(name: "LooplStdio", dependencies: ["Loopl"], swiftSettings: strict),
+    .target(name: "LooplMCP", dependencies: ["Loopl"], swiftSettings: strict),
+    .testTarget(name: "LooplMCPTests", dependencies: ["LooplMCP"], swiftSettings: strict),
     .target(name: "LooplTestKit", dependencies: ["Loopl"], swiftSettings: strict),
     .target(name: "LooplTerminal", dependencies: ["Loopl"], swiftSettings: strict),
     .target(name: "LooplFuzz", dependencies: ["Loopl", "LooplStdio", "LooplServer"], swiftSettings: strict),
@@ -44,7 +46,7 @@ if withLlama {
         .systemLibrary(name: "CLlama", pkgConfig: "llama",
                        providers: [.apt(["(run scripts/bootstrap: it builds llama.cpp and its llama.pc)"])]),
         .target(name: "LooplLlama", dependencies: ["Loopl", "CLlama"], swiftSettings: strict),
-        .target(name: "LooplCLI", dependencies: ["Loopl", "LooplLlama", "LooplServer", "LooplStdio", "LooplTerminal"],
+        .target(name: "LooplCLI", dependencies: ["Loopl", "LooplLlama", "LooplMCP", "LooplServer", "LooplStdio", "LooplTerminal"],
                 swiftSettings: strict),
         .executableTarget(name: "loopl", dependencies: ["LooplCLI"], swiftSettings: strict),
         .testTarget(name: "LooplLlamaTests", dependencies: ["LooplLlama", "CLlama", "LooplTestKit"], swiftSettings: strict),
@@ -58,6 +60,7 @@ if withLlama {
     ]
 }
 products += [
+    .library(name: "LooplMCP", targets: ["LooplMCP"]),
     .library(name: "LooplServer", targets: ["LooplServer"]),
     .library(name: "LooplStdio", targets: ["LooplStdio"]),
     .library(name: "LooplTerminal", targets: ["LooplTerminal"]),

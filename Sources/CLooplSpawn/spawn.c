@@ -14,6 +14,7 @@ struct request {
     const char *path;
     char *const *argv;
     char *const *envp;
+    const char *cwd;
     int fds[3];
     pid_t result;
     int done;
@@ -40,6 +41,7 @@ static void become_child(const struct request *r, pid_t parent, int report) {
         if (fd < 0) fd = open("/dev/null", i == 0 ? O_RDONLY : O_WRONLY);
         if (fd < 0 || dup2(fd, i) < 0) goto fail;
     }
+    if (r->cwd != NULL && chdir(r->cwd) != 0) goto fail;
     for (int fd = 3; fd < 1024; fd++) {
         if (fd != report) close(fd);
     }
@@ -104,9 +106,14 @@ static void start_spawner(void) {
 }
 
 pid_t loopl_spawn(const char *path, char *const argv[], char *const envp[], int in_fd, int out_fd, int err_fd) {
+    return loopl_spawn_in(path, argv, envp, NULL, in_fd, out_fd, err_fd);
+}
+
+pid_t loopl_spawn_in(const char *path, char *const argv[], char *const envp[], const char *cwd,
+                     int in_fd, int out_fd, int err_fd) {
     pthread_once(&once, start_spawner);
     if (spawner_error != 0) return -spawner_error;
-    struct request r = { path, argv, envp, { in_fd, out_fd, err_fd }, 0, 0 };
+    struct request r = { path, argv, envp, cwd, { in_fd, out_fd, err_fd }, 0, 0 };
     pthread_mutex_lock(&lock);
     while (pending != NULL) pthread_cond_wait(&changed, &lock);
     pending = &r;

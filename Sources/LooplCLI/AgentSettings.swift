@@ -6,6 +6,8 @@ struct AgentSettings: Sendable {
     var backend: String?
     var config: String?
     var tools: [String]
+    /// The MCP servers to enable (`--mcp`), or ["all"].
+    var mcp: [String]
     var root: String
     var toolChoice: ToolChoice
     var maxIterations: Int
@@ -30,8 +32,11 @@ struct AgentSettings: Sendable {
           --system TEXT          The system prompt (default: none, or the session's).
           --system-file FILE     The system prompt, read from FILE.
           --tools LIST           Tools to enable, comma-separated: calc, time, files (default: none).
+          --mcp LIST             MCP servers of the config's mcpServers to enable, comma-separated, or
+                                 all (default: none); their tools are named SERVER_TOOL (loopl tools).
           --root DIR             The folder the files tools may read (default: the current folder).
-          --tool-choice CHOICE   auto, required, none, or a tool's name, for the first iteration (default: auto).
+          --tool-choice CHOICE   auto, required, none, or an enabled tool's name (an MCP one too), for
+                                 the first iteration (default: auto).
           --max-iterations N     The most model turns, 1 to 100 (default: 8).
           --max-tokens N         The most tokens per turn, 1 to 1000000 (default: 512).
           --temperature T        Sampling temperature, 0 for greedy (default: 0.8).
@@ -53,6 +58,7 @@ struct AgentSettings: Sendable {
         for tool in tools where !["calc", "time", "files"].contains(tool) {
             throw UsageError("Unknown tool '\(tool)': use calc, time or files.")
         }
+        mcp = (try arguments.option("mcp") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         root = try arguments.option("root") ?? FileManager.default.currentDirectoryPath
         toolChoice = ToolChoice(name: try arguments.option("tool-choice") ?? "auto")
         maxIterations = try arguments.integer("max-iterations", in: 1...100) ?? 8
@@ -99,16 +105,26 @@ struct AgentSettings: Sendable {
     }
 
     func makeAgent(console: Console) async throws -> Agent {
-        let tools = try makeTools()
-        if case .tool(let name) = toolChoice, !tools.contains(where: { $0.name == name }) {
-            throw LooplError(.invalidRequest, "--tool-choice names '\(name)', which is not an enabled tool (\(tools.map(\.name).joined(separator: ", "))).")
-        }
         let json = self.json
+        let warn: (String) -> Void = { text in
+            if json {
+                console.out(((try? JSONValue(encoding: AgentEvent.warning(text)).jsonText()) ?? "") + "\n")
+            } else {
+                console.err("warning: \(text)")
+            }
+        }
         var config = try BackendFactory.config(path: self.config)
+        let builtIn = try makeTools()
+        let tools = builtIn + (try await MCPSetup.tools(mcp, servers: config.mcpServers, builtIn: builtIn, warn: warn))
+        if case .tool(let name) = toolChoice, !tools.contains(where: { $0.name == name }) {
+            let offered = tools.isEmpty ? "no tool is enabled" : "offered: " + tools.map(\.name).joined(separator: ", ")
+            throw UsageError("--tool-choice names '\(name)', which is not an enabled tool (\(offered)).")
+        }
         try config.apply(overrides)
         let model = try await Router(config: config).model(named: backend) { warning in
             if !json { console.err("warning: \(warning)") }
         }
+        if let warning = MCPSetup.sizeWarning(tools, contextSize: (try? await model.contextSize) ?? 0) { warn(warning) }
         var messages = try session.map(SessionFile.load) ?? []
         if let system {
             if messages.first?.role == "system" { messages[0] = .system(system) } else { messages.insert(.system(system), at: 0) }
@@ -118,7 +134,8 @@ struct AgentSettings: Sendable {
             generation.responseFormat = .jsonSchema(try JSONValue(parsing: try readText(schemaPath, what: "schema")))
         }
         return Agent(model: model, tools: tools,
-                     options: AgentOptions(maxIterations: maxIterations, firstToolChoice: toolChoice, generation: generation),
+                     options: AgentOptions(maxIterations: maxIterations, toolTimeout: MCPSetup.toolTimeout(tools),
+                                           firstToolChoice: toolChoice, generation: generation),
                      messages: messages)
     }
 

@@ -8,6 +8,7 @@ public enum CLI {
         RunCommand.self,
         ChatCommand.self,
         BackendsCommand.self,
+        ToolsCommand.self,
         ParseCommand.self,
         TemplateCommand.self,
         InspectCommand.self,
@@ -69,8 +70,18 @@ public enum CLI {
             console.err("error: \(error.message)\nRun 'loopl \(type.name) --help' for its options.")
             return .usage
         }
+        let status = await execute(command, name: type.name, console: console)
+        await MCPSetup.shutdownAll()
+        return status
+    }
+
+    /// Runs a parsed command, mapping its errors to messages and exit codes.
+    private static func execute(_ command: any Command, name: String, console: Console) async -> ExitCode {
         do {
             return try await command.run(console)
+        } catch let error as UsageError {
+            console.err("error: \(error.message)\nRun 'loopl \(name) --help' for its options.")
+            return .usage
         } catch let error as LooplError {
             console.err("error: \(error.message)")
             return .failure

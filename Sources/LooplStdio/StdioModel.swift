@@ -277,7 +277,7 @@ public final class StdioModel: Model {
                 case .notification(method: let method, _) where method != "event":
                     continue
                 default:
-                    throw violation(connection, "it sent \(WorkerConnection.excerpt(message.jsonValue.jsonText())) before answering initialize")
+                    throw violation(connection, "it sent \(Mailbox.excerpt(message.jsonValue.jsonText())) before answering initialize")
                 }
             }
         } catch {

@@ -5,15 +5,15 @@ public enum StdioProtocol {
     /// The protocol version this build speaks.
     public static let version = 1
     /// The longest line either side accepts, newline excluded: 16 MiB.
-    package static let maxLineBytes = 16 * 1024 * 1024
+    package static let maxLineBytes = LineSplitter.defaultLimit
 
     /// JSON-RPC error codes used by the protocol.
     package enum ErrorCode {
-        package static let parseError = -32700
-        package static let invalidRequest = -32600
-        package static let methodNotFound = -32601
-        package static let invalidParams = -32602
-        package static let internalError = -32603
+        package static let parseError = RPCError.parseError
+        package static let invalidRequest = RPCError.invalidRequest
+        package static let methodNotFound = RPCError.methodNotFound
+        package static let invalidParams = RPCError.invalidParams
+        package static let internalError = RPCError.internalError
         /// A Loopl error; `data.looplCode` names its ``LooplError/Code``.
         package static let looplError = -32000
         /// The request was cancelled (as in LSP).

@@ -80,7 +80,7 @@ public struct WorkerInfo: Sendable, Hashable {
     /// Reads an `initialize` result; throws `protocolViolation` naming what is missing.
     package init(wireValue value: JSONValue) throws {
         func fail(_ what: String) -> LooplError {
-            LooplError(.protocolViolation, "The worker's initialize result \(what): \(WorkerConnection.excerpt(value.jsonText())).")
+            LooplError(.protocolViolation, "The worker's initialize result \(what): \(Mailbox.excerpt(value.jsonText())).")
         }
         guard let version = value["protocolVersion"]?.intValue else { throw fail("has no integer protocolVersion") }
         guard version == StdioProtocol.version else {

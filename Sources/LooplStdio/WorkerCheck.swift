@@ -80,7 +80,7 @@ package struct WorkerCheck: Sendable {
         try? await Task.sleep(for: .milliseconds(300))
         while let stray = connection.mailbox.takePending() {
             if case .notification(let method, _) = stray, method != "event" { continue }
-            throw Failure(reason: "it sent \(WorkerConnection.excerpt(stray.jsonValue.jsonText())) after the result")
+            throw Failure(reason: "it sent \(Mailbox.excerpt(stray.jsonValue.jsonText())) after the result")
         }
         if let end = connection.mailbox.end { throw Failure(reason: describe(end, connection)) }
         return "\(events.count) events, then a result (\(metrics.generatedTokens) tokens, \(metrics.stopReason?.rawValue ?? "?"))"
@@ -95,7 +95,7 @@ package struct WorkerCheck: Sendable {
         try connection.send(.request(id: .integer(id), method: "generate", params: Session.params(options)))
         let first = try await session.receive(connection, timeout: idleTimeout)
         guard case .notification(method: "event", _) = first else {
-            throw Failure(reason: "expected an event first, got \(WorkerConnection.excerpt(first.jsonValue.jsonText()))")
+            throw Failure(reason: "expected an event first, got \(Mailbox.excerpt(first.jsonValue.jsonText()))")
         }
         try connection.send(.notification(method: "$/cancelRequest", params: ["id": .integer(id)]))
         let start = ContinuousClock.now
@@ -114,7 +114,7 @@ package struct WorkerCheck: Sendable {
             case .response(.integer(id), let result):
                 throw Failure(reason: "the cancelled request was answered with \(result), not error -32800")
             default:
-                throw Failure(reason: "unexpected \(WorkerConnection.excerpt(message.jsonValue.jsonText())) after $/cancelRequest")
+                throw Failure(reason: "unexpected \(Mailbox.excerpt(message.jsonValue.jsonText())) after $/cancelRequest")
             }
         }
     }
@@ -219,7 +219,7 @@ actor Session {
             switch message {
             case .response(.integer(id), let result): return result
             case .notification(let method, _) where method != "event": continue
-            default: throw WorkerCheck.Failure(reason: "expected the response to request \(id), got \(WorkerConnection.excerpt(message.jsonValue.jsonText()))")
+            default: throw WorkerCheck.Failure(reason: "expected the response to request \(id), got \(Mailbox.excerpt(message.jsonValue.jsonText()))")
             }
         }
     }
@@ -243,7 +243,7 @@ actor Session {
             case .response(.integer(id), let result):
                 return (events, result)
             default:
-                throw WorkerCheck.Failure(reason: "unexpected \(WorkerConnection.excerpt(message.jsonValue.jsonText())) during request \(id)")
+                throw WorkerCheck.Failure(reason: "unexpected \(Mailbox.excerpt(message.jsonValue.jsonText())) during request \(id)")
             }
         }
     }

@@ -29,7 +29,7 @@ final class WorkerConnection: Sendable {
             var broken = false
             for await chunk in child.output where !broken {
                 for piece in splitter.feed(chunk) where !broken {
-                    if let problem = Self.read(piece, into: mailbox) {
+                    if let problem = mailbox.deliver(piece) {
                         broken = true
                         mailbox.finish(.violation(problem))
                         await child.terminate(grace: .seconds(1))
@@ -42,34 +42,6 @@ final class WorkerConnection: Sendable {
             }
             mailbox.finish(.exited(await child.waitForExit(timeout: .seconds(2))))
         }
-    }
-
-    /// Delivers one line; returns what is wrong with it, if anything.
-    private static func read(_ piece: LineSplitter.Piece, into mailbox: Mailbox) -> String? {
-        switch piece {
-        case .tooLong:
-            return "it wrote a line longer than 16 MiB"
-        case .line(let bytes):
-            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return nil }
-            guard let text = String(validating: bytes, as: UTF8.self) else {
-                return "it wrote bytes that are not UTF-8"
-            }
-            let value: JSONValue
-            do { value = try JSONValue(parsing: text) } catch {
-                return "it wrote a line that is not JSON: \(Self.excerpt(text))"
-            }
-            switch RPCMessage.read(value) {
-            case .success(let message):
-                mailbox.put(message)
-                return nil
-            case .failure(let problem):
-                return "it wrote a message that is not JSON-RPC 2.0 (\(problem.reason)): \(Self.excerpt(text))"
-            }
-        }
-    }
-
-    static func excerpt(_ text: String) -> String {
-        text.count <= 120 ? text : String(text.prefix(120)) + "…"
     }
 
     /// Finds a bare command name on PATH.

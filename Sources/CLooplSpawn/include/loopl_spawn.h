@@ -11,6 +11,10 @@
 pid_t loopl_spawn(const char *path, char *const argv[], char *const envp[],
                   int in_fd, int out_fd, int err_fd);
 
+/// As loopl_spawn, with the child starting in the folder `cwd` (NULL: this process's folder).
+pid_t loopl_spawn_in(const char *path, char *const argv[], char *const envp[], const char *cwd,
+                     int in_fd, int out_fd, int err_fd);
+
 /// Creates a pipe whose two ends are closed on exec. Returns 0, or -errno.
 int loopl_pipe(int fds[2]);
 

@@ -22,9 +22,10 @@ public final class ChildProcess: Sendable {
     private let stdin: Mutex<Int32>
     private let shared = Shared()
 
-    /// Starts `executable` with `arguments`. Throws `processFailed` when it cannot be started.
+    /// Starts `executable` with `arguments`, in the folder `currentDirectory` when given.
+    /// Throws `processFailed` when it cannot be started.
     public init(executable: String, arguments: [String], environment: [String: String]? = nil,
-                output mode: Output = .drain) throws {
+                currentDirectory: String? = nil, output mode: Output = .drain) throws {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw LooplError(.processFailed, "Cannot run \(executable): no executable file there. Check the path (scripts/bootstrap builds llama-server).")
         }
@@ -34,7 +35,7 @@ public final class ChildProcess: Sendable {
         let environment = environment ?? ProcessInfo.processInfo.environment
         let pid = withCStrings([executable] + arguments) { argv in
             withCStrings(environment.map { "\($0.key)=\($0.value)" }) { envp in
-                loopl_spawn(executable, argv, envp, input.read, out.write, err.write)
+                loopl_spawn_in(executable, argv, envp, currentDirectory, input.read, out.write, err.write)
             }
         }
         close(input.read)

@@ -2,14 +2,17 @@ import Foundation
 
 /// The backends a user can pick from, read from a JSON file or built in.
 ///
-/// Shape: `{"default": "llama", "fallback": ["server"], "backends": {"NAME": {"kind": ..., ...}}}`.
-/// Each entry is read by the ``BackendKind`` it names; unknown keys are errors. Without
-/// `backends`, the built-in backends are used.
+/// Shape: `{"default": "llama", "fallback": ["server"], "backends": {"NAME": {"kind": ..., ...}},
+/// "mcpServers": {"NAME": {...}}}`. Each backend is read by the ``BackendKind`` it names; unknown
+/// keys are errors. Without `backends`, the built-in backends are used. `mcpServers` is kept as
+/// written, for the MCP client (LooplMCP) to read.
 public struct LooplConfig: Sendable {
     public var defaultBackend: String
     /// Tried in order when the default backend fails before its first token.
     public var fallback: [String]
     public var backends: [String: BackendConfig]
+    /// The `mcpServers` object as written (empty when there is none); LooplMCP reads its entries.
+    public var mcpServers: JSONObject = [:]
     /// Where it was read from; nil for the built-in defaults.
     public var source: String?
 
@@ -24,6 +27,7 @@ public struct LooplConfig: Sendable {
         let named = try reader.optionalString("default")
         let fallback = try reader.optionalStrings("fallback") ?? []
         let entries = try reader.optionalObject("backends")
+        let servers = try reader.optionalObject("mcpServers") ?? [:]
         try reader.finish()
         if let entries {
             var backends: [String: BackendConfig] = [:]
@@ -35,6 +39,7 @@ public struct LooplConfig: Sendable {
             self.fallback = fallback
             self.source = source
         }
+        mcpServers = servers
         for name in [defaultBackend] + self.fallback where backends[name] == nil {
             throw ConfigSection.error("'\(name)' is named as default or fallback but is not among the backends (\(backends.keys.sorted().joined(separator: ", ")))")
         }

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// A lock for async code: one holder at a time, waiters served in order.
-final class AsyncGate: Sendable {
+package final class AsyncGate: Sendable {
     private struct State {
         var held = false
         var waiters: [(token: Int, continuation: CheckedContinuation<Void, any Error>)] = []
@@ -10,8 +10,10 @@ final class AsyncGate: Sendable {
 
     private let state = Mutex(State())
 
+    package init() {}
+
     /// Waits for the gate; throws CancellationError when the task is cancelled while waiting.
-    func acquire() async throws {
+    package func acquire() async throws {
         if Task.isCancelled { throw CancellationError() }
         let token = state.withLock { state in
             state.nextToken += 1
@@ -39,7 +41,7 @@ final class AsyncGate: Sendable {
     }
 
     /// Takes the gate if it is free.
-    func tryAcquire() -> Bool {
+    package func tryAcquire() -> Bool {
         state.withLock { state in
             if state.held { return false }
             state.held = true
@@ -48,7 +50,7 @@ final class AsyncGate: Sendable {
     }
 
     /// Passes the gate to the next waiter, or frees it.
-    func release() {
+    package func release() {
         let next = state.withLock { state -> CheckedContinuation<Void, any Error>? in
             if state.waiters.isEmpty {
                 state.held = false

@@ -14,7 +14,10 @@ package struct LineSplitter {
     private var partial: [UInt8] = []
     private var skipping = false
 
-    package init(limit: Int = StdioProtocol.maxLineBytes) { self.limit = limit }
+    /// The longest line accepted by default, newline excluded: 16 MiB.
+    package static let defaultLimit = 16 * 1024 * 1024
+
+    package init(limit: Int = LineSplitter.defaultLimit) { self.limit = limit }
 
     /// The lines that `chunk` completes.
     package mutating func feed(_ chunk: [UInt8]) -> [Piece] {

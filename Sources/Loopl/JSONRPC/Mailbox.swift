@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Why a ``Mailbox`` ended.
-enum MailboxEnd: Error, Sendable {
+package enum MailboxEnd: Error, Sendable {
     /// The worker's output ended; its exit status, when it had exited by then.
     case exited(Int32?)
     /// The worker broke the protocol: what it did.
@@ -11,10 +11,10 @@ enum MailboxEnd: Error, Sendable {
 }
 
 /// Nothing arrived within the time asked for.
-struct MailboxTimeout: Error {}
+package struct MailboxTimeout: Error {}
 
 /// The messages a worker sent, in order, for one reader at a time; ends with a ``MailboxEnd``.
-final class Mailbox: Sendable {
+package final class Mailbox: Sendable {
     private struct State {
         var queue: [RPCMessage] = []
         var head = 0
@@ -25,8 +25,10 @@ final class Mailbox: Sendable {
 
     private let state = Mutex(State())
 
+    package init() {}
+
     /// Delivers a message (ignored after the end).
-    func put(_ message: RPCMessage) {
+    package func put(_ message: RPCMessage) {
         let waiter = state.withLock { state -> CheckedContinuation<RPCMessage, any Error>? in
             guard state.end == nil else { return nil }
             if let waiter = state.waiter.take() { return waiter.continuation }
@@ -37,7 +39,7 @@ final class Mailbox: Sendable {
     }
 
     /// Ends the mailbox; the first end wins. Messages already queued are still delivered.
-    func finish(_ end: MailboxEnd) {
+    package func finish(_ end: MailboxEnd) {
         let waiter = state.withLock { state -> CheckedContinuation<RPCMessage, any Error>? in
             guard state.end == nil else { return nil }
             state.end = end
@@ -47,19 +49,19 @@ final class Mailbox: Sendable {
     }
 
     /// How it ended, once it has.
-    var end: MailboxEnd? { state.withLock { $0.end } }
+    package var end: MailboxEnd? { state.withLock { $0.end } }
 
     /// The first undelivered message, without taking it.
-    var pending: RPCMessage? { state.withLock { $0.head < $0.queue.count ? $0.queue[$0.head] : nil } }
+    package var pending: RPCMessage? { state.withLock { $0.head < $0.queue.count ? $0.queue[$0.head] : nil } }
 
     /// Takes the first undelivered message, if there is one.
-    func takePending() -> RPCMessage? {
+    package func takePending() -> RPCMessage? {
         state.withLock { state in state.head < state.queue.count ? dequeue(&state) : nil }
     }
 
     /// The next message. Throws ``MailboxTimeout`` after `timeout`, the ``MailboxEnd`` once the
     /// queue is empty and ended, and CancellationError when `cancellable` and the task is cancelled.
-    func receive(timeout: Duration, cancellable: Bool) async throws -> RPCMessage {
+    package func receive(timeout: Duration, cancellable: Bool) async throws -> RPCMessage {
         if let ready = try takeReady() { return ready }
         let token = state.withLock { state in
             state.nextToken += 1
@@ -86,6 +88,47 @@ final class Mailbox: Sendable {
         return try await withTaskCancellationHandler(operation: wait) {
             self.abandon(token, with: CancellationError())
         }
+    }
+
+    /// Checks one line of a peer's output (UTF-8, JSON, JSON-RPC 2.0) and delivers its message;
+    /// returns what is wrong with the line, if anything. Blank lines are skipped.
+    package func deliver(_ piece: LineSplitter.Piece) -> String? {
+        switch Self.message(in: piece) {
+        case .success(let message):
+            if let message { put(message) }
+            return nil
+        case .failure(let problem):
+            return problem.reason
+        }
+    }
+
+    /// The message one line holds (nil for a blank line), or what is wrong with the line: too
+    /// long, not UTF-8 (never decoded lossily), not JSON, or not JSON-RPC 2.0.
+    package static func message(in piece: LineSplitter.Piece) -> Result<RPCMessage?, NotJSONRPC> {
+        switch piece {
+        case .tooLong:
+            return .failure(NotJSONRPC(reason: "it wrote a line longer than \(LineSplitter.defaultLimit / 1024 / 1024) MiB"))
+        case .line(let bytes):
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .success(nil) }
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                return .failure(NotJSONRPC(reason: "it wrote bytes that are not UTF-8"))
+            }
+            let value: JSONValue
+            do { value = try JSONValue(parsing: text) } catch {
+                return .failure(NotJSONRPC(reason: "it wrote a line that is not JSON: \(excerpt(text))"))
+            }
+            switch RPCMessage.read(value) {
+            case .success(let message):
+                return .success(message)
+            case .failure(let problem):
+                return .failure(NotJSONRPC(reason: "it wrote a message that is not JSON-RPC 2.0 (\(problem.reason)): \(excerpt(text))"))
+            }
+        }
+    }
+
+    /// The first 120 characters of `text`, for messages.
+    package static func excerpt(_ text: String) -> String {
+        text.count <= 120 ? text : String(text.prefix(120)) + "…"
     }
 
     private func takeReady() throws -> RPCMessage? {

@@ -1,0 +1,46 @@
+import Loopl
+import LooplMCP
+import Synchronization
+
+/// The CLI's MCP servers: started for `--mcp`, their tools added to the run's, and all of them
+/// shut down when the command ends (``shutdownAll()``, called by ``CLI``).
+enum MCPSetup {
+    private static let hubs = Mutex<[MCPHub]>([])
+
+    /// Starts the servers `names` ("all" for every configured one) of a config's `mcpServers`;
+    /// their tools come after `builtIn`, whose names they may not take. A server that cannot
+    /// start is a warning, and its tools are missing.
+    static func tools(_ names: [String], servers: JSONObject, builtIn: [any Tool],
+                      warn: (String) -> Void) async throws -> [any Tool] {
+        guard !names.isEmpty else { return [] }
+        let hub = try MCPHub(servers: servers)
+        let chosen = try hub.select(names)
+        hubs.withLock { $0.append(hub) }
+        let started = await hub.start(chosen, taken: Set(builtIn.map(\.name)))
+        started.warnings.forEach(warn)
+        return started.tools
+    }
+
+    /// The warning when the tools' definitions take more than a quarter of the context.
+    static func sizeWarning(_ tools: [any Tool], contextSize: Int) -> String? {
+        let bytes = tools.reduce(0) { $0 + $1.spec.openAIValue.jsonText().utf8.count }
+        let tokens = bytes / 4
+        guard contextSize > 0, tokens * 4 > contextSize else { return nil }
+        return "The \(tools.count) enabled tools take about \(tokens) tokens (at 4 bytes a token) of the \(contextSize)-token context; enable fewer with --mcp, --tools or a server's \"tools\" list."
+    }
+
+    /// The agent's time limit per call: 30 seconds, or longer when a server's timeoutSeconds is,
+    /// so that the server's own timeout (which cancels the call) comes first.
+    static func toolTimeout(_ tools: [any Tool]) -> Duration {
+        tools.compactMap { ($0 as? MCPTool)?.client.config.timeout }.reduce(.seconds(30)) { max($0, $1 + .seconds(5)) }
+    }
+
+    /// Ends every server the command started.
+    static func shutdownAll() async {
+        let started = hubs.withLock { hubs in
+            defer { hubs = [] }
+            return hubs
+        }
+        for hub in started { await hub.shutdown() }
+    }
+}

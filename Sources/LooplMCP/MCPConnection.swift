@@ -1,0 +1,121 @@
+import Foundation
+import Loopl
+
+/// One running MCP server process: the responses it sends in a ``Mailbox``, and a way to send.
+///
+/// Every line the server writes is checked (size, UTF-8, JSON, JSON-RPC); the first bad one ends
+/// the mailbox with a violation and the server is terminated. Its requests (`ping` and the rest)
+/// are answered here, and its notifications go to `onNotification`, so the mailbox holds only
+/// responses.
+final class MCPConnection: Sendable {
+    let child: ChildProcess
+    let mailbox = Mailbox()
+    let serverName: String
+
+    private static let ignoreBrokenPipe: Void = { signal(SIGPIPE, SIG_IGN) }()
+
+    /// Starts the server. Throws `processFailed` when it cannot be started.
+    init(_ config: MCPServerConfig, onNotification: @escaping @Sendable (String, JSONValue) -> Void) throws {
+        Self.ignoreBrokenPipe
+        serverName = config.name
+        var environment = ProcessInfo.processInfo.environment
+        environment.merge(config.environment) { _, new in new }
+        if let directory = config.directory {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder), isFolder.boolValue else {
+                throw LooplError(.processFailed, "MCP server '\(config.name)': its cwd \(directory) is not a folder.")
+            }
+        }
+        let executable = Self.resolve(config.command, path: environment["PATH"], directory: config.directory)
+        do {
+            child = try ChildProcess(executable: executable, arguments: config.arguments, environment: environment,
+                                     currentDirectory: config.directory, output: .stream)
+        } catch let error as LooplError {
+            throw LooplError(.processFailed, "MCP server '\(config.name)' cannot start: \(error.message)")
+        }
+        let child = self.child
+        let mailbox = self.mailbox
+        Task.detached {
+            var splitter = LineSplitter()
+            var broken = false
+            for await chunk in child.output where !broken {
+                for piece in splitter.feed(chunk) where !broken {
+                    if let problem = Self.route(piece, mailbox: mailbox, child: child, onNotification: onNotification) {
+                        broken = true
+                        mailbox.finish(.violation(problem))
+                        await child.terminate(grace: .seconds(1))
+                    }
+                }
+            }
+            if !broken, !splitter.remainder.isEmpty {
+                mailbox.finish(.violation("it ended its output with a line that has no newline"))
+                return
+            }
+            mailbox.finish(.exited(await child.waitForExit(timeout: .seconds(2))))
+        }
+    }
+
+    /// Checks one line; answers the server's requests, passes on its notifications, and queues
+    /// responses. Returns what is wrong with the line, if anything.
+    private static func route(_ piece: LineSplitter.Piece, mailbox: Mailbox, child: ChildProcess,
+                              onNotification: @Sendable (String, JSONValue) -> Void) -> String? {
+        let message: RPCMessage
+        switch Mailbox.message(in: piece) {
+        case .failure(let problem): return problem.reason
+        case .success(nil): return nil
+        case .success(let read?): message = read
+        }
+        switch message {
+        case .request(let id, let method, _):
+            // The client offers no capabilities, so it answers ping alone.
+            let reply: Result<JSONValue, RPCError> = method == "ping" ? .success([:])
+                : .failure(RPCError(code: RPCError.methodNotFound, message: "The client does not support \(method)."))
+            try? child.write(RPCMessage.response(id: id, result: reply).line)
+        case .notification(let method, let params):
+            onNotification(method, params)
+        case .response:
+            mailbox.put(message)
+        }
+        return nil
+    }
+
+    /// Finds the command: on PATH for a bare name, in `directory` for a relative path.
+    private static func resolve(_ name: String, path: String?, directory: String?) -> String {
+        if name.hasPrefix("/") { return name }
+        if name.contains("/") { return directory.map { $0 + "/" + name } ?? name }
+        for folder in (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
+            let candidate = "\(folder)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return name
+    }
+
+    /// Sends one message.
+    func send(_ message: RPCMessage) throws {
+        do { try child.write(message.line) } catch {
+            throw LooplError(.processFailed, "MCP server '\(serverName)' stopped reading its input.\(details)")
+        }
+    }
+
+    /// The server's exit status and last stderr lines, as a sentence to append to an error.
+    var details: String {
+        var text = ""
+        if let status = child.exitStatus { text += " Exit status \(status)." }
+        let lines = child.lastLines.split(separator: "\n", omittingEmptySubsequences: true).suffix(8)
+        if !lines.isEmpty {
+            text += " Its last lines on stderr:\n" + lines.map { "  " + ToolResult.cut(String($0), toBytes: 300) }.joined(separator: "\n")
+        }
+        return text
+    }
+
+    /// True while the server runs and has broken nothing.
+    var isUsable: Bool { mailbox.end == nil && child.exitStatus == nil }
+
+    /// Ends the server as the specification says: close its input, wait, SIGTERM, then SIGKILL.
+    func shutdown(wait: Duration = .seconds(2)) async {
+        child.closeInput()
+        _ = await child.waitForExit(timeout: wait)
+        mailbox.finish(.stopped)
+        await child.terminate(grace: .seconds(2))
+    }
+}
