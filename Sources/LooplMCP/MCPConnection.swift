@@ -26,7 +26,7 @@ final class MCPConnection: Sendable {
                 throw LooplError(.processFailed, "MCP server '\(config.name)': its cwd \(directory) is not a folder.")
             }
         }
-        let executable = Self.resolve(config.command, path: environment["PATH"], directory: config.directory)
+        let executable = ChildProcess.executable(config.command, searchPath: environment["PATH"], directory: config.directory)
         do {
             child = try ChildProcess(executable: executable, arguments: config.arguments, environment: environment,
                                      currentDirectory: config.directory, output: .stream)
@@ -79,17 +79,6 @@ final class MCPConnection: Sendable {
         return nil
     }
 
-    /// Finds the command: on PATH for a bare name, in `directory` for a relative path.
-    private static func resolve(_ name: String, path: String?, directory: String?) -> String {
-        if name.hasPrefix("/") { return name }
-        if name.contains("/") { return directory.map { $0 + "/" + name } ?? name }
-        for folder in (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
-            let candidate = "\(folder)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return name
-    }
-
     /// Sends one message.
     func send(_ message: RPCMessage) throws {
         do { try child.write(message.line) } catch {
@@ -98,15 +87,7 @@ final class MCPConnection: Sendable {
     }
 
     /// The server's exit status and last stderr lines, as a sentence to append to an error.
-    var details: String {
-        var text = ""
-        if let status = child.exitStatus { text += " Exit status \(status)." }
-        let lines = child.lastLines.split(separator: "\n", omittingEmptySubsequences: true).suffix(8)
-        if !lines.isEmpty {
-            text += " Its last lines on stderr:\n" + lines.map { "  " + ToolResult.cut(String($0), toBytes: 300) }.joined(separator: "\n")
-        }
-        return text
-    }
+    var details: String { child.details }
 
     /// True while the server runs and has broken nothing.
     var isUsable: Bool { mailbox.end == nil && child.exitStatus == nil }

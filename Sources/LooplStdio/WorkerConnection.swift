@@ -20,7 +20,7 @@ final class WorkerConnection: Sendable {
             throw LooplError(.invalidConfiguration, "The stdio backend's command is empty.")
         }
         commandText = command.joined(separator: " ")
-        child = try ChildProcess(executable: Self.resolve(first), arguments: Array(command.dropFirst()),
+        child = try ChildProcess(executable: ChildProcess.executable(first), arguments: Array(command.dropFirst()),
                                  environment: environment, output: .stream)
         let child = self.child
         let mailbox = self.mailbox
@@ -44,17 +44,6 @@ final class WorkerConnection: Sendable {
         }
     }
 
-    /// Finds a bare command name on PATH.
-    private static func resolve(_ name: String) -> String {
-        guard !name.contains("/") else { return name }
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        for folder in path.split(separator: ":") {
-            let candidate = "\(folder)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return name
-    }
-
     /// Sends one message.
     func send(_ message: RPCMessage) throws {
         do { try child.write(message.line) } catch {
@@ -63,13 +52,7 @@ final class WorkerConnection: Sendable {
     }
 
     /// The worker's exit status and last stderr lines, as a sentence to append to an error.
-    var details: String {
-        var text = ""
-        if let status = child.exitStatus { text += " Exit status \(status)." }
-        let lines = child.lastLines.split(separator: "\n", omittingEmptySubsequences: true).suffix(8)
-        if !lines.isEmpty { text += " Its last lines on stderr:\n" + lines.map { "  " + $0 }.joined(separator: "\n") }
-        return text
-    }
+    var details: String { child.details }
 
     /// True while the worker runs and has broken nothing.
     var isUsable: Bool { mailbox.end == nil && child.exitStatus == nil }

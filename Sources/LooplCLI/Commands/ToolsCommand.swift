@@ -20,12 +20,12 @@ struct ToolsCommand: Command {
 
         """
 
-    var config: String?
-    var json: Bool
+    var options: ListingOptions
+    var config: String? { options.config }
+    var json: Bool { options.json }
 
     init(arguments: inout Arguments) throws(UsageError) {
-        config = try arguments.option("config")
-        json = arguments.flag("json")
+        options = try ListingOptions(arguments: &arguments)
     }
 
     func run(_ console: Console) async throws -> ExitCode {

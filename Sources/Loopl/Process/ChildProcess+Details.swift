@@ -1,0 +1,27 @@
+import Foundation
+
+extension ChildProcess {
+    /// The path that runs `name`: itself when absolute, under `directory` when relative, else
+    /// the first executable of that name on `searchPath` (default: this process's `PATH`).
+    package static func executable(_ name: String, searchPath: String? = nil, directory: String? = nil) -> String {
+        if name.hasPrefix("/") { return name }
+        if name.contains("/") { return directory.map { $0 + "/" + name } ?? name }
+        let path = searchPath ?? ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for folder in path.split(separator: ":") {
+            let candidate = "\(folder)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return name
+    }
+
+    /// The exit status and the last lines on stderr, as a sentence to append to an error.
+    package var details: String {
+        var text = ""
+        if let status = exitStatus { text += " Exit status \(status)." }
+        let lines = lastLines.split(separator: "\n", omittingEmptySubsequences: true).suffix(8)
+        if !lines.isEmpty {
+            text += " Its last lines on stderr:\n" + lines.map { "  " + ToolResult.cut(String($0), toBytes: 300) }.joined(separator: "\n")
+        }
+        return text
+    }
+}
