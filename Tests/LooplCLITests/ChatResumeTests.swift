@@ -6,28 +6,13 @@ import Testing
 /// an interrupted run, and a retried turn shows a one-line notice.
 @Suite(.serialized) struct ChatResumeTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let driver = root.appendingPathComponent("Tests/Data/CLI/pty-driver.py").path
-    static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("loopl").path
 
     /// Runs `loopl chat --config HOME/config.json ARGUMENTS` with `steps` typed in; the worker runs `worker`.
     static func chat(_ steps: [(String, String, Int)], _ arguments: [String], worker: [String], home: String) throws -> String {
         let config: JSONValue = ["default": "py", "backends": ["py": ["kind": "stdio", "command": .array(
             (["python3", root.appendingPathComponent("backends/python/worker.py").path] + worker).map(JSONValue.string))]]]
         try config.jsonText().write(toFile: home + "/config.json", atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        let json = JSONValue.array(steps.map { .array([.string($0.0), .string($0.1), .integer($0.2)]) }).jsonText()
-        process.arguments = ["python3", driver, json, binary, "chat", "--config", home + "/config.json"] + arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_DATA_HOME"] = home
-        environment["NO_COLOR"] = "1"
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        return try ChatTests.chat(steps, ["--config", home + "/config.json"] + arguments, home: home)
     }
 
     static func home() throws -> String {
