@@ -61,6 +61,13 @@ struct RegexGrammar {
 
     /// `runs` in sequence, held to `lengths` by narrowing the one run that varies.
     private static func bounded(_ runs: [Run], _ lengths: Lengths) throws -> String {
+        let shortest = runs.map(\.min).reduce(0, +)
+        let longest = runs.reduce(Optional(0)) { total, run in total.flatMap { sum in run.max.map { sum + $0 } } }
+        if shortest >= lengths.min, let longest, lengths.max.map({ longest <= $0 }) ?? true {
+            // The pattern alone keeps to the bounds.
+            let parts = runs.map { GrammarBuilder.repetition($0.atom, min: $0.min, max: $0.max) }.filter { !$0.isEmpty }
+            return parts.isEmpty ? #""""# : parts.joined(separator: " ")
+        }
         let varying = runs.indices.filter { runs[$0].min != runs[$0].max }
         guard varying.count <= 1 else { throw Unsupported(reason: "minLength or maxLength with more than one part of varying length") }
         let fixed = runs.indices.filter { !varying.contains($0) }.map { runs[$0].min }.reduce(0, +)

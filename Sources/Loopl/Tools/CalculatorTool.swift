@@ -1,17 +1,18 @@
 import Foundation
 
-/// Evaluates arithmetic: numbers, + - * / % and ^ (or **), parentheses, and sqrt, abs, round,
-/// floor, ceil, min, max, pi and e. A real parser: nothing is ever run as code.
+/// Evaluates arithmetic: numbers, + - * / % (remainder) and ^ (or **), a percent sign after a
+/// number (200*15% is 30), parentheses, and sqrt, abs, round, floor, ceil, min, max, pi and e.
+/// A real parser: nothing is ever run as code.
 public struct CalculatorTool: Tool {
     public let name = "calculator"
-    public let description = "Evaluate an arithmetic expression, such as 17*23 or sqrt(2)/3."
+    public let description = "Evaluate an arithmetic expression. Write the question's numbers with symbols: plus +, minus -, times *, divided by /, squared ^2, X percent of Y as Y*X%. For example 17*23 or (45-17)/4."
     /// The expression is numbers and operators only, so a grammar keeps a small model from
     /// writing words or placeholders (`{2} + 2`) where the numbers go.
     public let parameters: JSONValue = [
         "type": "object",
         "properties": ["expression": [
             "type": "string", "description": "The expression to evaluate, with numbers and + - * / % ^ ( ).",
-            "pattern": "^[-(0-9][-+*/%^()0-9. ]*$", "minLength": 1, "maxLength": 200,
+            "pattern": "^[-(0-9][0-9. ]{0,24}[-+*/%^][-+*/%^()0-9. ]{0,149}[0-9)%]$", "minLength": 3, "maxLength": 200,
         ]],
         "required": ["expression"],
     ]
@@ -101,9 +102,22 @@ private struct Arithmetic {
     }
 
     mutating func power() throws -> Double {
-        let base = try primary()
+        var base = try primary()
+        if takePercent() { base /= 100 }
         if take("^") || take("**") { return pow(base, try unary()) }
         return base
+    }
+
+    /// A `%` that ends a number, as in 15% or 200*15%: not followed by a number or `(`, which
+    /// would make it the remainder operator.
+    mutating func takePercent() -> Bool {
+        skipSpaces()
+        guard index < text.count, text[index] == "%" else { return false }
+        var next = index + 1
+        while next < text.count, text[next] == " " || text[next] == "\t" { next += 1 }
+        guard next == text.count || "+-*/^%),×÷".unicodeScalars.contains(text[next]) else { return false }
+        index += 1
+        return true
     }
 
     mutating func primary() throws -> Double {

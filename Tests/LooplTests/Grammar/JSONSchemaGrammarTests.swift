@@ -166,6 +166,8 @@ import LooplTestKit
             (["pattern": "^\\d+$", "minLength": 2], ["12", "12345"], ["1", "1a"]),
             (["pattern": "^x-\\d{1,}-y$", "maxLength": 6], ["x-1-y", "x-12-y"], ["x-123-y", "x--y"]),
             (["pattern": "^[0-9(][-+*/%^()0-9. ]*$", "minLength": 1, "maxLength": 8], ["2+2", "(1+2)*3"], ["", "{2} + 2", "123456789"]),
+            // Several parts vary, but the pattern alone stays within the bounds: nothing to narrow.
+            (["pattern": "^a{1,2}b{1,2}$", "minLength": 2, "maxLength": 4], ["ab", "aabb"], ["aaabb", "b"]),
         ]
         for (keywords, good, bad) in cases {
             var schema: JSONObject = ["type": "string"]
