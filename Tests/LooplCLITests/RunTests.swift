@@ -23,6 +23,9 @@ import Testing
         #expect(first["content"] == "391")
         #expect(events.last?["event"] == "finished")
         #expect(events.filter { $0["event"] == "finished" }.count == 1)
+        // What a new user sees of the demo (scripts/agent): the result in the answer, no markup.
+        let answer = events.last { $0["event"] == "assistantMessage" }?["message"]?["content"]?.stringValue ?? ""
+        #expect(answer.contains("391") && !answer.contains("<"), "the answer: \(answer)")
     }
 
     @Test(.timeLimit(.minutes(10)))

@@ -1,7 +1,9 @@
 extension ToolCallFamily {
     static let hermes = ToolCallFamily(
         format: .hermes, templateSigns: [["<tool_call>"]],
-        markers: [.toolCall, .bareFunction], startReaders: [BareCallReaders.json],
+        // A small model that read results as `<tool_response>` turns (the fallback for templates without
+        // tools, ChatPrompt) may echo those tags around its answer: they are dropped.
+        markers: [.toolCall, .bareFunction, .drop("<tool_response>"), .drop("</tool_response>")], startReaders: [BareCallReaders.json],
         grammar: .forms([CallForm(open: lit("<tool_call>\n"), body: .json(), close: lit("\n</tool_call>"), separator: lit("\n"))],
                         triggers: [.word("<tool_call>")], aliases: ["auto", "qwen", "qwen2_5", "qwen3"]))
 }
