@@ -12,7 +12,7 @@ var targets: [Target] = [
     .target(name: "LooplServer", dependencies: ["Loopl"], swiftSettings: strict),
     .target(name: "LooplStdio", dependencies: ["Loopl"], swiftSettings: strict),
     .target(name: "LooplMCP", dependencies: ["Loopl"], swiftSettings: strict),
-    .testTarget(name: "LooplMCPTests", dependencies: ["LooplMCP"], swiftSettings: strict),
+    .testTarget(name: "LooplMCPTests", dependencies: ["LooplMCP", "LooplTestKit"], swiftSettings: strict),
     .target(name: "LooplTestKit", dependencies: ["Loopl"], swiftSettings: strict),
     .target(name: "LooplTerminal", dependencies: ["Loopl"], swiftSettings: strict),
     .target(name: "LooplFuzz", dependencies: ["Loopl", "LooplStdio", "LooplServer"], swiftSettings: strict),

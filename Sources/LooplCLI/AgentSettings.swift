@@ -115,7 +115,8 @@ struct AgentSettings: Sendable {
         }
         var config = try BackendFactory.config(path: self.config)
         let builtIn = try makeTools()
-        let tools = builtIn + (try await MCPSetup.tools(mcp, servers: config.mcpServers, builtIn: builtIn, warn: warn))
+        let remote = try await MCPSetup.tools(mcp, servers: config.mcpServers, builtIn: builtIn, warn: warn)
+        let tools = builtIn + remote.tools
         if case .tool(let name) = toolChoice, !tools.contains(where: { $0.name == name }) {
             let offered = tools.isEmpty ? "no tool is enabled" : "offered: " + tools.map(\.name).joined(separator: ", ")
             throw UsageError("--tool-choice names '\(name)', which is not an enabled tool (\(offered)).")
@@ -133,7 +134,7 @@ struct AgentSettings: Sendable {
         if let schemaPath {
             generation.responseFormat = .jsonSchema(try JSONValue(parsing: try readText(schemaPath, what: "schema")))
         }
-        return Agent(model: model, tools: tools,
+        return Agent(model: model, tools: builtIn, toolSources: remote.source.map { [$0] } ?? [],
                      options: AgentOptions(maxIterations: maxIterations, toolTimeout: MCPSetup.toolTimeout(tools),
                                            firstToolChoice: toolChoice, generation: generation),
                      messages: messages)

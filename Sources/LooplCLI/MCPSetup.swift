@@ -10,15 +10,16 @@ enum MCPSetup {
     /// Starts the servers `names` ("all" for every configured one) of a config's `mcpServers`;
     /// their tools come after `builtIn`, whose names they may not take. A server that cannot
     /// start is a warning, and its tools are missing.
+    /// The tools as listed at start, and the source that keeps them current during the run.
     static func tools(_ names: [String], servers: JSONObject, builtIn: [any Tool],
-                      warn: (String) -> Void) async throws -> [any Tool] {
-        guard !names.isEmpty else { return [] }
+                      warn: (String) -> Void) async throws -> (tools: [any Tool], source: (any ToolSource)?) {
+        guard !names.isEmpty else { return ([], nil) }
         let hub = try MCPHub(servers: servers)
         let chosen = try hub.select(names)
         hubs.withLock { $0.append(hub) }
         let started = await hub.start(chosen, taken: Set(builtIn.map(\.name)))
         started.warnings.forEach(warn)
-        return started.tools
+        return (started.tools, started.source)
     }
 
     /// The warning when the tools' definitions take more than a quarter of the context.

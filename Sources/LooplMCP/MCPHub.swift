@@ -12,6 +12,8 @@ public final class MCPHub: Sendable {
         public var failures: [(server: String, error: LooplError)] = []
         /// Sentences for the user: skipped tools, name collisions, unusable list entries.
         public var warnings: [String] = []
+        /// The started servers' tools as they change: give it to an ``Agent`` as a tool source.
+        public var source = MCPToolSource(clients: [], taken: [])
     }
 
     public init(configs: [MCPServerConfig]) {
@@ -56,7 +58,7 @@ public final class MCPHub: Sendable {
             return outcomes
         }
         var started = Started()
-        var names = taken
+        var running: [MCPClient] = []
         for (client, error) in zip(clients, outcomes) {
             let server = client.config.name
             if let error {
@@ -68,15 +70,12 @@ public final class MCPHub: Sendable {
             for problem in client.catalog.problems {
                 started.warnings.append("MCP server '\(server)': \(problem).")
             }
-            for remote in client.catalog.tools {
-                let name = MCPTool.name(server: server, tool: remote.name)
-                guard names.insert(name).inserted else {
-                    started.warnings.append("MCP server '\(server)' offers '\(remote.name)', whose name \(name) is already taken; it is skipped.")
-                    continue
-                }
-                started.tools.append(MCPTool(name: name, remoteName: remote.name, client: client))
-            }
+            running.append(client)
         }
+        started.source = MCPToolSource(clients: running, taken: taken)
+        let (tools, collisions) = started.source.listed()
+        started.tools = tools
+        started.warnings += collisions
         return started
     }
 

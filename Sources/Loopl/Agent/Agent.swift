@@ -3,21 +3,36 @@
 public actor Agent {
     public let model: any Model
     public let tools: [any Tool]
+    /// Tool sets that may change during a run, asked before every model turn; their tools come after ``tools``.
+    public let toolSources: [any ToolSource]
     public var options: AgentOptions
     /// The conversation so far: save it, and give it to a new Agent to resume.
     public private(set) var messages: [Message]
 
-    /// An agent over `model` with `tools`, continuing the conversation `messages` (empty: a new one).
-    public init(model: any Model, tools: [any Tool] = [], options: AgentOptions = AgentOptions(), messages: [Message] = []) {
+    /// The tools of the turn that runs now: ``tools``, then the sources' tools.
+    private var available: [any Tool] = []
+
+    /// An agent over `model` with `tools` (and those of `toolSources`), continuing the
+    /// conversation `messages` (empty: a new one).
+    public init(model: any Model, tools: [any Tool] = [], toolSources: [any ToolSource] = [], options: AgentOptions = AgentOptions(),
+                messages: [Message] = []) {
         self.model = model
         self.tools = tools
+        self.toolSources = toolSources
         self.options = options
         self.messages = messages
     }
 
     /// An agent on the same model, tools and options, with the conversation `messages`.
     public func restarted(with messages: [Message]) -> Agent {
-        Agent(model: model, tools: tools, options: options, messages: messages)
+        Agent(model: model, tools: tools, toolSources: toolSources, options: options, messages: messages)
+    }
+
+    /// Asks the sources for their tools now.
+    private func refreshTools() async {
+        var current = tools
+        for source in toolSources { current += await source.currentTools() }
+        available = current
     }
 
     /// Adds `userText` to the conversation and runs the loop. The sequence ends with `.finished`;
@@ -63,6 +78,7 @@ public actor Agent {
         var iteration = 0
         var resultLimit = options.maxToolResultBytes
         var firstChoice = options.firstToolChoice
+        await refreshTools()
         do {
             if let userText {
                 messages.append(.user(userText))
@@ -77,6 +93,7 @@ public actor Agent {
             var cancelled = Task.isCancelled
             while iteration < options.maxIterations, !cancelled {
                 iteration += 1
+                if iteration > 1 { await refreshTools() }
                 channel.send(.iterationStarted(iteration))
                 let turn = try await retryingTurn(iteration: iteration, toolChoice: iteration == 1 ? firstChoice : .auto, into: channel)
                 let message = Message.assistant(text: turn.text, toolCalls: turn.calls)
@@ -160,7 +177,7 @@ public actor Agent {
     private func modelTurn(toolChoice: ToolChoice, into channel: EventChannel<AgentEvent>) async throws -> Turn {
         var generation = options.generation
         generation.toolChoice = toolChoice
-        let specs = tools.map(\.spec)
+        let specs = available.map(\.spec)
         var lifter = CallLifter(style: model.toolCallStyle, tools: specs)
         var turn = Turn()
         func take(_ events: [ToolCallParser.Event]) {
@@ -210,8 +227,8 @@ public actor Agent {
             ToolResult(callId: call.id, name: call.name, isError: error,
                        durationMs: (ContinuousClock.now - start).milliseconds, content: content)
         }
-        guard let tool = tools.first(where: { $0.name == call.name }) else {
-            let names = tools.map(\.name).joined(separator: ", ")
+        guard let tool = available.first(where: { $0.name == call.name }) else {
+            let names = available.map(\.name).joined(separator: ", ")
             if model.toolCallStyle == .native { warn("The model called \(call.name), which is not a declared tool.") }
             return result("Error: there is no tool named \(call.name). Available tools: \(names.isEmpty ? "none" : names).", error: true)
         }
