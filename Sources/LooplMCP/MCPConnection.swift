@@ -7,7 +7,7 @@ import Loopl
 /// the mailbox with a violation and the server is terminated. Its requests (`ping` and the rest)
 /// are answered here, and its notifications go to `onNotification`, so the mailbox holds only
 /// responses.
-final class MCPConnection: Sendable {
+final class MCPConnection: RPCChild {
     let child: ChildProcess
     let mailbox = Mailbox()
     let serverName: String
@@ -79,18 +79,7 @@ final class MCPConnection: Sendable {
         return nil
     }
 
-    /// Sends one message.
-    func send(_ message: RPCMessage) throws {
-        do { try child.write(message.line) } catch {
-            throw LooplError(.processFailed, "MCP server '\(serverName)' stopped reading its input.\(details)")
-        }
-    }
-
-    /// The server's exit status and last stderr lines, as a sentence to append to an error.
-    var details: String { child.details }
-
-    /// True while the server runs and has broken nothing.
-    var isUsable: Bool { mailbox.end == nil && child.exitStatus == nil }
+    var who: String { "MCP server '\(serverName)'" }
 
     /// Ends the server as the specification says: close its input, wait, SIGTERM, then SIGKILL.
     func shutdown(wait: Duration = .seconds(2)) async {

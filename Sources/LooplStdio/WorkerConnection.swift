@@ -5,7 +5,7 @@ import Loopl
 ///
 /// Every line the worker writes is checked (size, UTF-8, JSON, JSON-RPC); the first bad one ends
 /// the mailbox with a violation and the worker is terminated.
-final class WorkerConnection: Sendable {
+final class WorkerConnection: RPCChild {
     let child: ChildProcess
     let mailbox = Mailbox()
     /// The command, as shown in messages.
@@ -44,18 +44,7 @@ final class WorkerConnection: Sendable {
         }
     }
 
-    /// Sends one message.
-    func send(_ message: RPCMessage) throws {
-        do { try child.write(message.line) } catch {
-            throw LooplError(.processFailed, "Cannot write to the worker (\(commandText)): it stopped reading its input.\(details)")
-        }
-    }
-
-    /// The worker's exit status and last stderr lines, as a sentence to append to an error.
-    var details: String { child.details }
-
-    /// True while the worker runs and has broken nothing.
-    var isUsable: Bool { mailbox.end == nil && child.exitStatus == nil }
+    var who: String { "the worker (\(commandText))" }
 
     /// Ends the worker: SIGTERM, then SIGKILL after `grace`.
     func stop(grace: Duration = .seconds(2)) async {
