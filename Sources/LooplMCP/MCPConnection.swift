@@ -35,24 +35,7 @@ final class MCPConnection: RPCChild {
         }
         let child = self.child
         let mailbox = self.mailbox
-        Task.detached {
-            var splitter = LineSplitter()
-            var broken = false
-            for await chunk in child.output where !broken {
-                for piece in splitter.feed(chunk) where !broken {
-                    if let problem = Self.route(piece, mailbox: mailbox, child: child, onNotification: onNotification) {
-                        broken = true
-                        mailbox.finish(.violation(problem))
-                        await child.terminate(grace: .seconds(1))
-                    }
-                }
-            }
-            if !broken, !splitter.remainder.isEmpty {
-                mailbox.finish(.violation("it ended its output with a line that has no newline"))
-                return
-            }
-            mailbox.finish(.exited(await child.waitForExit(timeout: .seconds(2))))
-        }
+        mailbox.read(from: child) { piece in Self.route(piece, mailbox: mailbox, child: child, onNotification: onNotification) }
     }
 
     /// Checks one line; answers the server's requests, passes on its notifications, and queues

@@ -24,24 +24,7 @@ final class WorkerConnection: RPCChild {
                                  environment: environment, output: .stream)
         let child = self.child
         let mailbox = self.mailbox
-        Task.detached {
-            var splitter = LineSplitter()
-            var broken = false
-            for await chunk in child.output where !broken {
-                for piece in splitter.feed(chunk) where !broken {
-                    if let problem = mailbox.deliver(piece) {
-                        broken = true
-                        mailbox.finish(.violation(problem))
-                        await child.terminate(grace: .seconds(1))
-                    }
-                }
-            }
-            if !broken, !splitter.remainder.isEmpty {
-                mailbox.finish(.violation("it ended its output with a line that has no newline"))
-                return
-            }
-            mailbox.finish(.exited(await child.waitForExit(timeout: .seconds(2))))
-        }
+        mailbox.read(from: child) { piece in mailbox.deliver(piece) }
     }
 
     var who: String { "the worker (\(commandText))" }
