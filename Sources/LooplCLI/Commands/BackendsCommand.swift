@@ -12,22 +12,18 @@ struct BackendsCommand: Command {
         USAGE: loopl backends [--config FILE] [--json]
 
         OPTIONS:
-          --config FILE   The configuration file (see loopl run --help).
-          --json          Print one JSON object.
-          -h, --help      Show this help.
+        \(ListingOptions.help(json: ""))
 
         """
 
     var options: ListingOptions
-    var config: String? { options.config }
-    var json: Bool { options.json }
 
     init(arguments: inout Arguments) throws(UsageError) {
         options = try ListingOptions(arguments: &arguments)
     }
 
     func run(_ console: Console) async throws -> ExitCode {
-        let config = try BackendFactory.config(path: config)
+        let config = try BackendFactory.config(path: options.config)
         var rows = JSONObject()
         var lines: [String] = []
         for name in config.backends.keys.sorted() {
@@ -39,7 +35,7 @@ struct BackendsCommand: Command {
             lines.append("\(name.padding(to: 10)) \(backend.kind.padding(to: 7)) \(problem == nil ? "usable" : "not usable: \(problem ?? "")")"
                          + (marks.isEmpty ? "" : " (\(marks.joined(separator: ", ")))"))
         }
-        if json {
+        if options.json {
             console.out(JSONValue.object(["source": config.source.map(JSONValue.string) ?? "built-in", "backends": .object(rows)]).jsonText() + "\n")
         } else {
             console.out("configuration: \(config.source ?? "built-in defaults")\n" + lines.joined(separator: "\n") + "\n")

@@ -14,15 +14,11 @@ struct ToolsCommand: Command {
         USAGE: loopl tools [--config FILE] [--json]
 
         OPTIONS:
-          --config FILE   The configuration file (see loopl run --help).
-          --json          Print one JSON object: {"builtIn": [...], "servers": [...]}.
-          -h, --help      Show this help.
+        \(ListingOptions.help(json: #": {"builtIn": [...], "servers": [...]}"#))
 
         """
 
     var options: ListingOptions
-    var config: String? { options.config }
-    var json: Bool { options.json }
 
     init(arguments: inout Arguments) throws(UsageError) {
         options = try ListingOptions(arguments: &arguments)
@@ -31,7 +27,7 @@ struct ToolsCommand: Command {
     func run(_ console: Console) async throws -> ExitCode {
         let settings = [("calc", [CalculatorTool()] as [any Tool]), ("time", [DateTimeTool()]),
                         ("files", try fileTools())]
-        let hub = try MCPHub(servers: try BackendFactory.config(path: config).mcpServers)
+        let hub = try MCPHub(servers: try BackendFactory.config(path: options.config).mcpServers)
         let builtIn = settings.flatMap { option, tools in tools.map { (option, $0 as any Tool) } }
         let started = await hub.start(hub.clients, taken: Set(builtIn.map(\.1.name)))
         await hub.shutdown()
@@ -59,7 +55,7 @@ struct ToolsCommand: Command {
         }
         if hub.clients.isEmpty { text += "\nNo MCP servers are configured (the config's mcpServers).\n" }
         for warning in started.warnings where !warning.contains("is not available") { text += "warning: \(warning)\n" }
-        if json {
+        if options.json {
             let value: JSONValue = ["builtIn": .array(builtIn.map { option, tool in
                 var entry = Self.entry(tool)
                 entry["enable"] = .string("--tools \(option)")
