@@ -26,6 +26,27 @@ enum FreePort {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// Starts a child on a port from `nextPort` and waits until `ready` says it serves, up to
+    /// three times: another process may take the port between ``find()`` and the child's bind,
+    /// and a child whose last lines then contain `busyWord` is started again on a new port. A
+    /// child that fails is ended.
+    static func launch<T>(busyWord: String, port nextPort: () throws -> Int, _ start: (Int) throws -> ChildProcess,
+                          ready: (ChildProcess, Int) async throws -> T) async throws -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let port = try nextPort()
+            let process = try start(port)
+            do {
+                return try await ready(process, port)
+            } catch {
+                await process.terminate(grace: .seconds(1))
+                if attempt < 3, (error as? LooplError)?.code == .processFailed, process.lastLines.contains(busyWord) { continue }
+                throw error
+            }
+        }
+    }
+
     private static func failure(_ call: String) -> LooplError {
         LooplError(.processFailed, "Cannot find a free local port (\(call): \(String(cString: strerror(errno)))). Check that the loopback interface is up.")
     }

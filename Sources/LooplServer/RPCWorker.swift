@@ -31,26 +31,13 @@ final class RPCWorker: Sendable {
     /// Starts one worker; retries on another port when the chosen one was taken before the bind.
     static func start(threads: Int, executable: String, stall: Duration,
                       port nextPort: () throws -> Int = FreePort.find) async throws -> RPCWorker {
-        var attempt = 0
-        while true {
-            attempt += 1
-            let endpoint = RPCEndpoint(host: "127.0.0.1", port: try nextPort())
-            let process = try ChildProcess(executable: executable, arguments: [
-                "-H", endpoint.host, "-p", String(endpoint.port), "-t", String(max(1, threads)),
-            ])
-            let worker = RPCWorker(process: process, endpoint: endpoint)
-            do {
-                try await worker.waitUntilAccepting(stall: stall)
-                return worker
-            } catch let error as LooplError {
-                await process.terminate(grace: .seconds(1))
-                if attempt < 3, error.code == .processFailed, process.lastLines.contains("socket") { continue }
-                throw error
-            } catch {
-                await process.terminate(grace: .seconds(1))
-                throw error
-            }
-        }
+        try await FreePort.launch(busyWord: "socket", port: nextPort, { port in
+            try ChildProcess(executable: executable, arguments: ["-H", "127.0.0.1", "-p", String(port), "-t", String(max(1, threads))])
+        }, ready: { process, port in
+            let worker = RPCWorker(process: process, endpoint: RPCEndpoint(host: "127.0.0.1", port: port))
+            try await worker.waitUntilAccepting(stall: stall)
+            return worker
+        })
     }
 
     /// The exit status, once the worker has ended.

@@ -57,35 +57,23 @@ final class ServerChild: Sendable {
         var environment = ProcessInfo.processInfo.environment
         // An abort (a lost RPC worker) ends llama-server at once instead of after a debugger's backtrace.
         environment["GGML_NO_BACKTRACE"] = "1"
-        var attempt = 0
-        while true {
-            attempt += 1
-            let port = try nextPort()
-            let key = randomKey()
-            // The key goes in the environment, which only this user can read (/proc/PID/environ),
-            // not on the command line, which every user can.
-            environment["LLAMA_API_KEY"] = key
-            let process = try ChildProcess(executable: configuration.serverPath,
-                                           arguments: arguments(model: model, port: port, rpc: rpc, configuration: configuration),
-                                           environment: environment)
+        // The key goes in the environment, which only this user can read (/proc/PID/environ),
+        // not on the command line, which every user can.
+        let key = randomKey()
+        environment["LLAMA_API_KEY"] = key
+        return try await FreePort.launch(busyWord: "bind", port: nextPort, { port in
+            try ChildProcess(executable: configuration.serverPath,
+                             arguments: arguments(model: model, port: port, rpc: rpc, configuration: configuration),
+                             environment: environment)
+        }, ready: { process, port in
             let endpoint = ServerEndpoint(baseURL: URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/"), apiKey: key)
             let start = ContinuousClock.now
             let child = ServerChild(process: process, endpoint: endpoint, port: port, loadTime: .zero,
                                     workers: workers, remoteWorkers: remote)
-            do {
-                try await waitUntilReady(child, model: model, stall: configuration.readinessStallTimeout)
-                return ServerChild(process: process, endpoint: endpoint, port: port, loadTime: ContinuousClock.now - start,
-                                   workers: workers, remoteWorkers: remote)
-            } catch let error as LooplError {
-                await process.terminate(grace: .seconds(1))
-                // Another process may have taken the port between the probe and the child's bind.
-                if attempt < 3, error.code == .processFailed, process.lastLines.contains("bind") { continue }
-                throw error
-            } catch {
-                await process.terminate(grace: .seconds(1))
-                throw error
-            }
-        }
+            try await waitUntilReady(child, model: model, stall: configuration.readinessStallTimeout)
+            return ServerChild(process: process, endpoint: endpoint, port: port, loadTime: ContinuousClock.now - start,
+                               workers: workers, remoteWorkers: remote)
+        })
     }
 
     /// The exit status of llama-server, or of the first of its workers, once one has ended.
