@@ -186,6 +186,7 @@ public struct ModelConformance: Sendable {
     /// One streamed turn, collected.
     public struct Turn: Sendable {
         public var text = ""
+        public var reasoning = ""
         public var toolCalls: [ToolCall] = []
         public var metrics: [Metrics] = []
         /// Whether anything came after the metrics marked finished.
@@ -206,6 +207,7 @@ public struct ModelConformance: Sendable {
                 if turn.metrics.last?.finished == true { turn.eventAfterFinish = true }
                 switch event {
                 case .text(let text): turn.text += text
+                case .reasoning(let text): turn.reasoning += text
                 case .toolCall(let call): turn.toolCalls.append(call)
                 case .metrics(let metrics): turn.metrics.append(metrics)
                 }

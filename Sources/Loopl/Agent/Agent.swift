@@ -203,6 +203,8 @@ public actor Agent {
                     take(lifter.feed(delta))
                 case .toolCall(let call):
                     turn.calls.append(call)
+                case .reasoning:
+                    break
                 case .metrics(let metrics):
                     channel.send(.metrics(metrics))
                     if metrics.stopReason == .cancelled { turn.cancelled = true }
