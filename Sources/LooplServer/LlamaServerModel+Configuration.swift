@@ -12,6 +12,26 @@ extension LlamaServerModel {
             case child(model: String)
             /// Use an OpenAI-compatible server already running at this base URL (without `/v1`).
             case attach(url: URL, apiKey: String?)
+            /// Spread the requests over several such servers, replicas of one model, all taking
+            /// `apiKey`: see docs/scale-out.md.
+            case replicas(urls: [URL], apiKey: String?)
+
+            /// The attached servers' URLs; none for a child.
+            var urls: [URL] {
+                switch self {
+                case .child: []
+                case .attach(let url, _): [url]
+                case .replicas(let urls, _): urls
+                }
+            }
+
+            /// The attached servers' key.
+            var apiKey: String? {
+                switch self {
+                case .child: nil
+                case .attach(_, let key), .replicas(_, let key): key
+                }
+            }
         }
 
         /// Who turns a conversation into the prompt.
@@ -32,9 +52,18 @@ extension LlamaServerModel {
         public var rendering: Rendering?
         /// The llama-server binary for a child; default the pinned one (``LlamaCppInstall/server``).
         public var serverPath: String
-        /// A child's context length in tokens, default 4096; when attaching, the size to report
-        /// when the server does not say.
+        /// A child's context length in tokens for each request, default 4096 (the child holds
+        /// ``parallel`` times as many); when attaching, the size to report when the server does not say.
         public var contextLength: Int?
+        /// How many requests a child serves at once (its slots, `-np`), and how many go to each
+        /// attached server at once; default 4.
+        public var parallel: Int
+        /// How many requests may wait beyond those, in arrival order; one more fails with `busy`
+        /// at once. Default 64.
+        public var maxQueue: Int
+        /// How long an attached server that refused a connection, failed its health check or broke
+        /// off an answer is skipped, doubled for each failure in a row; default 1 s.
+        public var replicaBackoff: Duration
         /// CPU threads for a child; nil (the default) is the machine's core count.
         public var threads: Int?
         /// More arguments for a child's command line; default none.
@@ -63,14 +92,18 @@ extension LlamaServerModel {
         var renderer: (any PromptRenderer)?
 
         public init(target: Target = .child(model: LooplHome.defaultModel), rendering: Rendering? = nil,
-                    serverPath: String = LlamaCppInstall.server, contextLength: Int? = nil, threads: Int? = nil,
-                    extraArguments: [String] = [], readinessStallTimeout: Duration = .seconds(60),
-                    cancellationGrace: Duration = .seconds(2), idleTimeout: TimeInterval = 600,
+                    serverPath: String = LlamaCppInstall.server, contextLength: Int? = nil, parallel: Int = 4,
+                    maxQueue: Int = 64, threads: Int? = nil, extraArguments: [String] = [],
+                    readinessStallTimeout: Duration = .seconds(60), cancellationGrace: Duration = .seconds(2),
+                    idleTimeout: TimeInterval = 600, replicaBackoff: Duration = .seconds(1),
                     rpc: [String] = [], rpcWorkers: Int = 0, rpcThreads: Int = 1, allowRemoteRPC: Bool = false) {
             self.target = target
             self.rendering = rendering
             self.serverPath = serverPath
             self.contextLength = contextLength
+            self.parallel = max(parallel, 1)
+            self.maxQueue = max(maxQueue, 0)
+            self.replicaBackoff = replicaBackoff
             self.threads = threads
             self.extraArguments = extraArguments
             self.readinessStallTimeout = readinessStallTimeout
@@ -87,13 +120,16 @@ extension LlamaServerModel {
 
         var resolvedThreads: Int { threads ?? ProcessInfo.processInfo.activeProcessorCount }
 
+        /// A child's context for one request.
+        var resolvedContext: Int { contextLength ?? Self.defaultChildContext }
+
         /// True when a child places its layers on RPC workers.
         var usesRPC: Bool { !rpc.isEmpty || rpcWorkers > 0 }
 
         /// The ``rpc`` addresses, checked: each is `host:port`, one off this machine needs
         /// ``allowRemoteRPC``, and only a child uses workers.
         func rpcEndpoints() throws -> [RPCEndpoint] {
-            if case .attach = target, usesRPC {
+            if !target.urls.isEmpty, usesRPC {
                 throw LooplError(.invalidConfiguration, "RPC workers (rpc, rpcWorkers) are for a child llama-server that Loopl starts; an attached server is given its workers by whoever started it.")
             }
             guard rpc.count + rpcWorkers <= 16 else {
@@ -113,10 +149,10 @@ extension LlamaServerModel {
         /// The renderer that ``rendering`` names, made from the model file for `.loopl`.
         func resolvedRenderer() throws -> (any PromptRenderer)? {
             switch (rendering, target) {
-            case (.server?, _), (nil, .attach): return nil
+            case (.server?, _), (nil, .attach), (nil, .replicas): return nil
             case (.custom(let renderer)?, _): return renderer
             case (.loopl?, .child(let model)), (nil, .child(let model)): return try ChatPromptRenderer(modelPath: model)
-            case (.loopl?, .attach):
+            case (.loopl?, .attach), (.loopl?, .replicas):
                 throw LooplError(.invalidConfiguration, "Loopl renders only for a child llama-server, whose model file it can read; attach with rendering .server or .custom.")
             }
         }
@@ -124,9 +160,10 @@ extension LlamaServerModel {
 
     /// The `server` kind of a configuration file: `{"kind": "server", "model": ..., "binary": ...,
     /// "contextLength": ..., "threads": ..., "extraArgs": [...]}` for a child (every key optional),
-    /// or `{"kind": "server", "url": ..., "apiKey": ..., "contextLength": ...}` to attach. A child
-    /// can put its layers on RPC workers: `"rpc": ["host:port", ...]`, `"rpcWorkers": N`,
-    /// `"rpcThreads": N`, `"allowRemoteRPC": true`.
+    /// or `{"kind": "server", "url": ..., "apiKey": ..., "contextLength": ...}` to attach, or
+    /// `"urls": [...]` instead of `url` to spread the requests over replicas. `"parallel": N` and
+    /// `"maxQueue": N` bound the requests at once and those waiting. A child can put its layers on
+    /// RPC workers: `"rpc": ["host:port", ...]`, `"rpcWorkers": N`, `"rpcThreads": N`, `"allowRemoteRPC": true`.
     public static let kind = BackendKind(name: "server", builtIn: [:], read: configuration(from:), problem: { configuration in
         guard case .child(let model) = configuration.target else { return nil }
         let files = FileManager.default
@@ -136,7 +173,7 @@ extension LlamaServerModel {
         }
         return files.isExecutableFile(atPath: configuration.serverPath) ? nil : "no llama-server at \(configuration.serverPath)"
     }, override: { section, overrides in
-        guard section["url"] == nil else { return }  // an attached server is configured where it runs
+        guard section["url"] == nil, section["urls"] == nil else { return }  // an attached server is configured where it runs
         for (key, value) in overrides.keys where key != "gpuLayers" { section[key] = value }
         if let layers = overrides.gpuLayers {
             section["extraArgs"] = .array((section["extraArgs"]?.arrayValue ?? []) + ["-ngl", .string(String(layers))])
@@ -149,18 +186,33 @@ extension LlamaServerModel {
     static func configuration(from section: inout ConfigSection) throws -> Configuration {
         var configuration = Configuration()
         let model = try section.optionalString("model")
-        if let url = try section.optionalString("url") {
-            guard model == nil else {
-                throw section.error("give either 'model' (to start llama-server) or 'url' (to attach), not both")
+        let url = try section.optionalString("url")
+        let urls = try section.optionalStrings("urls")
+        if url != nil || urls != nil {
+            guard model == nil, url == nil || urls == nil else {
+                throw section.error("give one of 'model' (to start llama-server), 'url' (to attach) or 'urls' (to attach to replicas)")
             }
-            guard let parsed = URL(string: url), parsed.host != nil else { throw section.error("'\(url)' is not a URL") }
-            configuration.target = .attach(url: parsed, apiKey: try section.optionalString("apiKey"))
+            let parsed = try (urls ?? url.map { [$0] } ?? []).map { text in
+                guard let parsed = URL(string: text), parsed.host != nil else { throw section.error("'\(text)' is not a URL") }
+                return parsed
+            }
+            let key = try section.optionalString("apiKey")
+            if urls == nil, let first = parsed.first {
+                configuration.target = .attach(url: first, apiKey: key)
+            } else {
+                guard !parsed.isEmpty else { throw section.error("'urls' lists no server") }
+                configuration.target = .replicas(urls: parsed, apiKey: key)
+            }
         } else {
             if let model { configuration.target = .child(model: model) }
             section.accept("apiKey")
         }
         try section.read("binary", into: &configuration.serverPath)
         try section.read("contextLength", into: &configuration.contextLength)
+        try section.read("parallel", into: &configuration.parallel)
+        try section.read("maxQueue", into: &configuration.maxQueue)
+        guard configuration.parallel >= 1 else { throw section.error("'parallel' must be at least 1") }
+        guard configuration.maxQueue >= 0 else { throw section.error("'maxQueue' must be 0 or more") }
         try section.read("threads", into: &configuration.threads)
         try section.read("extraArgs", into: &configuration.extraArguments)
         try section.read("rpc", into: &configuration.rpc)

@@ -60,15 +60,10 @@ public final class LlamaServerModel: Model {
         let session = self.session
         let configuration = self.configuration
         return .generating { continuation in
-            await session.acquire()
-            do {
+            try await session.queue.withPlace {
                 try await ServerTurn(session: session, configuration: configuration, messages: messages,
                                      tools: tools, options: options, continuation: continuation).run()
-            } catch {
-                await session.release()
-                throw error
             }
-            await session.release()
         }
     }
 

@@ -118,9 +118,12 @@ final class ServerChild: Sendable {
 
     static func arguments(model: String, port: Int, rpc: [RPCEndpoint] = [],
                           configuration: LlamaServerModel.Configuration) -> [String] {
+        // One slot per request served at once, each with a KV cache of its own of contextLength
+        // cells (-c is the total; without a unified cache each of the -np sequences gets a share).
         var arguments = ["-m", model, "--host", "127.0.0.1", "--port", String(port),
-                         "-np", "1", "-t", String(configuration.resolvedThreads), "--no-webui", "--slots",
-                         "-c", String(configuration.contextLength ?? LlamaServerModel.Configuration.defaultChildContext)]
+                         "-np", String(configuration.parallel), "--no-kv-unified",
+                         "-t", String(configuration.resolvedThreads), "--no-webui", "--slots",
+                         "-c", String(configuration.parallel * configuration.resolvedContext)]
         if !rpc.isEmpty {
             // Every layer (and the output layer) on the RPC devices, split by their free memory.
             arguments += ["--rpc", rpc.map(\.description).joined(separator: ","), "-ngl", "99"]

@@ -73,6 +73,14 @@ enum ServerRequest {
         }
     }
 
+    /// `body` held to a child's `slot` (`id_slot`), whose cache of the conversation's prompt it reuses.
+    static func pinned(_ body: JSONValue, slot: Int?) -> JSONValue {
+        guard let slot, case .object(var object) = body else { return body }
+        object["id_slot"] = .integer(slot)
+        object["cache_prompt"] = true
+        return .object(object)
+    }
+
     /// The OpenAI wire form of a message: tool-call arguments as a JSON string.
     static func wireMessage(_ message: Message) -> JSONValue {
         guard case .object(var object) = message.templateValue else { return message.templateValue }

@@ -12,13 +12,48 @@ struct ServerTurn {
 
     func run() async throws {
         guard !Task.isCancelled else { return }
-        let info = try await session.connect()
+        let prompt = try configuration.renderer?.render(messages: messages, tools: tools, options: options)
+        // What a slot is matched on: the prompt, or the messages when the server renders them.
+        let key = prompt?.text ?? JSONValue.array(messages.map(ServerRequest.wireMessage)).jsonText()
+        var skipped: Set<Int> = []
+        var previous: (any Error)?
+        while true {
+            let lease = try await session.lease(conversation: options.conversation, prompt: key,
+                                                skipping: skipped, previous: previous)
+            do {
+                try await stream(on: lease, prompt: prompt)
+                await session.release(lease)
+                return
+            } catch let unavailable as Unavailable {
+                await session.release(lease, failed: true)
+                // Before the first event the request goes to another replica; after it, the
+                // caller sees the loss (and an Agent retries the turn).
+                guard unavailable.beforeFirstEvent else { throw unavailable.error }
+                skipped.insert(lease.upstream)
+                previous = unavailable.error
+            } catch {
+                await session.release(lease)
+                throw error
+            }
+        }
+    }
+
+    /// An attached server that refused the connection, answered that it cannot serve, or broke
+    /// off the answer.
+    private struct Unavailable: Error {
+        let error: any Error
+        let beforeFirstEvent: Bool
+    }
+
+    /// Sends the request to the leased server and streams its answer.
+    private func stream(on lease: Lease, prompt: RenderedPrompt?) async throws {
+        let info = lease.info
+        let attached = !configuration.target.urls.isEmpty
         let start = ContinuousClock.now
         let path: String
         let body: JSONValue
         let promptCharacters: Int
-        if let renderer = configuration.renderer {
-            let prompt = try renderer.render(messages: messages, tools: tools, options: options)
+        if let prompt {
             path = "/completion"
             body = ServerRequest.completion(prompt, options: options)
             promptCharacters = prompt.text.count
@@ -27,7 +62,8 @@ struct ServerTurn {
             body = ServerRequest.chat(messages: messages, tools: tools, options: options, llamaCpp: info.llamaCpp)
             promptCharacters = messages.reduce(0) { $0 + $1.text.count }
         }
-        let request = info.endpoint.request(path, method: "POST", body: body, timeout: configuration.idleTimeout)
+        let request = info.endpoint.request(path, method: "POST", body: ServerRequest.pinned(body, slot: lease.slot),
+                                            timeout: configuration.idleTimeout)
         let url = request.url ?? info.endpoint.baseURL
         var assembler = TurnAssembler(options: options, contextMax: info.contextSize ?? 0, start: start,
                                       promptCharacters: promptCharacters,
@@ -37,8 +73,10 @@ struct ServerTurn {
         let cancel = response.cancel
         var finish: TurnAssembler.Finish?
         var terminated = false
+        var received = false
         do {
             for try await data in EventStream(response: response) {
+                received = true
                 if data == "[DONE]" { terminated = true; break }
                 guard let chunk = try? JSONValue(parsing: data), chunk.objectValue != nil else {
                     cancel()
@@ -74,23 +112,37 @@ struct ServerTurn {
             throw error
         } catch {
             cancel()
-            if Task.isCancelled { await session.settleAfterDisconnect(); return }
-            throw await session.explain(error, url: url)
+            if Task.isCancelled { await session.settleAfterDisconnect(lease); return }
+            let explained = await session.explain(error, lease: lease, url: url)
+            if attached, Self.isUnavailable(error) { throw Unavailable(error: explained, beforeFirstEvent: !received) }
+            throw explained
         }
         cancel()
         if Task.isCancelled {
-            await session.settleAfterDisconnect()
+            await session.settleAfterDisconnect(lease)
             return
         }
         if assembler.stoppedByFilter {
-            await session.settleAfterDisconnect()
+            await session.settleAfterDisconnect(lease)
         } else if !terminated {
             let cut = LooplError(.protocolViolation, "The server at \(url.absoluteString) ended the stream before its end marker: the answer is incomplete. Try again; if it repeats, check the server's log.",
                                  engineLoss: .restarting)
-            let explained = await session.explain(cut, url: url)
-            throw (explained as? LooplError)?.code == .connectionFailed ? cut : explained
+            let explained = await session.explain(cut, lease: lease, url: url)
+            let error = (explained as? LooplError)?.code == .connectionFailed ? cut : explained
+            if attached { throw Unavailable(error: error, beforeFirstEvent: !received) }
+            throw error
         }
         for event in try assembler.finish(finish ?? .stopOrEnd) { continuation.yield(event) }
+    }
+
+    /// True for a failure that says the server is not there to serve: no connection, a
+    /// connection lost or silent, or an HTTP 502, 503 or 504.
+    private static func isUnavailable(_ error: any Error) -> Bool {
+        if let status = error as? HTTPStatusError { return (502...504).contains(status.status) }
+        switch error as? HTTPTransportError {
+        case .cannotConnect?, .connectionLost?, .timedOut?: return true
+        default: return false
+        }
     }
 
     private static func finish(reason: String) -> TurnAssembler.Finish {
