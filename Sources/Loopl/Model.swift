@@ -9,7 +9,9 @@ public enum ToolCallStyle: Sendable, Hashable {
 
 /// A language model behind some runtime: the interface every backend implements.
 ///
-/// A model streams one assistant turn at a time; requests on one model are served in order.
+/// Each request streams one assistant turn. Concurrent requests on one model are served together,
+/// up to the backend's `parallel` count; later ones wait in arrival order in a bounded queue, and
+/// one past its bound fails with ``LooplError/Code/busy``. Each is cancelled on its own.
 public protocol Model: Sendable {
     /// How this model hands back tool calls.
     var toolCallStyle: ToolCallStyle { get }

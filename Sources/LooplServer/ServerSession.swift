@@ -217,21 +217,24 @@ actor ServerSession {
 
     // MARK: - After a request
 
-    /// After a cancelled or cut-short request on a child: makes sure its slot stopped generating,
-    /// and restarts a child that goes on for longer than the grace period (the other requests in
-    /// flight on it then fail as engine losses).
+    /// After a cancelled or cut-short request on a child: waits until its slot stopped
+    /// generating, so that no request is sent to a busy slot. A child that does not answer for
+    /// the grace period, or whose slot goes on for ten times as long, is stopped (the other
+    /// requests in flight on it then fail as engine losses) and the next request starts a new one.
     func settleAfterDisconnect(_ lease: Lease) async {
         guard let child = lease.child, let slot = lease.slot else { return }
         let endpoint = lease.info.endpoint
         let grace = configuration.cancellationGrace
         let idle = await Task.detached {
-            let deadline = ContinuousClock.now + grace
-            while ContinuousClock.now < deadline {
+            let giveUp = ContinuousClock.now + grace * 10
+            var silentUntil = ContinuousClock.now + grace
+            while ContinuousClock.now < min(silentUntil, giveUp) {
                 // No answer counts as busy (a hung server); a server without /slots cannot be checked.
-                if let slots = try? await endpoint.fetch("/slots", timeout: 0.5) {
+                if let slots = try? await endpoint.fetch("/slots", timeout: 1) {
                     guard slots.status == 200, let list = slots.json.arrayValue else { return true }
                     let entry = list.first { $0["id"]?.intValue == slot }
                     if entry?["is_processing"]?.boolValue != true { return true }
+                    silentUntil = ContinuousClock.now + grace
                 }
                 try? await Task.sleep(for: .milliseconds(20))
             }

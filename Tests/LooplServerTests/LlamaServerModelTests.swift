@@ -11,13 +11,13 @@ import Testing
 /// The backend on a real child llama-server and the default model. One server at a time.
 @Suite(.serialized) struct LlamaServerModelTests {
     /// A child that renders with llama-server's own template (`/v1/chat/completions`).
-    static func model(context: Int = 2048) async throws -> LlamaServerModel {
-        try await LlamaServerModel.start(.init(rendering: .server, contextLength: context, threads: 2))
+    static func model(context: Int = 2048, parallel: Int = 4) async throws -> LlamaServerModel {
+        try await LlamaServerModel.start(.init(rendering: .server, contextLength: context, parallel: parallel, threads: 2))
     }
 
     /// Runs `body` on a fresh child model and always closes it.
-    static func withModel(context: Int = 2048, _ body: (LlamaServerModel) async throws -> Void) async throws {
-        let model = try await Self.model(context: context)
+    static func withModel(context: Int = 2048, parallel: Int = 4, _ body: (LlamaServerModel) async throws -> Void) async throws {
+        let model = try await Self.model(context: context, parallel: parallel)
         do {
             try await body(model)
         } catch {
@@ -131,10 +131,11 @@ import Testing
         }
     }
 
-    /// A child that does not confirm it stopped within the grace period is replaced.
+    /// A child that does not confirm it stopped within the grace period is replaced. With one
+    /// slot, the next request waits for the check.
     @Test(.timeLimit(.minutes(5)))
     func aChildThatDoesNotStopIsRestarted() async throws {
-        try await Self.withModel { model in
+        try await Self.withModel(parallel: 1) { model in
             let consumer = try await Self.startLongAnswer(model)
             let pid = try #require(await model.serverProcessID)
             kill(pid, SIGSTOP)

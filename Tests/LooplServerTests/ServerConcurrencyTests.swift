@@ -34,6 +34,9 @@ import Testing
 
     @Test(.timeLimit(.minutes(5)))
     func fourConversationsAtOnce() async throws {
+        // The child's /slots then shows each slot's prompt.
+        setenv("LLAMA_SERVER_SLOTS_DEBUG", "1", 1)
+        defer { unsetenv("LLAMA_SERVER_SLOTS_DEBUG") }
         try await Self.withModel(.init(contextLength: 512, parallel: 4, threads: 2)) { model in
             #expect(try await model.contextSize == 512, "a conversation's context is not contextLength")
             let suite = ModelConformance(model: model)
@@ -98,6 +101,46 @@ import Testing
             #expect(await model.serverProcessID == pid, "the child was restarted")
             let after = try await suite.run("after", Self.conversation(0), options: Self.options(0, maxTokens: 4))
             #expect(!after.text.isEmpty)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func aKilledChildFailsEveryRequestInFlightAndTheNextStartsANewOne() async throws {
+        try await Self.withModel(.init(contextLength: 256, parallel: 4, threads: 2)) { model in
+            let pid = try #require(await model.serverProcessID)
+            var options = GenerationOptions.greedy(maxTokens: 200)
+            options.ignoreEndOfGeneration = true
+            let long = options
+            let started = AsyncStream<Void>.makeStream()
+            let requests = (0..<4).map { index in
+                Task { () -> Result<Void, any Error> in
+                    do {
+                        var signalled = false
+                        for try await event in model.generate(messages: Self.conversation(index), tools: [], options: long) {
+                            if case .text = event, !signalled { signalled = true; started.continuation.yield() }
+                        }
+                        return .success(())
+                    } catch {
+                        started.continuation.yield()
+                        return .failure(error)
+                    }
+                }
+            }
+            var iterator = started.stream.makeAsyncIterator()
+            for _ in 0..<4 { _ = await iterator.next() }
+            kill(pid, SIGKILL)
+            for request in requests {
+                guard case .failure(let error) = await request.value else {
+                    Issue.record("a request went on after its server was killed")
+                    continue
+                }
+                let typed = error as? LooplError
+                #expect(typed?.code == .processFailed && typed?.isEngineLoss == true, "\(error)")
+                #expect(typed?.message.contains("signal 9") == true, "\(error)")
+            }
+            let turn = try await ModelConformance(model: model).run("recover", Self.conversation(0), options: Self.options(0, maxTokens: 4))
+            #expect(!turn.text.isEmpty)
+            #expect(await model.serverProcessID != pid)
         }
     }
 
