@@ -253,8 +253,10 @@ actor ServerSession {
         if let child {
             let status = await Task.detached { await child.waitForExit(timeout: .milliseconds(500)) }.value
             if status != nil {
+                // Named before the rest of the child is stopped, which ends its other workers too.
+                let death = child.deathError(during: "while answering").markingEngineLoss()
                 await drop(child)
-                return child.deathError(during: "while answering").markingEngineLoss()
+                return death
             }
         }
         if closed { return LooplError(.closed, "The model was closed during the request.") }
