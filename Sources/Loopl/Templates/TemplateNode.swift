@@ -31,11 +31,3 @@ struct TemplateLoopNode: Sendable {
     let recursive: Bool
     let line: Int
 }
-
-/// A `macro` definition.
-struct TemplateMacroNode: Sendable {
-    let name: String
-    let parameters: [(name: String, defaultValue: TemplateExpression?)]
-    let body: [TemplateNode]
-    let line: Int
-}

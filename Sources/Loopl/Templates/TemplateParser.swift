@@ -238,14 +238,20 @@ struct TemplateParser {
         return .macro(TemplateMacroNode(name: name, parameters: parameters, body: body, line: line))
     }
 
+    /// A macro's or a call block's `(name, name=default, ...)`: as in Jinja, no `*`, `**` or trailing comma,
+    /// and no parameter without a default after one with a default.
     private mutating func parseParameters() throws -> [(name: String, defaultValue: TemplateExpression?)] {
         try expect(op: "(")
         var parameters: [(name: String, defaultValue: TemplateExpression?)] = []
         while !skip(op: ")") {
             if !parameters.isEmpty { try expect(op: ",") }
-            if skip(op: ")") { break }
+            let offset = current.offset
             let parameter = try expectName()
-            parameters.append((parameter, skip(op: "=") ? try parseExpression() : nil))
+            let defaultValue = skip(op: "=") ? try parseExpression() : nil
+            if defaultValue == nil, parameters.last?.defaultValue != nil {
+                throw error("non-default argument follows default argument", at: offset)
+            }
+            parameters.append((parameter, defaultValue))
         }
         return parameters
     }

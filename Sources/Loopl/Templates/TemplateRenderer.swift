@@ -29,6 +29,8 @@ final class TemplateRenderer {
     private var callDepth = 0
     /// Namespaces made during the render, emptied at its end in case a template made one hold itself.
     var namespaces: [TemplateNamespace] = []
+    /// Scopes that macros see, emptied at the end of the render: a macro stored in a scope it sees is a cycle.
+    private var closedOver: [ObjectIdentifier: TemplateScope] = [:]
 
     init(context: TemplateScope, limits: TemplateLimits, now: TemplateTime) {
         self.limits = limits
@@ -39,6 +41,7 @@ final class TemplateRenderer {
     func render(_ nodes: [TemplateNode]) throws -> String {
         defer {
             for namespace in namespaces { namespace.attributes = TemplateDictionary() }
+            for scope in closedOver.values { scope.removeAll() }
         }
         _ = try execute(nodes)
         return output
@@ -227,33 +230,23 @@ final class TemplateRenderer {
         try countIteration()
     }
 
+    /// A macro that sees the scopes where it is made, as they are when it is called.
     private func makeMacro(_ macro: TemplateMacroNode) -> TemplateFunction {
-        TemplateFunction(macro.name) { [unowned self] arguments in
+        let enclosing = scopes
+        for scope in enclosing { closedOver[ObjectIdentifier(scope)] = scope }
+        return TemplateFunction(macro.name) { [unowned self] arguments in
             try self.enterCall()
             defer { self.callDepth -= 1 }
-            var locals = TemplateScope()
-            var extra: [TemplateValue] = []
-            var extraKeywords = TemplateDictionary()
-            for (index, value) in arguments.positional.enumerated() {
-                if index < macro.parameters.count { locals[macro.parameters[index].name] = value } else { extra.append(value) }
-            }
-            for (name, value) in arguments.keywords {
-                if name == "caller" || macro.parameters.contains(where: { $0.name == name }) {
-                    locals[name] = value
-                } else {
-                    extraKeywords[name] = value
-                }
-            }
+            let (locals, unbound) = try macro.bind(arguments)
             let saved = self.scopes
             let savedLine = self.line
-            self.scopes = [saved[0], locals]
+            self.scopes = enclosing + [locals]
             defer { self.scopes = saved; self.line = savedLine }
-            for parameter in macro.parameters where self.scopes[1][parameter.name] == nil {
-                self.scopes[1][parameter.name] = try parameter.defaultValue.map { try self.evaluate($0) }
+            for index in unbound {
+                let parameter = macro.parameters[index]
+                locals[parameter.name] = try parameter.defaultValue.map { try self.evaluate($0) }
                     ?? .undefined("parameter '\(parameter.name)' was not provided")
             }
-            self.scopes[1]["varargs"] = .tuple(extra)
-            self.scopes[1]["kwargs"] = .dict(extraKeywords)
             do {
                 return .string(try self.capture { _ = try self.execute(macro.body) })
             } catch var failure as TemplateFailure {
@@ -357,7 +350,26 @@ final class TemplateRenderer {
         var result = TemplateArguments()
         for argument in arguments {
             let value = try evaluate(argument.value)
-            if let name = argument.name { result.keywords.append((name, value)) } else { result.positional.append(value) }
+            switch argument.kind {
+            case .positional: result.positional.append(value)
+            case .keyword(let name): result.keywords.append((name, value))
+            case .unpacked:
+                guard let items = try? value.iterated() else {
+                    throw TemplateFailure("Value after * must be an iterable, not \(value.typeName)")
+                }
+                result.positional += items
+            case .unpackedKeywords:
+                guard case .dict(let dictionary) = value.plain else {
+                    throw TemplateFailure("argument after ** must be a mapping, not \(value.typeName)")
+                }
+                for (key, item) in dictionary {
+                    guard case .string(let name) = key else { throw TemplateFailure("keywords must be strings") }
+                    if result.keywords.contains(where: { $0.name == name }) {
+                        throw TemplateFailure("got multiple values for keyword argument '\(name)'")
+                    }
+                    result.keywords.append((name, item))
+                }
+            }
         }
         return result
     }
