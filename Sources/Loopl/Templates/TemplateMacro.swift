@@ -88,6 +88,11 @@ extension TemplateNode {
             case .setBlock(_, let filters, let body, _), .filterBlock(let filters, let body, _):
                 for filter in filters { TemplateExpression.collectNames(filter.arguments, into: &names) }
                 collectNames(body, into: &names)
+            case .with(let assignments, let body, _):
+                for assignment in assignments { TemplateExpression.collectNames(assignment.value, into: &names) }
+                collectNames(body, into: &names)
+            case .block(let body, _):
+                collectNames(body, into: &names)
             case .macro(let macro):
                 collectNames(macro, into: &names)
             case .callBlock(let caller, let call, _):

@@ -6,7 +6,7 @@ extension TemplateParser {
         guard isOp(",") else { return first }
         var items = [first]
         while skip(op: ",") {
-            if current.kind == .blockEnd || current.kind == .variableEnd || isName("if") { break }
+            if current.kind == .blockEnd || current.kind == .variableEnd || isName("if") || isOp(")") { break }
             items.append(conditional ? try parseExpression() : try parseOr())
         }
         return .tuple(items)

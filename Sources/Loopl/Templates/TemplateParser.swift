@@ -139,6 +139,27 @@ struct TemplateParser {
             let (body, _) = try parseBody(until: ["endfilter"])
             try expect(.blockEnd)
             return .filterBlock(filters, body: body, line: line)
+        case "with":
+            var assignments: [(target: TemplateTarget, value: TemplateExpression)] = []
+            while current.kind != .blockEnd {
+                if !assignments.isEmpty { try expect(op: ",") }
+                let target = try parseTarget()
+                try expect(op: "=")
+                assignments.append((target, try parseExpression()))
+            }
+            try expect(.blockEnd)
+            let (body, _) = try parseBody(until: ["endwith"])
+            try expect(.blockEnd)
+            return .with(assignments, body: body, line: line)
+        case "block":
+            _ = try expectName()
+            let scoped = skip(name: "scoped")
+            _ = skip(name: "required")
+            try expect(.blockEnd)
+            let (body, _) = try parseBody(until: ["endblock"])
+            if case .name = current.kind { _ = try expectName() }
+            try expect(.blockEnd)
+            return .block(body, scoped: scoped)
         case "break", "continue":
             try expect(.blockEnd)
             return keyword == "break" ? .breakLoop : .continueLoop

@@ -122,6 +122,20 @@ final class TemplateRenderer {
                 self.line = line
                 for filter in filters { value = try applyFilter(filter.name, to: value, filter.arguments) }
                 try write(value.text)
+            case .with(let assignments, let body, let line):
+                self.line = line
+                let values = try assignments.map { try evaluate($0.value) }
+                scopes.append(TemplateScope())
+                defer { scopes.removeLast() }
+                for (assignment, value) in zip(assignments, values) { try assign(assignment.target, value) }
+                let flow = try execute(body)
+                if flow != .normal { return flow }
+            case .block(let body, let scoped):
+                let saved = scopes
+                scopes = (scoped ? scopes : [scopes[0]]) + [TemplateScope()]
+                defer { scopes = saved }
+                let flow = try execute(body)
+                if flow != .normal { return flow }
             case .breakLoop:
                 return .breakLoop
             case .continueLoop:
