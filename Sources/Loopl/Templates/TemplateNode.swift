@@ -1,7 +1,7 @@
 /// What `set` and `for` assign to.
-enum TemplateTarget: Sendable {
+indirect enum TemplateTarget: Sendable {
     case name(String)
-    case names([String])
+    case tuple([TemplateTarget])
     case attribute(String, String)
 }
 

@@ -194,17 +194,27 @@ struct TemplateParser {
         }
     }
 
+    /// What `set`, `for` and `with` assign to: `name`, `ns.attribute`, or names and parenthesized
+    /// groups separated by commas, nested as deep as the values are.
     private mutating func parseTarget() throws -> TemplateTarget {
-        let parenthesized = skip(op: "(")
-        var names = [try expectName()]
-        if !parenthesized, skip(op: ".") { return .attribute(names[0], try expectName()) }
-        var isTuple = parenthesized
+        var items = [try parseTargetItem()]
+        var isTuple = false
         while skip(op: ",") {
             isTuple = true
-            if case .name = current.kind { names.append(try expectName()) } else { break }
+            guard isOp("(") || { if case .name = current.kind { true } else { false } }() else { break }
+            items.append(try parseTargetItem())
         }
-        if parenthesized { try expect(op: ")") }
-        return isTuple ? .names(names) : .name(names[0])
+        return isTuple ? .tuple(items) : items[0]
+    }
+
+    private mutating func parseTargetItem() throws -> TemplateTarget {
+        if skip(op: "(") {
+            let inner = try parseTarget()
+            try expect(op: ")")
+            return inner
+        }
+        let name = try expectName()
+        return skip(op: ".") ? .attribute(name, try expectName()) : .name(name)
     }
 
     private mutating func parseFor(line: Int) throws -> TemplateNode {

@@ -184,12 +184,13 @@ final class TemplateRenderer {
         switch target {
         case .name(let name):
             scopes[scopes.count - 1][name] = value
-        case .names(let names):
+        case .tuple(let targets):
             let values = try value.iterated()
-            guard values.count == names.count else {
-                throw TemplateFailure("cannot unpack \(values.count) values into \(names.count) names")
+            guard values.count == targets.count else {
+                throw TemplateFailure(values.count < targets.count ? "not enough values to unpack (expected \(targets.count), got \(values.count))"
+                                                                   : "too many values to unpack (expected \(targets.count))")
             }
-            for (name, item) in zip(names, values) { scopes[scopes.count - 1][name] = item }
+            for (target, item) in zip(targets, values) { try assign(target, item) }
         case .attribute(let name, let attribute):
             guard case .namespace(let namespace) = lookup(name) else {
                 throw TemplateFailure("cannot assign attribute on non-namespace object")
