@@ -9,9 +9,9 @@ public enum ToolCallStyle: Sendable, Hashable {
 
 /// A language model behind some runtime: the interface every backend implements.
 ///
-/// Each request streams one assistant turn. Concurrent requests on one model are served together,
-/// up to the backend's `parallel` count; later ones wait in arrival order in a bounded queue, and
-/// one past its bound fails with ``LooplError/Code/busy``. Each is cancelled on its own.
+/// A model serves several requests at once, up to its backend's `parallel` count; later ones wait
+/// in arrival order in a bounded queue, and one past it fails with ``LooplError/Code/busy``. Each
+/// request is cancelled on its own, and an error that belongs to one request fails only that one.
 public protocol Model: Sendable {
     /// How this model hands back tool calls.
     var toolCallStyle: ToolCallStyle { get }
