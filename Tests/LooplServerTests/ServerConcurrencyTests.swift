@@ -32,28 +32,37 @@ import Testing
         await model.close()
     }
 
+    /// The checks every backend passes, on a child with four slots.
     @Test(.timeLimit(.minutes(5)))
-    func fourConversationsAtOnce() async throws {
+    func concurrencyConformance() async throws {
+        try await Self.withModel(.init(contextLength: 512, parallel: 4, threads: 2)) { model in
+            #expect(try await model.contextSize == 512, "a conversation's context is not contextLength")
+            try await ModelConformance(model: model).runConcurrency(count: 4)
+            #expect(await model.session.inFlight == [0])
+        }
+    }
+
+    /// Four conversations of two turns at once: each keeps its slot, and its second turn
+    /// evaluates only its new tokens.
+    @Test(.timeLimit(.minutes(5)))
+    func conversationsKeepTheirSlots() async throws {
         // The child's /slots then shows each slot's prompt.
         setenv("LLAMA_SERVER_SLOTS_DEBUG", "1", 1)
         defer { unsetenv("LLAMA_SERVER_SLOTS_DEBUG") }
         try await Self.withModel(.init(contextLength: 512, parallel: 4, threads: 2)) { model in
-            #expect(try await model.contextSize == 512, "a conversation's context is not contextLength")
             let suite = ModelConformance(model: model)
-            let sequential = try await (0..<4).asyncMap { try await suite.run("sequential", Self.conversation($0), options: Self.options($0)) }
-            let concurrent = try await withThrowingTaskGroup(of: (Int, ModelConformance.Turn).self) { group in
-                for index in 0..<4 {
-                    group.addTask { (index, try await suite.run("concurrent", Self.conversation(index), options: Self.options(index))) }
-                }
-                return try await group.reduce(into: [Int: ModelConformance.Turn]()) { $0[$1.0] = $1.1 }
+            let first = try await Self.concurrently(4) { try await suite.run("first", Self.conversation($0), options: Self.options($0)) }
+            let second = try await Self.concurrently(4) { index in
+                let messages = Self.conversation(index) + [.assistant(first[index].text), .user("Thank you. And one more?")]
+                return try await suite.run("second", messages, options: Self.options(index))
             }
             for index in 0..<4 {
-                #expect(!sequential[index].text.isEmpty)
-                #expect(concurrent[index]?.text == sequential[index].text, "conversation \(index) differs when served with others")
-                // Each conversation kept its slot: its second request evaluated only what was new.
-                let metrics = try #require(concurrent[index]?.metrics.last)
-                let first = try #require(sequential[index].metrics.last)
-                #expect(metrics.cachedPromptTokens >= first.promptTokens - 1, "conversation \(index) lost its cache: \(metrics)")
+                let before = try #require(first[index].metrics.last)
+                let after = try #require(second[index].metrics.last)
+                #expect(!second[index].text.isEmpty)
+                // The second prompt begins with the first prompt and its answer, all in the slot.
+                #expect(after.cachedPromptTokens >= before.promptTokens, "conversation \(index) lost its cache: \(before) then \(after)")
+                #expect(after.promptTokens - after.cachedPromptTokens < 40, "conversation \(index) evaluated more than its new turn: \(after)")
             }
             let slots = await (0..<4).asyncMap { await model.session.slot(of: "conversation-\($0)") }
             #expect(Set(slots.compactMap { $0 }).count == 4, "the conversations do not each keep a slot: \(slots)")
@@ -64,43 +73,18 @@ import Testing
             for index in 0..<4 {
                 let slot = try #require(slots[index])
                 let prompt = list.first { $0["id"]?.intValue == slot }?["prompt"]?.stringValue ?? ""
-                let question = Self.conversation(index)[1].text
-                #expect(prompt.contains(question), "slot \(slot) does not hold conversation \(index)")
+                #expect(prompt.contains(Self.conversation(index)[1].text), "slot \(slot) does not hold conversation \(index)")
             }
         }
     }
 
-    @Test(.timeLimit(.minutes(5)))
-    func cancellingOneOfFourLeavesTheOthers() async throws {
-        try await Self.withModel(.init(contextLength: 512, parallel: 4, threads: 2)) { model in
-            let pid = try #require(await model.serverProcessID)
-            var options = Self.options(0, maxTokens: 400)
-            options.ignoreEndOfGeneration = true
-            let long = options
-            let started = AsyncStream<Void>.makeStream()
-            let victim = Task { () -> Int in
-                var texts = 0
-                for try await event in model.generate(messages: Self.conversation(0), tools: [], options: long) {
-                    if case .text = event { texts += 1; if texts == 1 { started.continuation.yield() } }
-                }
-                return texts
-            }
-            let suite = ModelConformance(model: model)
-            let others = (1..<4).map { index in
-                Task { try await suite.run("others", Self.conversation(index), options: Self.options(index)) }
-            }
-            var iterator = started.stream.makeAsyncIterator()
-            _ = await iterator.next()
-            victim.cancel()
-            let cut = try? await victim.value
-            #expect((cut ?? 0) < 400)
-            for other in others {
-                let turn = try await other.value
-                #expect(!turn.text.isEmpty && turn.metrics.last?.finished == true)
-            }
-            #expect(await model.serverProcessID == pid, "the child was restarted")
-            let after = try await suite.run("after", Self.conversation(0), options: Self.options(0, maxTokens: 4))
-            #expect(!after.text.isEmpty)
+    /// Runs `body` for 0..<count at once; the results in order.
+    static func concurrently<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) async throws -> T) async throws -> [T] {
+        try await withThrowingTaskGroup(of: (Int, T).self) { group in
+            for index in 0..<count { group.addTask { (index, try await body(index)) } }
+            var results: [Int: T] = [:]
+            for try await (index, result) in group { results[index] = result }
+            return (0..<count).compactMap { results[$0] }
         }
     }
 
@@ -144,62 +128,59 @@ import Testing
         }
     }
 
+    /// Two real llama-servers and a URL where nothing listens, attached as replicas: four
+    /// conversations spread two and two, each one's second turn goes to the server that holds
+    /// its first, and the dead URL costs no request.
     @Test(.timeLimit(.minutes(5)))
-    func oneOfFourOverflowingFailsAlone() async throws {
-        try await Self.withModel(.init(contextLength: 256, parallel: 4, threads: 2)) { model in
-            let size = try await model.contextSize
-            let suite = ModelConformance(model: model)
-            let huge: [Message] = [.user(String(repeating: "hello ", count: size * 2))]
-            let results = await withTaskGroup(of: (Int, Result<ModelConformance.Turn, any Error>).self) { group in
-                for index in 0..<4 {
-                    group.addTask {
-                        do {
-                            let messages = index == 2 ? huge : Self.conversation(index)
-                            return (index, .success(try await suite.run("overflow", messages, options: Self.options(index, maxTokens: 16))))
-                        } catch { return (index, .failure(error)) }
-                    }
-                }
-                var results: [Int: Result<ModelConformance.Turn, any Error>] = [:]
-                for await (index, result) in group { results[index] = result }
-                return results
-            }
-            for index in 0..<4 {
-                switch results[index] {
-                case .success(let turn)?:
-                    #expect(index != 2, "a prompt of \(size * 2) words was answered")
-                    #expect(!turn.text.isEmpty)
-                case .failure(let error)?:
-                    #expect(index == 2 && (error as? LooplError)?.code == .contextOverflow, "request \(index): \(error)")
-                case nil:
-                    Issue.record("request \(index) did not end")
-                }
-            }
+    func replicasOfRealServers() async throws {
+        setenv("LLAMA_SERVER_SLOTS_DEBUG", "1", 1)
+        defer { unsetenv("LLAMA_SERVER_SLOTS_DEBUG") }
+        var servers: [ChildProcess] = []
+        var endpoints: [ServerEndpoint] = []
+        for _ in 0..<2 {
+            let port = try FreePort.find()
+            servers.append(try ChildProcess(executable: LlamaCppInstall.server, arguments: [
+                "-m", LooplHome.defaultModel, "--host", "127.0.0.1", "--port", String(port), "-c", "1024",
+                "-np", "2", "-t", "1", "--no-webui"]))
+            endpoints.append(ServerEndpoint(baseURL: try #require(URL(string: "http://127.0.0.1:\(port)")), apiKey: nil))
         }
+        defer { for server in servers { server.signal(SIGKILL) } }
+        for (server, endpoint) in zip(servers, endpoints) {
+            for _ in 0..<480 where (try? await endpoint.fetch("/health").status) != 200 && server.exitStatus == nil {
+                try await Task.sleep(for: .milliseconds(250))
+            }
+            try #require(try await endpoint.fetch("/health").status == 200, "a server did not come up: \(server.lastLines)")
+        }
+        let dead = try #require(URL(string: "http://127.0.0.1:\(try FreePort.find())"))
+        let model = try await LlamaServerModel.start(.init(target: .replicas(urls: [dead] + endpoints.map(\.baseURL), apiKey: nil)))
+        let suite = ModelConformance(model: model)
+        let first = try await Self.concurrently(4) { try await suite.run("first", Self.conversation($0), options: Self.options($0)) }
+        let second = try await Self.concurrently(4) { index in
+            let messages = Self.conversation(index) + [.assistant(first[index].text), .user("Thank you. And one more?")]
+            return try await suite.run("second", messages, options: Self.options(index))
+        }
+        await model.close()
+        for index in 0..<4 {
+            let before = try #require(first[index].metrics.last)
+            let after = try #require(second[index].metrics.last)
+            #expect(after.cachedPromptTokens >= before.promptTokens, "conversation \(index) lost its cache: \(before) then \(after)")
+        }
+        var held: [Set<Int>] = []
+        for endpoint in endpoints {
+            let slots = try #require(try await endpoint.fetch("/slots").json.arrayValue)
+            held.append(Set((0..<4).filter { index in
+                slots.contains { $0["prompt"]?.stringValue?.contains(Self.conversation(index)[1].text) == true }
+            }))
+        }
+        #expect(held[0].count == 2 && held[1].count == 2 && held[0].isDisjoint(with: held[1]),
+                "the conversations did not spread two and two: \(held)")
+        for server in servers { #expect(server.exitStatus == nil, "closing the model stopped an attached server") }
     }
 
     @Test(.timeLimit(.minutes(5)))
     func pastTheQueueBoundARequestIsBusy() async throws {
-        try await Self.withModel(.init(contextLength: 256, parallel: 1, maxQueue: 1, threads: 2)) { model in
-            var options = GenerationOptions.greedy(maxTokens: 200)
-            options.ignoreEndOfGeneration = true
-            let long = options
-            let started = AsyncStream<Void>.makeStream()
-            let running = (0..<2).map { _ in
-                Task {
-                    for try await event in model.generate(messages: ModelConformance.greeting, tools: [], options: long) {
-                        if case .text = event { started.continuation.yield() }
-                    }
-                }
-            }
-            var iterator = started.stream.makeAsyncIterator()
-            _ = await iterator.next()
-            #expect(model.session.queue.running == 1 && model.session.queue.waiting == 1)
-            let start = ContinuousClock.now
-            await #expect { _ = try await ModelConformance(model: model).run("busy", ModelConformance.greeting, options: .greedy(maxTokens: 4)) }
-                throws: { ($0 as? LooplError)?.code == .busy }
-            #expect(ContinuousClock.now - start < .seconds(5), "busy did not come at once")
-            for task in running { task.cancel() }
-            for task in running { _ = await task.result }
+        try await Self.withModel(.init(contextLength: 1024, parallel: 1, maxQueue: 1, threads: 2)) { model in
+            try await ModelConformance(model: model).checkQueueBoundGivesBusy(parallel: 1, maxQueue: 1)
         }
     }
 }
