@@ -101,8 +101,8 @@ extension LlamaServerModel {
             self.rendering = rendering
             self.serverPath = serverPath
             self.contextLength = contextLength
-            self.parallel = max(parallel, 1)
-            self.maxQueue = max(maxQueue, 0)
+            self.parallel = parallel
+            self.maxQueue = maxQueue
             self.replicaBackoff = replicaBackoff
             self.threads = threads
             self.extraArguments = extraArguments

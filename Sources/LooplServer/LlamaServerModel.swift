@@ -4,11 +4,13 @@ import Loopl
 /// A model behind llama-server over local HTTP, or behind any OpenAI-compatible server: the `server` backend.
 ///
 /// In child mode ``start(_:)`` starts the pinned llama-server on a free port with a random API
-/// key, and a request starts a new one when the child has died. A child can put the model's
-/// layers on `ggml-rpc-server` workers, running ones (``Configuration/rpc``) or local ones it
-/// starts and owns (``Configuration/rpcWorkers``); see docs/scale-out.md. In attach mode it talks to a
-/// server already running. When Loopl renders the prompt (a child's default) it uses
-/// `/completion` and the style is `.text(format)`; when the server renders
+/// key, with ``Configuration/parallel`` slots that serve as many requests at once (each
+/// conversation keeps its slot), and a request starts a new one when the child has died. A child
+/// can put the model's layers on `ggml-rpc-server` workers, running ones (``Configuration/rpc``)
+/// or local ones it starts and owns (``Configuration/rpcWorkers``); see docs/scale-out.md. In
+/// attach mode it talks to a server already running, or spreads the requests over replicas
+/// (``Configuration/Target/replicas(urls:apiKey:)``). When Loopl renders the prompt (a child's
+/// default) it uses `/completion` and the style is `.text(format)`; when the server renders
 /// (`/v1/chat/completions`) it parses tool calls itself and the style is `.native`.
 public final class LlamaServerModel: Model {
     /// How it was started.
@@ -19,6 +21,8 @@ public final class LlamaServerModel: Model {
     private init(configuration: Configuration) throws {
         var configuration = configuration
         configuration.renderer = try configuration.resolvedRenderer()
+        configuration.parallel = max(configuration.parallel, 1)
+        configuration.maxQueue = max(configuration.maxQueue, 0)
         let remote = try configuration.rpcEndpoints().filter { !$0.isLoopback }
         if !remote.isEmpty {
             let list = remote.map(\.description).joined(separator: ", ")
