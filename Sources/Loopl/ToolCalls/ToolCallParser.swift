@@ -78,23 +78,25 @@ public struct ToolCallParser: Sendable {
     /// - Parameters:
     ///   - format: the markup to read; `.auto` reads all families.
     ///   - toolNames: the declared tools; calls to other names are rejected. nil accepts any.
-    ///   - startsInReasoning: the prompt already opened thinking (a template that ends its
-    ///     generation prompt with `<think>`), so the text is thinking until the format's closing
-    ///     marker (`</think>` under `.auto`).
-    public init(format: ToolCallFormat = .auto, toolNames: Set<String>? = nil, startsInReasoning: Bool = false) {
+    ///   - startsInReasoning: whether the prompt already opened thinking (a template that ends its
+    ///     generation prompt with `<think>`). true: the text is thinking until the format's closing
+    ///     marker (`</think>` under `.auto`). false: it did not, and the text streams at once. nil
+    ///     (unknown): text before a first bare closing marker is thinking, so the start of the turn
+    ///     is held until that marker, a call, or the end.
+    public init(format: ToolCallFormat = .auto, toolNames: Set<String>? = nil, startsInReasoning: Bool? = nil) {
         self.init(format: format, toolNames: toolNames, schemas: [:], startsInReasoning: startsInReasoning)
     }
 
     /// A parser that accepts only `tools`, and uses their parameter schemas where a family writes
     /// values as bare text (Qwen3-Coder, GLM, MiniMax, DeepSeek V3.2): a parameter declared as a
     /// string keeps its text even when it reads as a number.
-    public init(format: ToolCallFormat = .auto, tools: [ToolSpec], startsInReasoning: Bool = false) {
+    public init(format: ToolCallFormat = .auto, tools: [ToolSpec], startsInReasoning: Bool? = nil) {
         var schemas: [String: JSONObject] = [:]
         for tool in tools { schemas[tool.name] = tool.parameters["properties"]?.objectValue ?? [:] }
         self.init(format: format, toolNames: Set(tools.map(\.name)), schemas: schemas, startsInReasoning: startsInReasoning)
     }
 
-    private init(format: ToolCallFormat, toolNames: Set<String>?, schemas: [String: JSONObject], startsInReasoning: Bool) {
+    private init(format: ToolCallFormat, toolNames: Set<String>?, schemas: [String: JSONObject], startsInReasoning: Bool?) {
         self.format = format
         self.toolNames = toolNames
         self.schemas = schemas
@@ -104,7 +106,7 @@ public struct ToolCallParser: Sendable {
     }
 
     private let schemas: [String: JSONObject]
-    private let startsInReasoning: Bool
+    private let startsInReasoning: Bool?
 
     /// Parses a complete turn.
     public func parse(_ text: String) -> Result {
