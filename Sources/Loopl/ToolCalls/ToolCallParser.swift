@@ -3,8 +3,9 @@
 /// Use ``parse(_:)`` on a whole turn, or ``feed(_:)`` each streamed delta and ``finish()`` at the
 /// end: the events of any split of a text add up to the same result. Visible text is released as
 /// soon as it cannot be markup; a call as soon as it is complete. Thinking (`<think>…</think>` and
-/// each family's own channel) is returned as reasoning and never read for calls. When
-/// ``toolNames`` is set, a call to any other name is rejected and its text stays in the content.
+/// each family's own channel) is returned as reasoning; it is read for calls only when no closing
+/// marker ends it. When ``toolNames`` is set, a call to any other name is rejected and its text
+/// stays in the content.
 public struct ToolCallParser: Sendable {
     /// What a model's text contains.
     public struct Result: Sendable, Hashable {
@@ -47,7 +48,7 @@ public struct ToolCallParser: Sendable {
         public var arguments: JSONObject
         /// Why it was not accepted, in a sentence.
         public var reason: String
-        /// The markup the call came in (kept in the content).
+        /// The markup the call came in (kept in the content, but for a call to a model's built-in tool).
         public var text: String
 
         public init(name: String, arguments: JSONObject, reason: String, text: String) {
@@ -66,7 +67,9 @@ public struct ToolCallParser: Sendable {
         case reasoning(String)
         /// A complete, accepted call.
         case toolCall(ToolCall)
-        /// A complete call to an undeclared tool; its text comes as `.text` just before.
+        /// A complete call to an undeclared tool; its text comes as `.text` just before, but for a
+        /// call to one of the model's built-in tools (harmony's `python`, `browser.*`), whose markup is
+        /// dropped.
         case rejected(RejectedCall)
     }
 
