@@ -72,18 +72,22 @@ struct ToolCallStream: Sendable {
     private mutating func emitText(_ text: String) {
         guard !text.isEmpty else { return }
         if atStart, text.utf8.contains(where: { !ByteCursor.isSpace($0) }) { atStart = false }
-        if case .text(let previous)? = events.last {
-            events[events.count - 1] = .text(previous + text)
+        if case .text? = events.last, case .text(var merged) = events.removeLast() {
+            merged += text
+            events.append(.text(merged))
         } else {
             events.append(.text(text))
         }
     }
 
+    /// Adds thinking, merged with thinking just before it (appended in place, as a held turn
+    /// start keeps growing one event).
     private mutating func emitReasoning(_ range: Range<Int>) {
         guard !range.isEmpty else { return }
         let text = String(decoding: buffer[range], as: UTF8.self)
-        if case .reasoning(let previous)? = events.last {
-            events[events.count - 1] = .reasoning(previous + text)
+        if case .reasoning? = events.last, case .reasoning(var merged) = events.removeLast() {
+            merged += text
+            events.append(.reasoning(merged))
         } else {
             events.append(.reasoning(text))
         }

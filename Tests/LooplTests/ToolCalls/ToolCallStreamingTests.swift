@@ -138,6 +138,36 @@ import Testing
         #expect(large.result.toolCalls.first?.arguments["code"] == .string(String(code.dropLast())))
     }
 
+    /// Streams `lines` lines of plain text, 4 characters a delta, with the start of the turn held
+    /// (the prompt's state unknown); the fastest of `runs`.
+    static func streamHeldText(lines: Int, runs: Int = 3) -> (time: Duration, result: ToolCallParser.Result) {
+        let text = String(repeating: "The quick brown fox jumps over the lazy dog.\n", count: lines)
+        let clock = ContinuousClock()
+        var fastest = Duration.seconds(1_000_000)
+        var events: [ToolCallParser.Event] = []
+        for _ in 0..<runs {
+            var parser = ToolCallParser(format: .auto)
+            events = []
+            let start = clock.now
+            var rest = Substring(text)
+            while !rest.isEmpty {
+                events += parser.feed(String(rest.prefix(4)))
+                rest = rest.dropFirst(4)
+            }
+            events += parser.finish()
+            fastest = min(fastest, clock.now - start)
+        }
+        return (fastest, ToolCallParser.result(of: events))
+    }
+
+    /// A held turn start grows as one event without copying it on every delta.
+    @Test func heldTextStreamsInLinearTime() {
+        let small = Self.streamHeldText(lines: 2_000), large = Self.streamHeldText(lines: 8_000)
+        let ratio = large.time / small.time
+        #expect(ratio < 8, "4x the text took \(ratio)x the time (\(small.time) against \(large.time))")
+        #expect(large.result.content.hasSuffix("lazy dog."))
+    }
+
     @Test func resultJSONForTheCLI() {
         let result = ToolCallParser(toolNames: ["f"]).parse(
             "<think>hm</think>Hi <tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call><tool_call>{\"name\": \"g\", \"arguments\": {}}</tool_call>")
