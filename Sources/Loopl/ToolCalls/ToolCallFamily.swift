@@ -39,8 +39,8 @@ struct ToolCallFamily: Sendable {
     /// - Parameter thinkingEnd: the family's own marker that ends thinking the prompt opened, when
     ///   it has no thinking block of its own (Apriel's `[BEGIN FINAL RESPONSE]`).
     init(format: ToolCallFormat, templateSigns: [[String]] = [], markers: [Marker] = [], startReaders: [BlockReader] = [],
-         autoStartReaders: [BlockReader] = [], reasoning: Reasoning? = nil, reasoningClose: String? = nil, thinkingEnd: String? = nil, inAuto: Bool = true,
-         grammar: CallGrammar) {
+         autoStartReaders: [BlockReader] = [], reasoning: Reasoning? = nil, reasoningClose: String? = nil,
+         thinkingEnd: String? = nil, inAuto: Bool = true, grammar: CallGrammar) {
         self.format = format
         self.templateSigns = templateSigns
         self.markers = markers

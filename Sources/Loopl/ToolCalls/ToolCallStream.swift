@@ -136,7 +136,8 @@ struct ToolCallStream: Sendable {
                 if isAccepted(piece) {
                     events.append(.toolCall(ToolCall(id: ids.next(), name: name, arguments: arguments)))
                 } else {
-                    events.append(.rejected(.init(name: name, arguments: arguments, reason: "'\(name)' is a built-in tool of the model, not a declared tool",
+                    events.append(.rejected(.init(name: name, arguments: arguments,
+                                                  reason: "'\(name)' is a built-in tool of the model, not a declared tool",
                                                   text: String(decoding: buffer[raw], as: UTF8.self))))
                 }
             }
@@ -206,6 +207,7 @@ struct ToolCallStream: Sendable {
             emitReasoning(position..<end)
             position = end
         }
+        if callInThinking == nil, callSearch < buffer.count { waitedAt = buffer.count - position }
         guard isFinal, callInThinking != nil else { return false }
         reasoningClose = nil
         callInThinking = nil
@@ -233,7 +235,6 @@ struct ToolCallStream: Sendable {
                     if try reader(&cursor).contains(where: isAccepted), cursor.index > i { return i }
                 } catch ScanStop.needMore {
                     callSearch = i
-                    waitedAt = buffer.count - position
                     return nil
                 } catch {}
             case nil:
