@@ -63,6 +63,14 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
     /// When the conversation does not fit in the context, drop its oldest turns (never the system
     /// prompt or the last message) instead of failing with `context_overflow`. In-process backend.
     public var truncateHistory: Bool = false
+    /// Whether the model thinks before it answers, and how hard.
+    public var reasoning: ReasoningSetting = .auto
+    /// The most thinking tokens; when they are spent the thinking is closed and the model answers.
+    /// nil means no limit.
+    public var reasoningBudget: Int?
+    /// The conversation this request belongs to, so that a backend serving several at once keeps
+    /// each one's cache; an ``Agent`` sets it. nil: a one-off request.
+    public var conversation: String?
 
     public init(maxTokens: Int? = nil, temperature: Double = 0.8, topP: Double = 0.95, topK: Int = 40,
                 minP: Double = 0.05, repeatPenalty: Double = 1.0, seed: UInt32? = nil, stop: [String] = [],
@@ -83,7 +91,7 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case maxTokens, temperature, topP, topK, minP, repeatPenalty, seed, stop, toolChoice, ignoreEndOfGeneration, responseFormat
-        case truncateHistory
+        case truncateHistory, reasoning, reasoningBudget, conversation
     }
 
     /// Missing keys take their defaults, so a peer may send only what it sets.
@@ -102,6 +110,9 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
                   ignoreEndOfGeneration: try c.decodeIfPresent(Bool.self, forKey: .ignoreEndOfGeneration) ?? false,
                   responseFormat: try c.decodeIfPresent(ResponseFormat.self, forKey: .responseFormat) ?? .text)
         truncateHistory = try c.decodeIfPresent(Bool.self, forKey: .truncateHistory) ?? false
+        reasoning = try c.decodeIfPresent(ReasoningSetting.self, forKey: .reasoning) ?? .auto
+        reasoningBudget = try c.decodeIfPresent(Int.self, forKey: .reasoningBudget)
+        conversation = try c.decodeIfPresent(String.self, forKey: .conversation)
     }
 
     /// Greedy sampling (temperature 0), as tests and benchmarks use.

@@ -56,6 +56,10 @@ public struct LooplError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let sessionFile = Code("session_file", "a session file cannot be read, parsed or written")
         /// Reading or writing a file or a pipe failed.
         public static let io = Code("io", "reading or writing a file or a pipe failed")
+        /// A model's queue of waiting requests is full; try again later.
+        public static let busy = Code("busy", "the model is serving as many requests as its queue holds")
+        /// An agent was asked to run a turn while it is running one.
+        public static let agentBusy = Code("agent_busy", "the agent is already running a turn of its conversation")
         /// The operation was cancelled.
         public static let cancelled = Code("cancelled", "the operation was cancelled")
         /// The model was used after `close()`.
@@ -65,7 +69,7 @@ public struct LooplError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let all: [Code] = [
             .modelNotFound, .invalidModel, .contextOverflow, .invalidRequest, .invalidJSON, .processFailed,
             .protocolViolation, .httpError, .unauthorized, .connectionFailed, .timedOut, .generationFailed,
-            .templateError, .invalidConfiguration, .sessionFile, .io, .cancelled, .closed,
+            .templateError, .invalidConfiguration, .sessionFile, .io, .busy, .agentBusy, .cancelled, .closed,
         ]
     }
 

@@ -20,7 +20,7 @@ public actor MCPClient {
     /// Set once the server's era is known, and kept across restarts.
     private var stateless: Bool?
     private var nextId = 0
-    private let gate = AsyncGate()
+    private let gate = RequestQueue()
 
     /// The stateless revision and the handshake revision this client speaks.
     public static let statelessRevision = "2026-07-28"

@@ -42,7 +42,7 @@ public final class StdioModel: Model {
     }
 
     private let state: Mutex<State>
-    private let gate = AsyncGate()
+    private let gate = RequestQueue()
 
     private init(configuration: Configuration, connection: WorkerConnection, info: WorkerInfo) {
         self.configuration = configuration

@@ -10,6 +10,8 @@ extension ModelEvent {
         switch self {
         case .text(let text):
             return ["id": id, "type": "text", "text": .string(text)]
+        case .reasoning(let text):
+            return ["id": id, "type": "reasoning", "text": .string(text)]
         case .toolCall(let call):
             return ["id": id, "type": "toolCall",
                     "toolCall": ["id": .string(call.id), "name": .string(call.name), "arguments": .object(call.arguments)]]
@@ -24,6 +26,9 @@ extension ModelEvent {
         case "text":
             guard let text = params["text"]?.stringValue else { throw LooplError(.protocolViolation, "A text event has no string 'text'.") }
             self = .text(text)
+        case "reasoning":
+            guard let text = params["text"]?.stringValue else { throw LooplError(.protocolViolation, "A reasoning event has no string 'text'.") }
+            self = .reasoning(text)
         case "toolCall":
             guard let value = params["toolCall"], value["name"]?.stringValue != nil else {
                 throw LooplError(.protocolViolation, "A toolCall event has no 'toolCall' with a name.")

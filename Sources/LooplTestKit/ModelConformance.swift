@@ -186,6 +186,7 @@ public struct ModelConformance: Sendable {
     /// One streamed turn, collected.
     public struct Turn: Sendable {
         public var text = ""
+        public var reasoning = ""
         public var toolCalls: [ToolCall] = []
         public var metrics: [Metrics] = []
         /// Whether anything came after the metrics marked finished.
@@ -206,6 +207,7 @@ public struct ModelConformance: Sendable {
                 if turn.metrics.last?.finished == true { turn.eventAfterFinish = true }
                 switch event {
                 case .text(let text): turn.text += text
+                case .reasoning(let text): turn.reasoning += text
                 case .toolCall(let call): turn.toolCalls.append(call)
                 case .metrics(let metrics): turn.metrics.append(metrics)
                 }
@@ -222,11 +224,11 @@ public struct ModelConformance: Sendable {
         return last
     }
 
-    private func expect(_ condition: Bool, _ check: String, _ message: @autoclosure () -> String) throws {
+    func expect(_ condition: Bool, _ check: String, _ message: @autoclosure () -> String) throws {
         if !condition { throw ConformanceFailure(check: check, message: message()) }
     }
 
-    private func within<T: Sendable>(_ bound: Duration, _ check: String, _ what: String,
+    func within<T: Sendable>(_ bound: Duration, _ check: String, _ what: String,
                                      _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await body() }

@@ -44,7 +44,7 @@ enum Fixtures {
             switch event {
             case .text(let chunk): text += chunk
             case .metrics(let m): metrics = m
-            case .toolCall: break
+            case .toolCall, .reasoning: break
             }
         }
         return (text, metrics)

@@ -25,7 +25,7 @@ struct StdioBenchmarkTests {
                 last = ContinuousClock.now
                 if first == nil { first = last }
             case .metrics(let metrics): generated = metrics.generatedTokens
-            case .toolCall: break
+            case .toolCall, .reasoning: break
             }
         }
         let firstToken = first ?? last

@@ -25,9 +25,14 @@ import Testing
                                         seed: 42, stop: ["END", "\n"], toolChoice: .required, ignoreEndOfGeneration: true,
                                         responseFormat: .jsonSchema(["type": "object", "properties": ["n": ["type": "integer", "minimum": 1]]]))
         options.truncateHistory = true
+        options.reasoning = .effort(.high)
+        options.reasoningBudget = 128
+        options.conversation = "c1"
         let value = try JSONValue(encoding: options)
         #expect(value.objectValue?.keys == ["maxTokens", "temperature", "topP", "topK", "minP", "repeatPenalty", "seed", "stop",
-                                            "toolChoice", "ignoreEndOfGeneration", "responseFormat", "truncateHistory"])
+                                            "toolChoice", "ignoreEndOfGeneration", "responseFormat", "truncateHistory",
+                                            "reasoning", "reasoningBudget", "conversation"])
+        #expect(value["reasoning"] == "high")
         #expect(value["responseFormat"]?["json_schema"]?["schema"]?["properties"]?["n"]?["minimum"] == .integer(1))
         #expect(try value.decode(GenerationOptions.self) == options)
         #expect(try JSONValue(parsing: value.jsonText()).decode(GenerationOptions.self) == options)

@@ -87,7 +87,7 @@ final class FallbackModel: Model {
             case .text(let text): continuation.yield(.text(text))
             case .toolCall(let call): continuation.yield(.toolCall(call))
             case .rejected(let rejected): continuation.yield(.toolCall(ToolCall(name: rejected.name, arguments: rejected.arguments)))
-            case .reasoning: break
+            case .reasoning(let text): continuation.yield(.reasoning(text))
             }
         }
     }

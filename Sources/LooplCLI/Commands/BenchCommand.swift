@@ -196,7 +196,7 @@ struct BenchCommand: Command {
         var last: Metrics?
         for try await event in stream {
             switch event {
-            case .text, .toolCall: if first == nil { first = .now }
+            case .text, .reasoning, .toolCall: if first == nil { first = .now }
             case .metrics(let metrics): last = metrics
             }
         }
