@@ -7,7 +7,8 @@ struct CallLifter {
     private var parser: ToolCallParser?
 
     init(style: ToolCallStyle, tools: [ToolSpec]) {
-        if case .text(let format) = style { parser = ToolCallParser(format: format, tools: tools, startsInReasoning: false) }
+        guard case .text(let format) = style else { return }
+        parser = ToolCallParser(format: format, tools: tools, startsInReasoning: false)
     }
 
     /// What a text delta amounts to: visible text, calls, rejected calls, reasoning.

@@ -19,7 +19,8 @@ struct MarkerTable: Sendable {
     private let order: [Int]
     private let groups: [Int]
 
-    init(markers: [Marker], startReaders: [BlockReader], declaredStartReaders: [BlockReader] = [], reasoningClose: String = "</think>") {
+    init(markers: [Marker], startReaders: [BlockReader], declaredStartReaders: [BlockReader] = [],
+         reasoningClose: String = "</think>") {
         var seen = Set<[UInt8]>()
         let unique = markers.filter { !$0.literal.isEmpty && seen.insert($0.literal).inserted }
         self.markers = unique
@@ -99,7 +100,8 @@ struct MarkerTable: Sendable {
         return named[format] ?? auto
     }
 
-    /// Every family that `.auto` reads, with bare JSON and pythonic calls at the start.
+    /// Every family that `.auto` reads, with bare JSON and pythonic calls at the start (and the
+    /// families' plainest bare calls, for declared tools only).
     static let auto: MarkerTable = {
         let families = ToolCallFamily.all.filter(\.inAuto)
         return MarkerTable(markers: families.flatMap(\.markersWithReasoning) + commonReasoning,

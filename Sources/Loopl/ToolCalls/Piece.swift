@@ -14,6 +14,7 @@ enum Piece: Sendable, Hashable {
 }
 
 extension Piece {
+    /// Whether the piece is a call of any kind (before declared names are checked).
     var isCall: Bool {
         switch self {
         case .call, .looseCall, .builtinCall: true

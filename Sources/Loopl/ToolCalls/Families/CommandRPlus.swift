@@ -1,7 +1,8 @@
 extension ToolCallFamily {
     static let commandRPlus = ToolCallFamily(
         format: .commandRPlus, templateSigns: [["Action:", "tool_name"]],
-        markers: [.block("Action:", JSONCallReaders.commandRPlus), .drop("<|CHATBOT_TOKEN|>"), .drop("<|END_OF_TURN_TOKEN|>")],
+        markers: [.block("Action:", JSONCallReaders.commandRPlus),
+                  .drop("<|CHATBOT_TOKEN|>"), .drop("<|END_OF_TURN_TOKEN|>")],
         grammar: .forms([.jsonArray("Action: ```json\n", "\n```", body: .json(nameKey: "tool_name", argumentsKey: "parameters"))],
                         triggers: [.word("Action:", token: false)]))
 }
