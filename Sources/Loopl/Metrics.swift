@@ -36,6 +36,8 @@ public struct Metrics: Sendable, Hashable, Codable {
     public var stopReason: StopReason?
     /// True when the counts come from a heuristic rather than the tokenizer.
     public var estimated: Bool
+    /// Tokens of thinking among ``generatedTokens``, where the backend counts them (0 otherwise).
+    public var reasoningTokens: Int = 0
 
     public init(promptTokens: Int = 0, cachedPromptTokens: Int = 0, generatedTokens: Int = 0,
                 ttftMs: Double? = nil, promptEvalMs: Double? = nil, tokensPerSecond: Double? = nil, contextUsed: Int = 0,
@@ -66,5 +68,29 @@ public struct Metrics: Sendable, Hashable, Codable {
                   finished: try c.decodeIfPresent(Bool.self, forKey: .finished) ?? false,
                   stopReason: try c.decodeIfPresent(StopReason.self, forKey: .stopReason),
                   estimated: try c.decodeIfPresent(Bool.self, forKey: .estimated) ?? false)
+        reasoningTokens = try count(.reasoningTokens)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case promptTokens, cachedPromptTokens, generatedTokens, ttftMs, promptEvalMs, tokensPerSecond, contextUsed, contextMax
+        case finished, stopReason, estimated, reasoningTokens
+    }
+
+    /// Optional timings are left out when unknown, and `reasoningTokens` when 0, so that a turn
+    /// without thinking reads as it did before the count existed.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(promptTokens, forKey: .promptTokens)
+        try c.encode(cachedPromptTokens, forKey: .cachedPromptTokens)
+        try c.encode(generatedTokens, forKey: .generatedTokens)
+        try c.encodeIfPresent(ttftMs, forKey: .ttftMs)
+        try c.encodeIfPresent(promptEvalMs, forKey: .promptEvalMs)
+        try c.encodeIfPresent(tokensPerSecond, forKey: .tokensPerSecond)
+        try c.encode(contextUsed, forKey: .contextUsed)
+        try c.encode(contextMax, forKey: .contextMax)
+        try c.encode(finished, forKey: .finished)
+        try c.encodeIfPresent(stopReason, forKey: .stopReason)
+        try c.encode(estimated, forKey: .estimated)
+        if reasoningTokens != 0 { try c.encode(reasoningTokens, forKey: .reasoningTokens) }
     }
 }
