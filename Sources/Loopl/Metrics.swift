@@ -37,12 +37,12 @@ public struct Metrics: Sendable, Hashable, Codable {
     /// True when the counts come from a heuristic rather than the tokenizer.
     public var estimated: Bool
     /// Tokens of thinking among ``generatedTokens``, where the backend counts them (0 otherwise).
-    public var reasoningTokens: Int = 0
+    public var reasoningTokens: Int
 
     public init(promptTokens: Int = 0, cachedPromptTokens: Int = 0, generatedTokens: Int = 0,
                 ttftMs: Double? = nil, promptEvalMs: Double? = nil, tokensPerSecond: Double? = nil, contextUsed: Int = 0,
                 contextMax: Int = 0, finished: Bool = false, stopReason: StopReason? = nil,
-                estimated: Bool = false) {
+                estimated: Bool = false, reasoningTokens: Int = 0) {
         self.promptTokens = promptTokens
         self.cachedPromptTokens = cachedPromptTokens
         self.generatedTokens = generatedTokens
@@ -54,6 +54,7 @@ public struct Metrics: Sendable, Hashable, Codable {
         self.finished = finished
         self.stopReason = stopReason
         self.estimated = estimated
+        self.reasoningTokens = reasoningTokens
     }
 
     /// Missing counts are 0 and missing flags false, so a peer may send only what it knows.
@@ -67,8 +68,8 @@ public struct Metrics: Sendable, Hashable, Codable {
                   contextUsed: try count(.contextUsed), contextMax: try count(.contextMax),
                   finished: try c.decodeIfPresent(Bool.self, forKey: .finished) ?? false,
                   stopReason: try c.decodeIfPresent(StopReason.self, forKey: .stopReason),
-                  estimated: try c.decodeIfPresent(Bool.self, forKey: .estimated) ?? false)
-        reasoningTokens = try count(.reasoningTokens)
+                  estimated: try c.decodeIfPresent(Bool.self, forKey: .estimated) ?? false,
+                  reasoningTokens: try count(.reasoningTokens))
     }
 
     private enum CodingKeys: String, CodingKey {
