@@ -19,7 +19,7 @@ public final class LlamaModel: Model {
         self.configuration = configuration
         let weights = try shared ?? LlamaWeights(path: configuration.model, gpuLayers: configuration.gpuLayers, progress: progress)
         self.weights = weights
-        self.prompt = try ChatPrompt(modelFile: configuration.model)
+        self.prompt = try ChatPrompt(modelFile: configuration.model, template: configuration.chatTemplate)
         self.session = try LlamaSession(weights: weights, configuration: configuration)
         self.toolCallStyle = .text(prompt.toolCallFormat)
     }

@@ -36,15 +36,16 @@ public struct ChatPrompt: Sendable {
         reasoningSlot = source.map(TemplateReasoning.slot(ofTemplate:)) ?? .reasoningContent
     }
 
-    /// A prompt from a GGUF file's metadata: its template, BOS and EOS texts.
-    public init(model metadata: GGUFMetadata) throws {
-        try self.init(templateSource: metadata.chatTemplate, bosText: metadata.bosToken ?? "", eosText: metadata.eosToken ?? "",
-                      addsBOS: metadata["tokenizer.ggml.add_bos_token"] == .bool(true))
+    /// A prompt from a GGUF file's metadata: its template (or `template`, which replaces it), BOS
+    /// and EOS texts.
+    public init(model metadata: GGUFMetadata, template: String? = nil) throws {
+        try self.init(templateSource: template ?? metadata.chatTemplate, bosText: metadata.bosToken ?? "",
+                      eosText: metadata.eosToken ?? "", addsBOS: metadata["tokenizer.ggml.add_bos_token"] == .bool(true))
     }
 
-    /// The prompt of the GGUF model at `path`: its template, BOS and EOS texts.
-    public init(modelFile path: String) throws {
-        try self.init(model: GGUFMetadata(contentsOf: path))
+    /// The prompt of the GGUF model at `path`: its template (or `template`), BOS and EOS texts.
+    public init(modelFile path: String, template: String? = nil) throws {
+        try self.init(model: GGUFMetadata(contentsOf: path), template: template)
     }
 
     /// The tools a turn offers the model: none when `options.toolChoice` is `.none`, else `tools`.
