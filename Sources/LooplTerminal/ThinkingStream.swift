@@ -8,13 +8,14 @@ public struct ThinkingStream: Sendable {
 
     public init(view: TranscriptView) { self.view = view }
 
-    /// What to write for a piece of thinking.
+    /// What to write for a piece of thinking (the line breaks it starts with are left out).
     public mutating func reasoning(_ delta: String) -> String {
+        let shown = text.allSatisfy(\.isWhitespace) ? String(delta.drop { $0.isWhitespace }) : delta
         defer {
             open = true
             text += delta
         }
-        if view.showThinking { return view.thinking(delta) }
+        if view.showThinking { return shown.isEmpty ? "" : view.thinking(shown) }
         return !open && view.style.colour ? view.style.dim("▸ thinking…") : ""
     }
 
