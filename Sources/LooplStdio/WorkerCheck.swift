@@ -118,6 +118,8 @@ package struct WorkerCheck: Sendable {
             switch message {
             case .notification(method: "event", _):
                 discarded += 1
+            case .notification:
+                continue
             case .response(.integer(id), .failure(let error)) where error.code == StdioProtocol.ErrorCode.requestCancelled:
                 let after = try await session.generate(connection, options: .greedy(maxTokens: 2))
                 guard case .success = after.1 else { throw Failure(reason: "the request after the cancelled one failed: \(after.1)") }

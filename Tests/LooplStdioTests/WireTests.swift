@@ -114,11 +114,36 @@ import Testing
     }
 
     @Test func initializeResultIsChecked() throws {
-        let info = WorkerInfo(name: "w", version: "1", nativeToolCalls: false, toolCallFormat: .hermes, cancellation: true, contextMax: 9)
+        let info = WorkerInfo(name: "w", version: "1", nativeToolCalls: false, toolCallFormat: .hermes, cancellation: true,
+                              reasoning: true, concurrentRequests: 3, contextMax: 9)
         #expect(try WorkerInfo(wireValue: info.wireValue) == info)
+        #expect(info.wireValue["capabilities"]?["concurrentRequests"] == 3)
         #expect(info.toolCallStyle == .text(.hermes))
         var newer = info.wireValue.objectValue ?? [:]
-        newer["protocolVersion"] = 2
+        newer["protocolVersion"] = 3
         #expect(throws: LooplError.self) { try WorkerInfo(wireValue: .object(newer)) }
+        // Version 2 answered to an offer of version 1.
+        #expect(throws: LooplError.self) { try WorkerInfo(wireValue: info.wireValue, offered: 1) }
+        var zero = info.wireValue
+        zero = try JSONValue(parsing: zero.jsonText().replacingOccurrences(of: #""concurrentRequests":3"#, with: #""concurrentRequests":0"#))
+        #expect(throws: LooplError.self) { try WorkerInfo(wireValue: zero) }
+    }
+
+    @Test func version1CapabilitiesAreOneAtATimeWithoutReasoning() throws {
+        let old: JSONValue = try JSONValue(parsing: #"{"protocolVersion": 1, "name": "old", "capabilities": {"nativeToolCalls": true, "cancellation": true, "reasoning": true, "concurrentRequests": 8}, "contextMax": 512}"#)
+        let info = try WorkerInfo(wireValue: old)
+        #expect(info.protocolVersion == 1 && info.concurrentRequests == 1 && !info.reasoning)
+        #expect(info.wireValue["capabilities"]?["concurrentRequests"] == nil)
+        let v2: JSONValue = try JSONValue(parsing: #"{"protocolVersion": 2, "name": "new", "capabilities": {"nativeToolCalls": true}, "contextMax": 512}"#)
+        let defaults = try WorkerInfo(wireValue: v2)
+        #expect(defaults.concurrentRequests == 1 && !defaults.reasoning && !defaults.cancellation)
+    }
+
+    @Test(arguments: [#""toolCallFormat": null"#, #""cancellation": true"#])
+    func aTextWorkerWithoutAFamilyIsAuto(_ capability: String) throws {
+        for version in [1, 2] {
+            let value = try JSONValue(parsing: #"{"protocolVersion": \#(version), "name": "plain", "capabilities": {"nativeToolCalls": false, \#(capability)}, "contextMax": 64}"#)
+            #expect(try WorkerInfo(wireValue: value).toolCallStyle == .text(.auto))
+        }
     }
 }

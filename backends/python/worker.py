@@ -5,8 +5,8 @@ Standard library only. It replays scripted turns (thinking, text chunks, tool ca
 from a JSON file, serves several requests at once on threads of their own, and can misbehave on
 demand, once per fault the host must survive:
 
-    python3 worker.py [--script FILE] [--delay-ms N] [--concurrency N] [--protocol 1|2] [--notify]
-                      [--fault MODE] [--fault-after N] [--fault-once FILE]
+    python3 worker.py [--script FILE] [--echo] [--delay-ms N] [--concurrency N] [--serial]
+                      [--protocol 1|2] [--notify] [--fault MODE] [--fault-after N] [--fault-once FILE]
 
 Start here to wrap a Python runtime (MLX, transformers): replace `ScriptedRuntime.turn` with
 calls into the runtime, and keep the framing, the cancellation and the error shapes.
@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import queue
+import re
 import sys
 import threading
 import time
@@ -173,11 +174,14 @@ class ScriptedRuntime:
     """Replays the script's turns in order, cycling; honours maxTokens, stop strings, the context
     size and the reasoning options."""
 
-    def __init__(self, script, delay):
+    def __init__(self, script, delay, echo=False, serial=False):
         self.script = script
         self.delay = delay
+        self.echo = echo
         self.count = 0
         self.lock = threading.Lock()
+        # --serial: one turn at a time, whatever the worker declares (a worker that lies).
+        self.serial = threading.Lock() if serial else None
 
     def next_turn(self):
         turns = self.script.get("turns") or DEFAULT_SCRIPT["turns"]
@@ -188,6 +192,12 @@ class ScriptedRuntime:
     def turn(self, messages, tools, options, emit, cancelled, thinking_events):
         """Streams one turn through `emit`; `thinking_events` is false for a version 1 host,
         which gets thinking markup as text and no scripted thinking."""
+        if self.serial:
+            with self.serial:
+                return self.stream(messages, tools, options, emit, cancelled, thinking_events)
+        return self.stream(messages, tools, options, emit, cancelled, thinking_events)
+
+    def stream(self, messages, tools, options, emit, cancelled, thinking_events):
         turn, number = self.next_turn()
         prompt_tokens = sum(len(str(m.get("content") or "")) for m in messages) // 4 + 1
         context_max = self.script.get("contextMax", 2048)
@@ -204,6 +214,9 @@ class ScriptedRuntime:
         if budget is not None:
             thinking = thinking[:max(budget, 0)]
         chunks = list(turn.get("chunks", []))
+        if self.echo:
+            last = next((m for m in reversed(messages) if m.get("role") == "user"), {})
+            chunks = re.findall(r"\s*\S+", str(last.get("content") or ""))
         max_tokens = options.get("maxTokens")
         if options.get("ignoreEndOfGeneration") and max_tokens and chunks:
             chunks = [chunks[i % len(chunks)] for i in range(max(max_tokens - len(thinking), 0))]
@@ -465,8 +478,12 @@ def main():
     parser.add_argument("--script", help="a JSON file: {name, version, contextMax, nativeToolCalls, "
                                          "toolCallFormat, turns: [{reasoning, chunks, toolCalls, stopReason}]}")
     parser.add_argument("--delay-ms", type=float, default=10, help="pause before each chunk (default 10)")
+    parser.add_argument("--echo", action="store_true",
+                        help="answer with the words of the last user message instead of the script's chunks")
     parser.add_argument("--concurrency", type=int, default=4,
                         help="requests served at once in protocol version 2 (default 4)")
+    parser.add_argument("--serial", action="store_true",
+                        help="serve one turn at a time while declaring --concurrency (a worker that lies)")
     parser.add_argument("--protocol", type=int, choices=[1, 2], default=2,
                         help="the highest protocol version spoken; 1 refuses version 2 as an older worker does")
     parser.add_argument("--fault", choices=FAULTS, help="misbehave in this way")
@@ -485,7 +502,7 @@ def main():
     if fault.armed("exit-at-start"):
         log("exiting at start, as asked")
         sys.exit(3)
-    Worker(script, ScriptedRuntime(script, args.delay_ms / 1000.0), fault, args.protocol,
+    Worker(script, ScriptedRuntime(script, args.delay_ms / 1000.0, args.echo, args.serial), fault, args.protocol,
            max(args.concurrency, 1), args.notify).serve()
 
 
