@@ -14,30 +14,17 @@ import Testing
                                                             idleTimeout: idle, parallel: parallel, maxQueue: maxQueue))
     }
 
+    static let hellos = Array(repeating: "Hello", count: 4)
+
+    /// The shared concurrency checks; `--echo` gives each conversation its own answer.
     @Test(.timeLimit(.minutes(1)))
-    func fourConversationsAtOnceMatchThemOneAfterAnother() async throws {
-        let model = try await Self.start(["--echo", "--delay-ms", "20"])
+    func concurrencyConformance() async throws {
+        let model = try await Self.start(["--echo"])
         #expect(model.info.protocolVersion == 2)
         #expect(model.info.concurrentRequests == 4 && model.parallel == 4)
-        try await ConcurrencyChecks(model: model).concurrentMatchesSequential()
-        await model.close()
-    }
-
-    @Test(.timeLimit(.minutes(1)))
-    func cancellingOneOfFourLeavesTheOthers() async throws {
-        let model = try await Self.start()
         let pid = model.workerPID
-        try await ConcurrencyChecks(model: model).cancelOneOfMany()
-        #expect(model.workerPID == pid, "the worker was restarted")
-        await model.close()
-    }
-
-    @Test(.timeLimit(.minutes(1)))
-    func oneOfFourOverTheContextFailsAlone() async throws {
-        let model = try await Self.start()
-        let pid = model.workerPID
-        try await ConcurrencyChecks(model: model).overflowOneOfMany()
-        #expect(model.workerPID == pid, "a worker error must not restart the worker")
+        try await ModelConformance(model: model).runConcurrency(count: 4)
+        #expect(model.workerPID == pid, "a cancellation or an error of one request restarted the worker")
         await model.close()
     }
 
@@ -51,32 +38,11 @@ import Testing
         await configured.close()
     }
 
-    /// Past `parallel` running and `maxQueue` waiting, a request fails with `busy` at once; the
-    /// waiting one runs when a place frees.
+    /// Past `parallel` running and `maxQueue` waiting, a request fails with `busy` at once.
     @Test(.timeLimit(.minutes(1)))
     func pastTheQueueBoundARequestIsBusy() async throws {
         let model = try await Self.start(parallel: 2, maxQueue: 1)
-        var options = GenerationOptions.greedy(maxTokens: 300)
-        options.ignoreEndOfGeneration = true
-        let long = options
-        let started = AsyncStream<Void>.makeStream()
-        let running = (0..<2).map { _ in
-            Task { try await ConcurrencyChecks.run(model, "Hello", long, started: { started.continuation.yield() }) }
-        }
-        var signal = started.stream.makeAsyncIterator()
-        for _ in running { _ = await signal.next() }
-        let waiting = Task { try await ConcurrencyChecks.run(model, "Hello", .greedy(maxTokens: 4)) }
-        while model.waitingRequests == 0 { try await Task.sleep(for: .milliseconds(10)) }
-        let asked = ContinuousClock.now
-        do {
-            _ = try await Fixtures.collect(model)
-            Issue.record("a request past the queue's bound was served")
-        } catch let error as LooplError {
-            #expect(error.code == .busy, "\(error.code): \(error.message)")
-        }
-        #expect(ContinuousClock.now - asked < .seconds(2), "busy was not immediate")
-        for task in running { task.cancel() }
-        #expect(try await waiting.value.text == "Hello! How can")
+        try await ModelConformance(model: model).checkQueueBoundGivesBusy(parallel: 2, maxQueue: 1)
         await model.close()
     }
 
@@ -88,7 +54,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: marker) }
         let model = try await Self.start(["--fault", "crash", "--fault-after", "3", "--fault-once", marker, "--delay-ms", "20"])
         let first = model.workerPID
-        let results = await ConcurrencyChecks(model: model).together { _ in .greedy(maxTokens: 8) }
+        let results = await Fixtures.together(model, Self.hellos, options: .greedy(maxTokens: 8))
         for result in results {
             guard case .failure(let error as LooplError) = result else {
                 Issue.record("a request in flight survived the crash: \(result)")
@@ -97,8 +63,8 @@ import Testing
             #expect(error.code == .processFailed && error.isEngineLoss, "\(error.code): \(error.message)")
             #expect(error.message.contains("exited with status 7 mid-stream"), "\(error.message)")
         }
-        let after = await ConcurrencyChecks(model: model).together { _ in .greedy(maxTokens: 4) }
-        #expect(after.allSatisfy { (try? $0.get().text) == "Hello! How can" }, "\(after)")
+        let after = await Fixtures.together(model, Self.hellos, options: .greedy(maxTokens: 4))
+        #expect(after.allSatisfy { (try? $0.get()) == "Hello! How can" }, "\(after)")
         #expect(model.workerPID != first)
         await model.close()
     }
@@ -112,7 +78,7 @@ import Testing
         let marker = Fixtures.markerPath()
         defer { try? FileManager.default.removeItem(atPath: marker) }
         let model = try await Self.start(["--fault", fault, "--fault-after", "2", "--fault-once", marker], idle: .seconds(2))
-        let results = await ConcurrencyChecks(model: model).together { _ in .greedy(maxTokens: 8) }
+        let results = await Fixtures.together(model, Self.hellos, options: .greedy(maxTokens: 8))
         for result in results {
             guard case .failure(let error as LooplError) = result else {
                 Issue.record("a request in flight survived the fault: \(result)")
@@ -132,9 +98,9 @@ import Testing
         #expect(model.info.protocolVersion == 1)
         #expect(model.info.concurrentRequests == 1 && !model.info.reasoning)
         #expect(model.parallel == 1)
-        let checks = ConcurrencyChecks(model: model)
-        let turns = try await checks.together { checks.options($0) }.map { try $0.get() }
-        #expect(turns.map(\.text) == checks.prompts)
+        let prompts = ["Tell me about the sea.", "Name three colours.", "What is a lighthouse?", "Count to five."]
+        let answers = try await Fixtures.together(model, prompts, options: .greedy(maxTokens: 16)).map { try $0.get() }
+        #expect(answers == prompts)
         var thinking = GenerationOptions.greedy(maxTokens: 12)
         thinking.reasoning = .on
         let turn = try await ModelConformance(model: model).run("v1", [.user("Hello")], options: thinking)
