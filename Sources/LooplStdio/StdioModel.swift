@@ -120,7 +120,7 @@ public final class StdioModel: Model {
             defer { state.nextId += 1 }
             return JSONValue.integer(state.nextId)
         }
-        guard let inbox = worker.register(id) else { throw ended(worker).markingEngineLoss() }
+        guard let inbox = worker.register(id) else { throw lostBeforeSending(worker) }
         defer { worker.unregister(id) }
         let params: JSONValue = ["messages": .array(messages.map(\.templateValue)),
                                  "tools": .array(tools.map(\.openAIValue)),
@@ -215,6 +215,15 @@ public final class StdioModel: Model {
     private func ended(_ worker: WorkerDispatcher) -> LooplError {
         if state.withLock({ $0.closed }) { return LooplError(.closed, "The stdio model was closed while a request ran.") }
         return worker.fault ?? LooplError(.closed, "The worker (\(worker.connection.commandText)) was stopped.")
+    }
+
+    /// The worker ended between its choice and the request's sending: the request never reached
+    /// it, so the loss is one to retry.
+    private func lostBeforeSending(_ worker: WorkerDispatcher) -> LooplError {
+        if state.withLock({ $0.closed }) { return LooplError(.closed, "The stdio model was closed while a request ran.") }
+        let why = worker.fault.map { ": \($0.message)" } ?? "."
+        return LooplError(.processFailed, "The worker (\(worker.connection.commandText)) was lost before the request was sent\(why)",
+                          engineLoss: .restarting)
     }
 
     // MARK: - The worker's life
