@@ -257,7 +257,10 @@ public final class StdioModel: Model {
             throw fault
         case .wait(let starting, let stale):
             await stale?.stop()
-            return try await starting.value
+            do { return try await starting.value } catch {
+                if state.withLock({ $0.closed }) { throw LooplError(.closed, "The stdio model was closed while its worker restarted.") }
+                throw error
+            }
         }
     }
 
