@@ -1,0 +1,98 @@
+import CLlama
+import Loopl
+
+/// A request while the decode loop serves it in a sequence of its own: the prompt tokens still
+/// to evaluate, the token to evaluate next, its text, stop strings and metrics.
+final class SequenceRun {
+    let request: LlamaRequest
+    let completion: CheckedContinuation<Void, any Error>
+    /// Its sequence in the ``SequenceTable``, which is also its llama.cpp `seq_id`.
+    let sequence: Int
+    /// Prompt tokens not in the cache yet.
+    private(set) var unevaluated: ArraySlice<llama_token>
+    /// The last sampled token, to evaluate in the next step; nil while the prompt is evaluated.
+    private(set) var pending: llama_token?
+    /// The tokens this run has in the batch being built, and where its logits will be.
+    var inBatch = 0
+    var output: Int32 = -1
+    /// Ended or failed: the loop drops it after the step.
+    var isDone = false
+    private(set) var metrics: Metrics
+    private var text = UTF8Assembler()
+    private var stops: StopStringFilter
+    private var promptStart: ContinuousClock.Instant?
+    private var firstToken: ContinuousClock.Instant?
+    private var lastReport: ContinuousClock.Instant
+
+    init(_ request: LlamaRequest, completion: CheckedContinuation<Void, any Error>, sequence: Int, reused: Int, contextSize: Int) {
+        self.request = request
+        self.completion = completion
+        self.sequence = sequence
+        unevaluated = request.prompt[reused...]
+        metrics = Metrics(promptTokens: request.prompt.count, cachedPromptTokens: reused, contextMax: contextSize)
+        stops = StopStringFilter(stops: request.options.stop)
+        lastReport = request.start
+    }
+
+    /// Whether it still evaluates its prompt.
+    var isEvaluatingPrompt: Bool { pending == nil }
+
+    /// The prompt tokens it puts in the batch now: up to `limit` of them, the first at `now`.
+    func promptChunk(limit: Int, now: ContinuousClock.Instant) -> ArraySlice<llama_token> {
+        if promptStart == nil { promptStart = now }
+        return unevaluated.prefix(limit)
+    }
+
+    /// The batch was evaluated: the tokens it held for this run are in the cache now.
+    func evaluated(now: ContinuousClock.Instant) {
+        if pending != nil {
+            pending = nil
+        } else {
+            unevaluated.removeFirst(inBatch)
+            if unevaluated.isEmpty, let promptStart { metrics.promptEvalMs = (now - promptStart).milliseconds }
+        }
+        inBatch = 0
+    }
+
+    /// Takes the token sampled for it; returns why the generation ends, or nil to go on with
+    /// `token` evaluated next. `cached` is the sequence's length, for the metrics.
+    func take(_ token: llama_token, weights: LlamaWeights, cached: Int, now: ContinuousClock.Instant) -> Metrics.StopReason? {
+        if firstToken == nil {
+            firstToken = now
+            metrics.ttftMs = (now - request.start).milliseconds
+        }
+        if weights.isEndOfGeneration(token), !request.options.ignoreEndOfGeneration { return .endTurn }
+        metrics.generatedTokens += 1
+        let visible = stops.feed(text.append(weights.piece(token)))
+        if !visible.isEmpty { request.events.yield(.text(visible)) }
+        if stops.stopped { return .stop }
+        if metrics.generatedTokens >= request.budget { return .maxTokens }
+        pending = token
+        if now - lastReport >= .milliseconds(250) {
+            lastReport = now
+            request.events.yield(.metrics(report(cached: cached, now: now)))
+        }
+        return nil
+    }
+
+    /// Streams what the stop strings held back and the final metrics.
+    func finish(_ reason: Metrics.StopReason, cached: Int) {
+        if !stops.stopped {
+            let rest = stops.feed(text.flush()) + stops.flush()
+            if !rest.isEmpty { request.events.yield(.text(rest)) }
+        }
+        metrics.finished = true
+        metrics.stopReason = reason
+        request.events.yield(.metrics(report(cached: cached, now: .now)))
+    }
+
+    private func report(cached: Int, now: ContinuousClock.Instant) -> Metrics {
+        var metrics = metrics
+        metrics.contextUsed = cached
+        if let firstToken, metrics.generatedTokens > 1 {
+            let seconds = (now - firstToken).seconds
+            if seconds > 0 { metrics.tokensPerSecond = Double(metrics.generatedTokens - 1) / seconds }
+        }
+        return metrics
+    }
+}
