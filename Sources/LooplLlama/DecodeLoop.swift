@@ -19,7 +19,11 @@ final class DecodeLoop: @unchecked Sendable {
     private let inbox: DecodeInbox
     private let batch: TokenBatch
     private var table: SequenceTable
+    /// The runs in arrival order, and by sequence.
     private var runs: [SequenceRun] = []
+    private var bySequence: [SequenceRun?]
+    /// The sequences that got a padding token in the batch.
+    private var padded: [Bool]
 
     init(weights: LlamaWeights, context: LlamaContext, inbox: DecodeInbox, sequences: Int) {
         self.weights = weights
@@ -27,6 +31,8 @@ final class DecodeLoop: @unchecked Sendable {
         self.inbox = inbox
         self.batch = TokenBatch(capacity: context.batchSize)
         self.table = SequenceTable(count: sequences)
+        self.bySequence = Array(repeating: nil, count: table.entries.count)
+        self.padded = Array(repeating: false, count: table.entries.count)
     }
 
     /// Serves requests until the inbox stops, then fails those left and frees the context.
@@ -45,6 +51,7 @@ final class DecodeLoop: @unchecked Sendable {
         let closed = LooplError(.closed, "The model was closed during the generation.")
         for run in runs { run.completion.resume(throwing: closed) }
         runs = []
+        bySequence = []
         context.free()
         inbox.finish(failing: LooplError(.closed, "The model was closed; load it again."))
     }
@@ -64,38 +71,32 @@ final class DecodeLoop: @unchecked Sendable {
             reused = 0
         }
         table.entries[sequence].tokens.removeSubrange(reused...)
-        runs.append(SequenceRun(request, completion: arrival.completion, sequence: sequence, reused: reused,
-                                contextSize: context.contextSize))
+        let run = SequenceRun(request, completion: arrival.completion, sequence: sequence, reused: reused,
+                              contextSize: context.contextSize)
+        runs.append(run)
+        bySequence[sequence] = run
     }
 
     /// One batch built, decoded and sampled.
     private func step(_ pointer: OpaquePointer, start: ContinuousClock.Instant) -> LlamaModel.Step {
         for run in runs where run.request.isCancelled { end(run, .cancelled) }
-        batch.clear()
         var step = LlamaModel.Step()
-        for run in runs where !run.isDone {
-            guard let token = run.pending else { continue }
-            run.output = batch.add(token, at: table.entries[run.sequence].tokens.count, of: Int32(run.sequence), logits: true)
+        for run in runs where !run.isDone && !run.isEvaluatingPrompt {
             run.inBatch = 1
             step.generating += 1
         }
-        var room = step.generating > 0 ? min(Self.promptChunk, batch.room) : batch.room
+        // Prompts take what room is left in arrival order, in chunks while others generate.
+        var room = step.generating > 0 ? min(Self.promptChunk, context.promptBatch) : context.promptBatch
         for run in runs where !run.isDone && run.isEvaluatingPrompt && room > 0 {
-            let chunk = run.promptChunk(limit: room, now: start)
-            let completes = chunk.count == run.unevaluated.count
-            let base = table.entries[run.sequence].tokens.count
-            for (offset, token) in chunk.enumerated() {
-                let last = completes && offset == chunk.count - 1
-                let index = batch.add(token, at: base + offset, of: Int32(run.sequence), logits: last)
-                if last { run.output = index }
-            }
-            run.inBatch = chunk.count
-            room -= chunk.count
-            step.promptTokens += chunk.count
+            run.inBatch = run.startChunk(limit: room, now: start)
+            room -= run.inBatch
+            step.promptTokens += run.inBatch
         }
+        fill()
         guard batch.count > 0 else { return step }
         context.abort.watch(runs)
         let status = batch.decode(in: pointer)
+        forgetPadding()
         guard status == 0 else {
             failed(status)
             return step
@@ -115,6 +116,47 @@ final class DecodeLoop: @unchecked Sendable {
             sample(run, at: index, in: pointer, now: now)
         }
         return step
+    }
+
+    /// Fills the batch in the order of the sequences, each run's tokens together: llama.cpp
+    /// evaluates a run of consecutive sequences with the same number of tokens in one pass (a
+    /// "ubatch") and splits the rest off. A sequence between two in the batch that has nothing
+    /// in it gets a padding token, dropped after the step, so that a gap never splits the
+    /// sequences' next tokens into several passes over the weights.
+    private func fill() {
+        batch.clear()
+        var first = Int.max, last = -1
+        for run in runs where run.inBatch > 0 {
+            first = min(first, run.sequence)
+            last = max(last, run.sequence)
+        }
+        guard last >= 0 else { return }
+        for sequence in first...last {
+            let position = table.entries[sequence].tokens.count
+            guard let run = bySequence[sequence], run.inBatch > 0 else {
+                padded[sequence] = true
+                batch.add(table.entries[sequence].tokens.last ?? 0, at: position, of: Int32(sequence), logits: false)
+                continue
+            }
+            if let token = run.pending {
+                run.output = batch.add(token, at: position, of: Int32(sequence), logits: true)
+                continue
+            }
+            let completes = run.inBatch == run.unevaluated.count
+            for (offset, token) in run.unevaluated.prefix(run.inBatch).enumerated() {
+                let last = completes && offset == run.inBatch - 1
+                let index = batch.add(token, at: position + offset, of: Int32(sequence), logits: last)
+                if last { run.output = index }
+            }
+        }
+    }
+
+    /// Drops the padding tokens' cells.
+    private func forgetPadding() {
+        for sequence in padded.indices where padded[sequence] {
+            context.forget(sequence, from: table.entries[sequence].tokens.count)
+            padded[sequence] = false
+        }
     }
 
     /// Samples `run`'s next token from the logits at `index` of the batch just decoded.
@@ -147,14 +189,19 @@ final class DecodeLoop: @unchecked Sendable {
 
     private func end(_ run: SequenceRun, _ reason: Metrics.StopReason) {
         run.finish(reason, cached: table.entries[run.sequence].tokens.count)
-        table.release(run.sequence)
-        run.isDone = true
+        release(run)
         run.completion.resume()
     }
 
     private func fail(_ run: SequenceRun, _ error: any Error) {
-        table.release(run.sequence)
-        run.isDone = true
+        release(run)
         run.completion.resume(throwing: error)
+    }
+
+    private func release(_ run: SequenceRun) {
+        table.release(run.sequence)
+        bySequence[run.sequence] = nil
+        run.isDone = true
+        run.inBatch = 0
     }
 }

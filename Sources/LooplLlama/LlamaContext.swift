@@ -1,15 +1,22 @@
 import CLlama
 import Loopl
 
-/// A llama.cpp context for `parallel` conversations at once: one KV cache shared by them all
-/// (llama.cpp's unified cache) of `parallel` × the context length cells, so that every
-/// conversation can fill its own context length, and a threadpool that lives with it.
+/// A llama.cpp context for `parallel` conversations at once, and a threadpool that lives with it.
+///
+/// Each sequence has a KV stream of its own of the context length (llama.cpp's cache without
+/// `kv_unified`): `parallel` × the context length cells in all, every conversation can fill its
+/// context, and a sequence attends to its own cells only, so that a conversation decoded beside
+/// others gives the very tokens it gives alone (with the unified cache, greedy answers parted
+/// from the sequential ones within a few tokens: attention then runs over every sequence's
+/// cells, masked, and rounds differently).
 final class LlamaContext {
     private(set) var pointer: OpaquePointer?
     private var threadpool: OpaquePointer?
     /// Each conversation's context length: the configured one, rounded up to llama.cpp's 256.
     let contextSize: Int
-    /// The most tokens one decode step takes.
+    /// The most prompt tokens one decode step takes.
+    let promptBatch: Int
+    /// The most tokens one decode step takes: a prompt batch and a token for every sequence.
     let batchSize: Int
     let abort = BatchAbort()
 
@@ -20,8 +27,9 @@ final class LlamaContext {
         var params = llama_context_default_params()
         params.n_ctx = UInt32(clamping: perConversation * parallel)
         params.n_seq_max = UInt32(parallel)
-        params.kv_unified = true
-        params.n_batch = UInt32(max(configuration.batchSize, parallel, 1))
+        params.kv_unified = false
+        let promptBatch = max(configuration.batchSize, 1)
+        params.n_batch = UInt32(promptBatch + parallel)
         params.n_ubatch = params.n_batch
         params.n_threads = configuration.resolvedThreads
         params.n_threads_batch = configuration.resolvedThreads
@@ -40,7 +48,8 @@ final class LlamaContext {
         if let threadpool { llama_attach_threadpool(context, threadpool, nil) }
         self.pointer = context
         self.threadpool = threadpool
-        self.contextSize = Int(llama_n_ctx(context)) / parallel
+        self.contextSize = Int(llama_n_ctx_seq(context))
+        self.promptBatch = promptBatch
         self.batchSize = Int(params.n_batch)
     }
 

@@ -37,10 +37,10 @@ final class SequenceRun {
     /// Whether it still evaluates its prompt.
     var isEvaluatingPrompt: Bool { pending == nil }
 
-    /// The prompt tokens it puts in the batch now: up to `limit` of them, the first at `now`.
-    func promptChunk(limit: Int, now: ContinuousClock.Instant) -> ArraySlice<llama_token> {
+    /// How many prompt tokens it puts in the batch now, at most `limit`; the first chunk at `now`.
+    func startChunk(limit: Int, now: ContinuousClock.Instant) -> Int {
         if promptStart == nil { promptStart = now }
-        return unevaluated.prefix(limit)
+        return min(limit, unevaluated.count)
     }
 
     /// The batch was evaluated: the tokens it held for this run are in the cache now.
