@@ -9,7 +9,9 @@ public enum ToolCallStyle: Sendable, Hashable {
 
 /// A language model behind some runtime: the interface every backend implements.
 ///
-/// A model streams one assistant turn at a time; requests on one model are served in order.
+/// A model streams one assistant turn per call. Calls made at once are served together, up to
+/// the backend's `parallel` count; later ones wait in arrival order in a bounded queue
+/// (`maxQueue`), and past it a call fails at once with ``LooplError/Code/busy``.
 public protocol Model: Sendable {
     /// How this model hands back tool calls.
     var toolCallStyle: ToolCallStyle { get }

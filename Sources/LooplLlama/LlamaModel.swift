@@ -14,9 +14,12 @@ import Loopl
 /// cells are given up, least recently used first, only when a request needs a sequence.
 /// One-off requests (no conversation) reuse the free sequence that shares most of their prompt.
 ///
-/// ``contextSize`` is each conversation's context length: the KV cache is one unified cache of
-/// `parallel` × `contextLength` cells, which all sequences share, so every one of them can fill
-/// its context length at once.
+/// ``contextSize`` is each conversation's context length. Each sequence has a KV stream of its own
+/// of that length (`parallel` × `contextLength` cells in all, allocated at load), not one cache
+/// shared by all (llama.cpp's `kv_unified`): every conversation can fill its context at once, and
+/// a greedy conversation batched with others gives the very tokens it gives alone, which with
+/// the shared cache it did not (its attention runs over every sequence's cells and rounds
+/// differently). ``observeSteps(_:)`` reports each decode step, for latency benchmarks.
 public final class LlamaModel: Model {
     /// The weights and vocabulary, which other ``LlamaModel``s may share.
     public let weights: LlamaWeights

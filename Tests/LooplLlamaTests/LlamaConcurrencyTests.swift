@@ -217,4 +217,37 @@ import Testing
         let p95 = latencies[min(latencies.count - 1, latencies.count * 95 / 100)]
         print("inter-token latency of the running stream while \(prompt) prompt tokens loaded: p95 \(p95), \(mixed.count) steps")
     }
+
+    /// close() while requests stream ends each of them with `closed`, and later ones too.
+    @Test(.timeLimit(.minutes(5)))
+    func closingEndsEveryRequestUnderWay() async throws {
+        let model = try Self.load()
+        let (started, startedContinuation) = AsyncStream<Void>.makeStream()
+        let streams = Self.questions.prefix(2).map { prompt in
+            Task { () -> LooplError.Code? in
+                do {
+                    var announced = false
+                    for try await event in model.generate(messages: prompt, tools: [], options: Self.exactly(400)) {
+                        if case .text = event, !announced {
+                            announced = true
+                            startedContinuation.yield()
+                        }
+                    }
+                    return nil
+                } catch {
+                    return (error as? LooplError)?.code
+                }
+            }
+        }
+        var running = 0
+        for await _ in started {
+            running += 1
+            if running == 2 { break }
+        }
+        await model.close()
+        for stream in streams { #expect(await stream.value == .closed) }
+        await #expect(throws: LooplError.self) {
+            _ = try await ModelConformance(model: model).run("closed", ModelConformance.greeting, options: .greedy(maxTokens: 4))
+        }
+    }
 }
