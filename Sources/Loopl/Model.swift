@@ -9,9 +9,9 @@ public enum ToolCallStyle: Sendable, Hashable {
 
 /// A language model behind some runtime: the interface every backend implements.
 ///
-/// A model streams one assistant turn per call. Calls made at once are served together, up to
-/// the backend's `parallel` count; later ones wait in arrival order in a bounded queue
-/// (`maxQueue`), and past it a call fails at once with ``LooplError/Code/busy``.
+/// A model serves several requests at once, up to its backend's `parallel` count; later ones wait
+/// in arrival order in a bounded queue, and one past it fails with ``LooplError/Code/busy``. Each
+/// request is cancelled on its own, and an error that belongs to one request fails only that one.
 public protocol Model: Sendable {
     /// How this model hands back tool calls.
     var toolCallStyle: ToolCallStyle { get }

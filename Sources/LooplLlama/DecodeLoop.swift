@@ -166,7 +166,7 @@ final class DecodeLoop: @unchecked Sendable {
             return fail(run, LooplError(.generationFailed, "llama.cpp returned no logits."))
         }
         do {
-            let token = try run.request.sampler.sample(logits: logits)
+            let token = try run.next(logits: logits, weights: weights)
             let cached = table.entries[run.sequence].tokens.count
             if let reason = run.take(token, weights: weights, cached: cached, now: now) { end(run, reason) }
         } catch {

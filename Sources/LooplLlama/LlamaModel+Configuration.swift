@@ -19,18 +19,22 @@ extension LlamaModel {
         public var batchSize: Int
         /// Layers to offload to a GPU, for GPU builds of llama.cpp; default 0.
         public var gpuLayers: Int
+        /// A chat template (its Jinja text) used instead of the model's own; nil (the default) is the model's.
+        public var chatTemplate: String?
         /// Requests served at once, decoded together; default 4.
         public var parallel: Int
         /// Requests that may wait for a place beyond `parallel`; one more fails with `busy`. Default 64.
         public var maxQueue: Int
 
         public init(model: String = LooplHome.defaultModel, contextLength: Int? = nil, threads: Int? = nil,
-                    batchSize: Int = 512, gpuLayers: Int = 0, parallel: Int = 4, maxQueue: Int = 64) {
+                    batchSize: Int = 512, gpuLayers: Int = 0, chatTemplate: String? = nil, parallel: Int = 4,
+                    maxQueue: Int = 64) {
             self.model = model
             self.contextLength = contextLength
             self.threads = threads
             self.batchSize = batchSize
             self.gpuLayers = gpuLayers
+            self.chatTemplate = chatTemplate
             self.parallel = parallel
             self.maxQueue = maxQueue
         }
@@ -40,7 +44,8 @@ extension LlamaModel {
     }
 
     /// The `llama` kind of a configuration file: `{"kind": "llama", "model": ..., "contextLength": ...,
-    /// "threads": ..., "batchSize": ..., "gpuLayers": ..., "parallel": ..., "maxQueue": ...}`, every key optional.
+    /// "threads": ..., "batchSize": ..., "gpuLayers": ..., "chatTemplateFile": ..., "parallel": ...,
+    /// "maxQueue": ...}`, every key optional.
     public static let kind = BackendKind(name: "llama", builtIn: [:], read: { section in
         var configuration = Configuration()
         try section.read("model", into: &configuration.model)
@@ -48,6 +53,12 @@ extension LlamaModel {
         try section.read("threads", into: &configuration.threads)
         try section.read("batchSize", into: &configuration.batchSize)
         try section.read("gpuLayers", into: &configuration.gpuLayers)
+        if let path = try section.optionalString("chatTemplateFile") {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw LooplError(.invalidConfiguration, "Cannot read the chat template file \(path) (chatTemplateFile).")
+            }
+            configuration.chatTemplate = text
+        }
         try section.read("parallel", into: &configuration.parallel)
         try section.read("maxQueue", into: &configuration.maxQueue)
         guard Configuration.parallelRange.contains(configuration.parallel) else {

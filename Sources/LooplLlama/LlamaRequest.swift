@@ -8,6 +8,8 @@ final class LlamaRequest: Sendable {
     let prompt: [llama_token]
     let options: GenerationOptions
     let sampler: LlamaSampler
+    /// The thinking budget as the generation starts.
+    let thinking: ReasoningBudget
     /// The most tokens to generate.
     let budget: Int
     let events: AsyncThrowingStream<ModelEvent, any Error>.Continuation
@@ -17,8 +19,8 @@ final class LlamaRequest: Sendable {
 
     /// Checks that `prompt` and the tokens asked for fit in a conversation's `contextSize`
     /// (``LooplError/Code/contextOverflow`` when they do not), then makes its sampler.
-    init(prompt: [llama_token], options: GenerationOptions, grammar: Grammar?, weights: LlamaWeights, contextSize: Int,
-         events: AsyncThrowingStream<ModelEvent, any Error>.Continuation) throws {
+    init(prompt: [llama_token], options: GenerationOptions, grammar: Grammar?, thinking: ReasoningBudget,
+         weights: LlamaWeights, contextSize: Int, events: AsyncThrowingStream<ModelEvent, any Error>.Continuation) throws {
         guard !prompt.isEmpty else { throw LooplError(.invalidRequest, "The prompt is empty.") }
         let budget = options.maxTokens ?? (contextSize - prompt.count)
         guard prompt.count + max(budget, 1) <= contextSize else {
@@ -28,6 +30,7 @@ final class LlamaRequest: Sendable {
         self.options = options
         self.sampler = try LlamaSampler(options: options, weights: weights, grammar: grammar)
         self.budget = budget
+        self.thinking = thinking
         self.events = events
     }
 

@@ -20,6 +20,10 @@ final class SequenceRun {
     private(set) var metrics: Metrics
     private var text = UTF8Assembler()
     private var stops: StopStringFilter
+    /// Counts the thinking tokens, and gives the closing marker once the budget is spent.
+    private var thinking: ReasoningBudget
+    /// The closing marker's tokens still to write, one a step, instead of sampled ones.
+    private var forced: [llama_token] = []
     private var promptStart: ContinuousClock.Instant?
     private var firstToken: ContinuousClock.Instant?
     private var lastReport: ContinuousClock.Instant
@@ -31,6 +35,7 @@ final class SequenceRun {
         unevaluated = request.prompt[reused...]
         metrics = Metrics(promptTokens: request.prompt.count, cachedPromptTokens: reused, contextMax: contextSize)
         stops = StopStringFilter(stops: request.options.stop)
+        thinking = request.thinking
         lastReport = request.start
     }
 
@@ -54,6 +59,13 @@ final class SequenceRun {
         inBatch = 0
     }
 
+    /// Its next token: sampled from `logits`, or the next of the closing marker's tokens when the
+    /// thinking budget is spent.
+    func next(logits: UnsafePointer<Float>, weights: LlamaWeights) throws -> llama_token {
+        if forced.isEmpty, let close = thinking.closing() { forced = weights.tokenize(close, addSpecial: false) }
+        return forced.isEmpty ? try request.sampler.sample(logits: logits) : try request.sampler.force(forced.removeFirst())
+    }
+
     /// Takes the token sampled for it; returns why the generation ends, or nil to go on with
     /// `token` evaluated next. `cached` is the sequence's length, for the metrics.
     func take(_ token: llama_token, weights: LlamaWeights, cached: Int, now: ContinuousClock.Instant) -> Metrics.StopReason? {
@@ -63,7 +75,10 @@ final class SequenceRun {
         }
         if weights.isEndOfGeneration(token), !request.options.ignoreEndOfGeneration { return .endTurn }
         metrics.generatedTokens += 1
-        let visible = stops.feed(text.append(weights.piece(token)))
+        let piece = text.append(weights.piece(token))
+        thinking.record(piece)
+        metrics.reasoningTokens = thinking.tokens
+        let visible = stops.feed(piece)
         if !visible.isEmpty { request.events.yield(.text(visible)) }
         if stops.stopped { return .stop }
         if metrics.generatedTokens >= request.budget { return .maxTokens }

@@ -3,7 +3,8 @@ import Loopl
 
 extension StdioModel {
     /// The `stdio` kind of a configuration file: `{"kind": "stdio", "command": [...],
-    /// "initializeTimeoutSeconds": 30, "idleTimeoutSeconds": 60}`; `command` is required.
+    /// "initializeTimeoutSeconds": 30, "idleTimeoutSeconds": 60, "parallel": 4, "maxQueue": 64}`;
+    /// `command` is required.
     /// The built-in `stdio` backend runs `builtInCommand` (nil: no built-in backend), and so do
     /// the built-in backends named `alsoBuiltInAs`. Overrides become `loopl worker` options on a
     /// command that starts like `builtInCommand`; other workers are left as configured.
@@ -15,6 +16,10 @@ extension StdioModel {
             var configuration = Configuration(command: command)
             if let seconds = try section.optionalDouble("initializeTimeoutSeconds") { configuration.initializeTimeout = .seconds(seconds) }
             if let seconds = try section.optionalDouble("idleTimeoutSeconds") { configuration.idleTimeout = .seconds(seconds) }
+            try section.read("parallel", into: &configuration.parallel)
+            try section.read("maxQueue", into: &configuration.maxQueue)
+            guard configuration.parallel >= 1 else { throw section.error("'parallel' must be at least 1") }
+            guard configuration.maxQueue >= 0 else { throw section.error("'maxQueue' must be 0 or more") }
             return configuration
         }, problem: { configuration in
             let files = FileManager.default

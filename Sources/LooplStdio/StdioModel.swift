@@ -4,8 +4,10 @@ import Synchronization
 /// A model served by a worker process that speaks Loopl's stdio protocol (docs/stdio-protocol.md).
 ///
 /// The worker starts with ``start(_:)`` and is restarted by the next request after it dies or
-/// breaks the protocol. Every fault is a ``LooplError`` naming what went wrong, with the worker's
-/// exit status and last stderr lines. The worker never outlives the host.
+/// breaks the protocol. Requests are admitted by a ``RequestQueue``: up to ``parallel`` are in
+/// flight at once, the rest wait in arrival order. Every fault is a ``LooplError`` naming what
+/// went wrong, with the worker's exit status and last stderr lines. The worker never outlives
+/// the host.
 public final class StdioModel: Model {
     /// How to run the worker.
     public struct Configuration: Sendable, Hashable {
@@ -19,14 +21,21 @@ public final class StdioModel: Model {
         public var cancelGrace: Duration
         /// The worker's environment; nil (the default) inherits the host's.
         public var environment: [String: String]?
+        /// The most requests in flight at once; the worker's `concurrentRequests` lowers it. Default 4.
+        public var parallel: Int
+        /// The most requests waiting for a place; one more fails with `busy` at once. Default 64.
+        public var maxQueue: Int
 
         public init(command: [String], initializeTimeout: Duration = .seconds(30), idleTimeout: Duration = .seconds(60),
-                    cancelGrace: Duration = .seconds(10), environment: [String: String]? = nil) {
+                    cancelGrace: Duration = .seconds(10), environment: [String: String]? = nil,
+                    parallel: Int = 4, maxQueue: Int = 64) {
             self.command = command
             self.initializeTimeout = initializeTimeout
             self.idleTimeout = idleTimeout
             self.cancelGrace = cancelGrace
             self.environment = environment
+            self.parallel = parallel
+            self.maxQueue = maxQueue
         }
     }
 
@@ -34,33 +43,43 @@ public final class StdioModel: Model {
     public let toolCallStyle: ToolCallStyle
 
     private struct State {
-        var connection: WorkerConnection?
+        var worker: WorkerDispatcher?
+        /// The restart in progress, which every request that needs a worker waits for.
+        var starting: Task<WorkerDispatcher, any Error>?
         var info: WorkerInfo
         var closed = false
         var nextId = 1
-        var lastFinishedId: Int?
     }
 
     private let state: Mutex<State>
-    private let gate = RequestQueue()
+    private let queue: RequestQueue
 
-    private init(configuration: Configuration, connection: WorkerConnection, info: WorkerInfo) {
+    private init(configuration: Configuration, worker: WorkerDispatcher) {
         self.configuration = configuration
-        self.toolCallStyle = info.toolCallStyle
-        self.state = Mutex(State(connection: connection, info: info))
+        self.toolCallStyle = worker.info.toolCallStyle
+        self.state = Mutex(State(worker: worker, info: worker.info))
+        self.queue = RequestQueue(parallel: Self.parallel(configuration, worker.info), maxQueue: configuration.maxQueue)
     }
 
     /// Starts the worker and completes the handshake.
     public static func start(_ configuration: Configuration) async throws -> StdioModel {
         let (connection, info) = try await connect(configuration)
-        return StdioModel(configuration: configuration, connection: connection, info: info)
+        return StdioModel(configuration: configuration,
+                          worker: WorkerDispatcher(connection: connection, info: info, idleTimeout: configuration.idleTimeout))
     }
 
     /// What the worker said about itself when it last started.
     public var info: WorkerInfo { state.withLock { $0.info } }
 
     /// The worker's process id, while one runs.
-    public var workerPID: Int32? { state.withLock { $0.connection?.child.pid } }
+    public var workerPID: Int32? { state.withLock { $0.worker?.connection.child.pid } }
+
+    /// How many requests are in flight at once: the configured `parallel`, at most the worker's
+    /// `concurrentRequests` (1 for a version 1 worker).
+    public var parallel: Int { queue.parallel }
+
+    /// How many requests wait for a place now.
+    public var waitingRequests: Int { queue.waiting }
 
     public var contextSize: Int { get async throws { state.withLock { $0.info.contextMax } } }
 
@@ -72,212 +91,224 @@ public final class StdioModel: Model {
     }
 
     public func close() async {
-        let connection = state.withLock { state -> WorkerConnection? in
+        let (worker, starting) = state.withLock { state in
             state.closed = true
-            return state.connection.take()
+            return (state.worker.take(), state.starting)
         }
-        guard let connection else { return }
-        if gate.tryAcquire() {
-            await connection.shutdown(timeout: .seconds(2))
-            gate.release()
+        starting?.cancel()
+        _ = try? await starting?.value
+        guard let worker else { return }
+        if queue.running == 0 {
+            await worker.shutdown(timeout: .seconds(2))
         } else {
-            await connection.stop()
+            await worker.stop()
         }
+    }
+
+    private static func parallel(_ configuration: Configuration, _ info: WorkerInfo) -> Int {
+        max(1, min(configuration.parallel, info.concurrentRequests))
     }
 
     // MARK: - One request
 
     private func run(messages: [Message], tools: [ToolSpec], options: GenerationOptions,
                      into continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation) async throws {
-        try await gate.acquire()
-        defer { gate.release() }
-        let connection = try await liveConnection()
+        try await queue.acquire()
+        defer { queue.release() }
+        let worker = try await liveWorker()
         let id = state.withLock { state in
             defer { state.nextId += 1 }
-            return state.nextId
+            return JSONValue.integer(state.nextId)
         }
+        guard let inbox = worker.register(id) else { throw lostBeforeSending(worker) }
+        defer { worker.unregister(id) }
         let params: JSONValue = ["messages": .array(messages.map(\.templateValue)),
                                  "tools": .array(tools.map(\.openAIValue)),
                                  "options": try JSONValue(encoding: options)]
-        do { try connection.send(.request(id: .integer(id), method: "generate", params: params)) } catch let error as LooplError {
-            await discard(connection)
-            throw error.markingEngineLoss()
+        do { try worker.connection.send(.request(id: id, method: "generate", params: params)) } catch let error as LooplError {
+            let lost = error.markingEngineLoss()
+            await worker.fail(lost)
+            throw lost
         }
         var finalMetrics: Metrics?
         while true {
             let message: RPCMessage
             do {
-                message = try await connection.mailbox.receive(timeout: configuration.idleTimeout, cancellable: true)
+                message = try await inbox.receive(timeout: nil, cancellable: true)
             } catch is CancellationError {
-                await cancel(id, on: connection)
+                await cancel(id, inbox, on: worker)
                 throw LooplError(.cancelled, "The request was cancelled.")
-            } catch is MailboxTimeout {
-                await discard(connection)
-                throw LooplError(.timedOut, "The worker (\(connection.commandText)) sent nothing for \(configuration.idleTimeout.seconds) s while generating (idleTimeoutSeconds); it was stopped.\(connection.details)",
-                                 engineLoss: .restarting)
-            } catch let end as MailboxEnd {
-                await discard(connection)
-                let error = failure(end, connection, during: "mid-stream")
-                guard case .exited = end, error.code == .processFailed else { throw error }
-                throw error.markingEngineLoss()
+            } catch {
+                throw ended(worker)
             }
             switch message {
-            case .notification(method: "event", let params):
-                guard params["id"] == .integer(id) else {
-                    await discard(connection)
-                    throw strayEvent(params, current: id, connection)
-                }
+            case .notification(_, let params):
                 let event: ModelEvent
-                do { event = try ModelEvent(wireParams: params) } catch let error as LooplError {
-                    await discard(connection)
-                    throw LooplError(.protocolViolation, "The worker (\(connection.commandText)) broke the protocol: \(error.message)")
+                do { event = try ModelEvent(wireParams: params) } catch {
+                    throw await broken(worker, (error as? LooplError)?.message ?? "\(error)")
                 }
                 if case .toolCall = event, case .text = toolCallStyle {
-                    await discard(connection)
-                    throw violation(connection, "it sent a toolCall event but declared nativeToolCalls false")
+                    throw await broken(worker, violation: "it sent a toolCall event but declared nativeToolCalls false")
                 }
                 if case .metrics(let metrics) = event, metrics.finished {
                     finalMetrics = metrics
                 } else {
                     continuation.yield(event)
                 }
-            case .notification:
-                continue
-            case .response(let responseId, let result):
-                guard responseId == .integer(id) else {
-                    await discard(connection)
-                    throw violation(connection, "it answered request \(responseId.jsonText()), which is not running (a response to nothing)")
-                }
-                state.withLock { $0.lastFinishedId = id }
-                switch result {
-                case .success(let value):
-                    var metrics = finalMetrics ?? Metrics()
-                    if let wire = value["metrics"], !wire.isNull {
-                        do { metrics = try wire.decode(Metrics.self) } catch {
-                            await discard(connection)
-                            throw LooplError(.protocolViolation, "The worker (\(connection.commandText)) broke the protocol: \(error.message)")
-                        }
+            case .response(_, .success(let value)):
+                var metrics = finalMetrics ?? Metrics()
+                if let wire = value["metrics"], !wire.isNull {
+                    do { metrics = try wire.decode(Metrics.self) } catch {
+                        throw await broken(worker, error.message)
                     }
-                    metrics.finished = true
-                    if metrics.stopReason == nil { metrics.stopReason = .endTurn }
-                    continuation.yield(.metrics(metrics))
-                    return
-                case .failure(let error):
-                    throw error.looplError
                 }
-            case .request(_, let method, _):
-                await discard(connection)
-                throw violation(connection, "it sent a request (\(method)); workers only send responses and event notifications")
+                metrics.finished = true
+                if metrics.stopReason == nil { metrics.stopReason = .endTurn }
+                continuation.yield(.metrics(metrics))
+                return
+            case .response(_, .failure(let error)):
+                throw error.looplError
+            case .request:
+                continue
             }
         }
     }
 
     /// Tells the worker to stop request `id` and waits for its answer; a worker that does not
-    /// answer within the grace period is stopped.
-    private func cancel(_ id: Int, on connection: WorkerConnection) async {
-        state.withLock { $0.lastFinishedId = id }
-        guard (try? connection.send(.notification(method: "$/cancelRequest", params: ["id": .integer(id)]))) != nil else {
-            await discard(connection)
+    /// answer within the grace period is stopped, and the other requests on it fail.
+    private func cancel(_ id: JSONValue, _ inbox: Mailbox, on worker: WorkerDispatcher) async {
+        let connection = worker.connection
+        guard (try? connection.send(.notification(method: "$/cancelRequest", params: ["id": id]))) != nil else {
+            await worker.fail(LooplError(.processFailed, "Cannot write to the worker (\(connection.commandText)): it stopped reading its input.\(connection.details)",
+                                         engineLoss: .restarting))
             return
         }
         let deadline = ContinuousClock.now + configuration.cancelGrace
         while true {
-            let left = deadline - ContinuousClock.now
-            guard left > .zero, let message = try? await connection.mailbox.receive(timeout: left, cancellable: false) else {
-                await discard(connection)
+            do {
+                let message = try await inbox.receive(timeout: max(deadline - ContinuousClock.now, .zero), cancellable: false)
+                if case .response = message { return }
+            } catch is MailboxTimeout {
+                await worker.fail(LooplError(.timedOut, "The worker (\(connection.commandText)) did not answer the cancellation of request \(id.jsonText()) within \(configuration.cancelGrace.seconds) s; it was stopped.\(connection.details)",
+                                             engineLoss: .restarting))
                 return
-            }
-            switch message {
-            case .response(id: .integer(id), _): return
-            case .notification(method: "event", let params) where params["id"] == .integer(id): continue
-            case .notification(method: let method, _) where method != "event": continue
-            default:
-                await discard(connection)
+            } catch {
                 return
             }
         }
+    }
+
+    /// A protocol violation in a request: it fails every request on the worker, which is stopped.
+    private func broken(_ worker: WorkerDispatcher, _ message: String) async -> LooplError {
+        let error = LooplError(.protocolViolation, "The worker (\(worker.connection.commandText)) broke the protocol: \(message)")
+        await worker.fail(error)
+        return worker.fault ?? error
+    }
+
+    private func broken(_ worker: WorkerDispatcher, violation what: String) async -> LooplError {
+        let error = Self.violation(worker.connection, what)
+        await worker.fail(error)
+        return worker.fault ?? error
+    }
+
+    /// Why a request's mailbox ended: the model was closed, or the fault that ended the worker.
+    private func ended(_ worker: WorkerDispatcher) -> LooplError {
+        if state.withLock({ $0.closed }) { return LooplError(.closed, "The stdio model was closed while a request ran.") }
+        return worker.fault ?? LooplError(.closed, "The worker (\(worker.connection.commandText)) was stopped.")
+    }
+
+    /// The worker ended between its choice and the request's sending: the request never reached
+    /// it, so the loss is one to retry.
+    private func lostBeforeSending(_ worker: WorkerDispatcher) -> LooplError {
+        if state.withLock({ $0.closed }) { return LooplError(.closed, "The stdio model was closed while a request ran.") }
+        let why = worker.fault.map { ": \($0.message)" } ?? "."
+        return LooplError(.processFailed, "The worker (\(worker.connection.commandText)) was lost before the request was sent\(why)",
+                          engineLoss: .restarting)
     }
 
     // MARK: - The worker's life
 
-    /// The running worker, restarted when it died; reports a fault it committed while idle.
-    private func liveConnection() async throws -> WorkerConnection {
-        let (current, closed) = state.withLock { ($0.connection, $0.closed) }
-        if closed { throw LooplError(.closed, "The stdio model was used after close().") }
-        if let current {
-            while let stray = current.mailbox.takePending() {
-                switch stray {
-                case .notification(method: "event", let params):
-                    await discard(current)
-                    throw strayEvent(params, current: nil, current)
-                case .response(let responseId, _):
-                    await discard(current)
-                    throw violation(current, "it answered request \(responseId.jsonText()), which was not running (a response to nothing)")
-                case .request(_, let method, _):
-                    await discard(current)
-                    throw violation(current, "it sent a request (\(method)); workers only send responses and event notifications")
-                case .notification:
-                    continue
+    /// The running worker; a new one when it died, shared by every request that needs it. A
+    /// fault the worker committed while no request ran is reported here, once.
+    private func liveWorker() async throws -> WorkerDispatcher {
+        enum Next { case use(WorkerDispatcher), report(LooplError, WorkerDispatcher), wait(Task<WorkerDispatcher, any Error>, stale: WorkerDispatcher?) }
+        let next = try state.withLock { state throws(LooplError) -> Next in
+            if state.closed { throw LooplError(.closed, "The stdio model was used after close().") }
+            var stale: WorkerDispatcher?
+            if let worker = state.worker {
+                if let fault = worker.takeUndeliveredFault() {
+                    state.worker = nil
+                    return .report(fault, worker)
                 }
+                if worker.isUsable { return .use(worker) }
+                state.worker = nil
+                stale = worker
             }
-            if case .violation? = current.mailbox.end {
-                await discard(current)
-                throw failure(current.mailbox.end ?? .stopped, current, during: "between requests")
+            if let starting = state.starting { return .wait(starting, stale: stale) }
+            let starting = Task { try await self.restart() }
+            state.starting = starting
+            return .wait(starting, stale: stale)
+        }
+        switch next {
+        case .use(let worker):
+            return worker
+        case .report(let fault, let worker):
+            await worker.stop()
+            throw fault
+        case .wait(let starting, let stale):
+            await stale?.stop()
+            do { return try await starting.value } catch {
+                if state.withLock({ $0.closed }) { throw LooplError(.closed, "The stdio model was closed while its worker restarted.") }
+                throw error
             }
-            if current.isUsable { return current }
-            await discard(current)
         }
-        let (connection, info) = try await Self.connect(configuration)
-        guard info.toolCallStyle == toolCallStyle else {
-            await connection.stop()
-            throw LooplError(.protocolViolation, "The worker (\(connection.commandText)) restarted with another tool-call style (\(info.toolCallStyle)) than it started with (\(toolCallStyle)).")
-        }
-        let stillOpen = state.withLock { state in
-            guard !state.closed else { return false }
-            state.connection = connection
-            state.info = info
-            return true
-        }
-        guard stillOpen else {
-            await connection.stop()
-            throw LooplError(.closed, "The stdio model was closed while its worker restarted.")
-        }
-        return connection
     }
 
-    /// Stops a worker that failed and forgets it.
-    private func discard(_ connection: WorkerConnection) async {
-        state.withLock { state in
-            if state.connection === connection { state.connection = nil }
+    /// Starts a new worker, with the tool-call style the first one had.
+    private func restart() async throws -> WorkerDispatcher {
+        do {
+            let (connection, info) = try await Self.connect(configuration)
+            guard info.toolCallStyle == toolCallStyle else {
+                await connection.stop()
+                throw LooplError(.protocolViolation, "The worker (\(connection.commandText)) restarted with another tool-call style (\(info.toolCallStyle)) than it started with (\(toolCallStyle)).")
+            }
+            let worker = WorkerDispatcher(connection: connection, info: info, idleTimeout: configuration.idleTimeout)
+            let stillOpen = state.withLock { state in
+                state.starting = nil
+                guard !state.closed else { return false }
+                state.worker = worker
+                state.info = info
+                return true
+            }
+            guard stillOpen else {
+                await worker.stop()
+                throw LooplError(.closed, "The stdio model was closed while its worker restarted.")
+            }
+            queue.setParallel(Self.parallel(configuration, info))
+            return worker
+        } catch {
+            state.withLock { $0.starting = nil }
+            throw error
         }
-        await connection.stop()
     }
 
-    /// Starts the worker and performs the `initialize` handshake within the initialize timeout.
-    static func connect(_ configuration: Configuration) async throws -> (WorkerConnection, WorkerInfo) {
+    /// Starts the worker and performs the `initialize` handshake within the initialize timeout,
+    /// offering `version`; a worker that refuses a version above 1 is offered version 1.
+    static func connect(_ configuration: Configuration, version: Int = StdioProtocol.version) async throws -> (WorkerConnection, WorkerInfo) {
         let connection = try WorkerConnection(command: configuration.command, environment: configuration.environment)
         do {
-            let params: JSONValue = ["protocolVersion": .integer(StdioProtocol.version), "options": [:]]
-            try connection.send(.request(id: 0, method: "initialize", params: params))
             let deadline = ContinuousClock.now + configuration.initializeTimeout
+            var offer = version
             while true {
-                let message: RPCMessage
-                do {
-                    message = try await connection.mailbox.receive(timeout: deadline - ContinuousClock.now, cancellable: true)
-                } catch is MailboxTimeout {
-                    throw LooplError(.timedOut, "The worker (\(connection.commandText)) did not answer initialize within \(configuration.initializeTimeout.seconds) s (initializeTimeoutSeconds); it was stopped.\(connection.details)")
-                } catch let end as MailboxEnd {
-                    throw failure(end, connection, during: "at start, before answering initialize")
-                }
-                switch message {
-                case .response(id: 0, .success(let value)):
-                    return (connection, try WorkerInfo(wireValue: value))
-                case .response(id: 0, .failure(let error)):
+                let params: JSONValue = ["protocolVersion": .integer(offer), "options": [:]]
+                try connection.send(.request(id: 0, method: "initialize", params: params))
+                switch try await initializeAnswer(connection, configuration, deadline: deadline) {
+                case .success(let value):
+                    return (connection, try WorkerInfo(wireValue: value, offered: offer))
+                case .failure where offer > 1:
+                    offer = 1
+                case .failure(let error):
                     throw LooplError(.processFailed, "The worker (\(connection.commandText)) refused to initialize: \(error.message)\(connection.details)")
-                case .notification(method: let method, _) where method != "event":
-                    continue
-                default:
-                    throw violation(connection, "it sent \(Mailbox.excerpt(message.jsonValue.jsonText())) before answering initialize")
                 }
             }
         } catch {
@@ -286,31 +317,35 @@ public final class StdioModel: Model {
         }
     }
 
+    private static func initializeAnswer(_ connection: WorkerConnection, _ configuration: Configuration,
+                                         deadline: ContinuousClock.Instant) async throws -> Result<JSONValue, RPCError> {
+        while true {
+            let message: RPCMessage
+            do {
+                message = try await connection.mailbox.receive(timeout: deadline - ContinuousClock.now, cancellable: true)
+            } catch is MailboxTimeout {
+                throw LooplError(.timedOut, "The worker (\(connection.commandText)) did not answer initialize within \(configuration.initializeTimeout.seconds) s (initializeTimeoutSeconds); it was stopped.\(connection.details)")
+            } catch let end as MailboxEnd {
+                throw failure(end, connection, during: "at start, before answering initialize")
+            }
+            switch message {
+            case .response(id: 0, let result):
+                return result
+            case .notification(method: let method, _) where method != "event":
+                continue
+            default:
+                throw violation(connection, "it sent \(Mailbox.excerpt(message.jsonValue.jsonText())) before answering initialize")
+            }
+        }
+    }
+
     // MARK: - Errors
 
-    private func strayEvent(_ params: JSONValue, current: Int?, _ connection: WorkerConnection) -> LooplError {
-        let last = state.withLock { $0.lastFinishedId }
-        if let eventId = params["id"]?.intValue, eventId == last {
-            return violation(connection, "it sent an event for request \(eventId) after that request's result (an event after the result)")
-        }
-        let running = current.map { "request \($0) is running" } ?? "no request is running"
-        return violation(connection, "it sent an event for an unknown id \(params["id"]?.jsonText() ?? "(none)") while \(running)")
-    }
-
-    private func violation(_ connection: WorkerConnection, _ what: String) -> LooplError {
-        Self.violation(connection, what)
-    }
-
-    private static func violation(_ connection: WorkerConnection, _ what: String) -> LooplError {
+    static func violation(_ connection: WorkerConnection, _ what: String) -> LooplError {
         LooplError(.protocolViolation, "The worker (\(connection.commandText)) broke the stdio protocol: \(what). It was stopped; the next request starts it again.\(connection.details)")
     }
 
-    private func failure(_ end: MailboxEnd, _ connection: WorkerConnection, during moment: String) -> LooplError {
-        if state.withLock({ $0.closed }) { return LooplError(.closed, "The stdio model was closed while a request ran.") }
-        return Self.failure(end, connection, during: moment)
-    }
-
-    private static func failure(_ end: MailboxEnd, _ connection: WorkerConnection, during moment: String) -> LooplError {
+    static func failure(_ end: MailboxEnd, _ connection: WorkerConnection, during moment: String) -> LooplError {
         switch end {
         case .exited(let status):
             let how = status.map { " with status \($0)" } ?? ""

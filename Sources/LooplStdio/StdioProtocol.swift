@@ -2,8 +2,8 @@ import Loopl
 
 /// The constants of Loopl's stdio protocol (docs/stdio-protocol.md).
 public enum StdioProtocol {
-    /// The protocol version this build speaks.
-    public static let version = 1
+    /// The highest protocol version this build speaks; it speaks every version from 1 up to it.
+    public static let version = 2
     /// The longest line either side accepts, newline excluded: 16 MiB.
     package static let maxLineBytes = LineSplitter.defaultLimit
 
@@ -20,5 +20,3 @@ public enum StdioProtocol {
         package static let requestCancelled = -32800
     }
 }
-
-

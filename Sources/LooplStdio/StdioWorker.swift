@@ -4,19 +4,33 @@ import Synchronization
 
 /// Serves a ``Model`` over the stdio protocol: requests on one file descriptor (standard input),
 /// responses and events on another (standard output). The worker side of ``StdioModel``.
+///
+/// It speaks versions 1 and 2. In version 2 it serves up to `concurrentRequests` generate
+/// requests at once, and declares `reasoning` when its model separates thinking itself (a
+/// `.native` model); in version 1 it serves one at a time and sends no reasoning events.
 public final class StdioWorker: Sendable {
     private let model: any Model
     private let name: String
     private let version: String
+    private let concurrentRequests: Int
     private let input: Int32
     private let output: Mutex<Int32>
-    /// The running generation: its request id and task.
-    private let current = Mutex<(id: JSONValue, task: Task<Void, Never>)?>(nil)
 
-    public init(model: any Model, name: String, version: String, input: Int32 = 0, output: Int32 = 1) {
+    private struct State {
+        /// The version agreed in `initialize`.
+        var protocolVersion = 1
+        /// The generations in flight, by request id.
+        var running: [JSONValue: Task<Void, Never>] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// A worker for `model` that serves up to `concurrentRequests` requests at once (version 2).
+    public init(model: any Model, name: String, version: String, concurrentRequests: Int = 1, input: Int32 = 0, output: Int32 = 1) {
         self.model = model
         self.name = name
         self.version = version
+        self.concurrentRequests = max(concurrentRequests, 1)
         self.input = input
         self.output = Mutex(output)
     }
@@ -46,27 +60,26 @@ public final class StdioWorker: Sendable {
                         await handle(id: id, method: method, params: params)
                     }
                 case .success(.notification(method: "$/cancelRequest", let params)):
-                    current.withLock { running in
-                        if let running, running.id == params["id"] { running.task.cancel() }
-                    }
+                    let task = state.withLock { state in params["id"].flatMap { state.running[$0] } }
+                    task?.cancel()
                 case .success:
                     continue
                 }
             }
         }
-        let running = current.withLock { $0?.task }
-        running?.cancel()
-        await running?.value
+        await stopAll()
         await model.close()
     }
 
     private func handle(id: JSONValue, method: String, params: JSONValue) async {
         switch method {
         case "initialize":
-            guard params["protocolVersion"] == .integer(StdioProtocol.version) else {
-                send(.response(id: id, result: .failure(RPCError(code: StdioProtocol.ErrorCode.invalidParams, message: "This worker speaks protocol version \(StdioProtocol.version) only."))))
+            // The highest version both speak: a host of a later version gets this one's.
+            guard let offered = params["protocolVersion"]?.intValue, offered >= 1 else {
+                send(.response(id: id, result: .failure(RPCError(code: StdioProtocol.ErrorCode.invalidParams, message: "initialize needs an integer protocolVersion of 1 or more; this worker speaks versions 1 to \(StdioProtocol.version)."))))
                 return
             }
+            let agreed = min(offered, StdioProtocol.version)
             do {
                 let native: Bool
                 var format: ToolCallFormat?
@@ -74,8 +87,10 @@ public final class StdioWorker: Sendable {
                 case .native: native = true
                 case .text(let family): native = false; format = family
                 }
-                let info = WorkerInfo(name: name, version: version, nativeToolCalls: native, toolCallFormat: format,
-                                      cancellation: true, contextMax: try await model.contextSize)
+                let info = WorkerInfo(protocolVersion: agreed, name: name, version: version, nativeToolCalls: native, toolCallFormat: format,
+                                      cancellation: true, reasoning: native, concurrentRequests: concurrentRequests,
+                                      contextMax: try await model.contextSize)
+                state.withLock { $0.protocolVersion = agreed }
                 send(.response(id: id, result: .success(info.wireValue)))
             } catch {
                 send(.response(id: id, result: .failure(RPCError(error))))
@@ -94,32 +109,47 @@ public final class StdioWorker: Sendable {
                 send(.response(id: id, result: .failure(rpc)))
                 return
             }
-            let started = current.withLock { running -> Bool in
-                guard running == nil else { return false }
-                running = (id, Task { await self.generate(id: id, request.messages, request.tools, request.options) })
-                return true
+            let refusal = state.withLock { state -> String? in
+                let capacity = state.protocolVersion >= 2 ? concurrentRequests : 1
+                if state.running[id] != nil { return "Request \(id.jsonText()) is already running." }
+                guard state.running.count < capacity else {
+                    return capacity == 1 ? "A request is already running: send one at a time."
+                        : "\(capacity) requests are already running, as many as this worker declared (concurrentRequests)."
+                }
+                let reasoning = state.protocolVersion >= 2
+                state.running[id] = Task { await self.generate(id: id, request.messages, request.tools, request.options, reasoning: reasoning) }
+                return nil
             }
-            if !started {
-                send(.response(id: id, result: .failure(RPCError(code: StdioProtocol.ErrorCode.invalidRequest, message: "A request is already running: send one at a time."))))
+            if let refusal {
+                send(.response(id: id, result: .failure(RPCError(code: StdioProtocol.ErrorCode.invalidRequest, message: refusal))))
             }
         case "shutdown":
-            let running = current.withLock { $0?.task }
-            running?.cancel()
-            await running?.value
+            await stopAll()
             send(.response(id: id, result: .success(.null)))
         default:
             send(.response(id: id, result: .failure(RPCError(code: StdioProtocol.ErrorCode.methodNotFound, message: "Unknown method '\(method)'."))))
         }
     }
 
-    private func generate(id: JSONValue, _ messages: [Message], _ tools: [ToolSpec], _ options: GenerationOptions) async {
+    /// Cancels every generation in flight and waits for their answers.
+    private func stopAll() async {
+        let tasks = state.withLock { Array($0.running.values) }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+    }
+
+    private func generate(id: JSONValue, _ messages: [Message], _ tools: [ToolSpec], _ options: GenerationOptions,
+                          reasoning: Bool) async {
         var final: Metrics?
         var outcome: Result<JSONValue, RPCError>
         do {
             for try await event in model.generate(messages: messages, tools: tools, options: options) {
-                if case .metrics(let metrics) = event, metrics.finished {
+                switch event {
+                case .metrics(let metrics) where metrics.finished:
                     final = metrics
-                } else {
+                case .reasoning where !reasoning:
+                    continue
+                default:
                     send(.notification(method: "event", params: try event.wireParams(id: id)))
                 }
             }
@@ -132,8 +162,8 @@ public final class StdioWorker: Sendable {
                 outcome = .failure(RPCError(error))
             }
         }
-        // Clear first, so that a host that sends its next request as soon as it reads the result finds the worker free.
-        current.withLock { $0 = nil }
+        // Clear first, so that a host that sends its next request as soon as it reads the result finds a place free.
+        _ = state.withLock { $0.running.removeValue(forKey: id) }
         send(.response(id: id, result: outcome))
     }
 

@@ -48,23 +48,32 @@ extension ModelEvent {
 
 /// What a worker said about itself in its `initialize` result.
 public struct WorkerInfo: Sendable, Hashable {
+    /// The version agreed on: 1 or 2.
     public var protocolVersion: Int
     public var name: String
     public var version: String
     public var nativeToolCalls: Bool
-    /// The ToolCallParser family of its text, when its calls are not native.
+    /// The ToolCallParser family of its text, when its calls are not native (nil reads as `auto`).
     public var toolCallFormat: ToolCallFormat?
     public var cancellation: Bool
+    /// Whether it sends the model's thinking as `reasoning` events and honours the reasoning
+    /// options (version 2; false in version 1).
+    public var reasoning: Bool
+    /// How many `generate` requests it serves at once (version 2; 1 in version 1).
+    public var concurrentRequests: Int
     public var contextMax: Int
 
     public init(protocolVersion: Int = StdioProtocol.version, name: String, version: String, nativeToolCalls: Bool,
-                toolCallFormat: ToolCallFormat?, cancellation: Bool, contextMax: Int) {
+                toolCallFormat: ToolCallFormat?, cancellation: Bool, reasoning: Bool = false, concurrentRequests: Int = 1,
+                contextMax: Int) {
         self.protocolVersion = protocolVersion
         self.name = name
         self.version = version
         self.nativeToolCalls = nativeToolCalls
         self.toolCallFormat = toolCallFormat
         self.cancellation = cancellation
+        self.reasoning = protocolVersion >= 2 && reasoning
+        self.concurrentRequests = protocolVersion >= 2 ? max(concurrentRequests, 1) : 1
         self.contextMax = contextMax
     }
 
@@ -73,32 +82,50 @@ public struct WorkerInfo: Sendable, Hashable {
         nativeToolCalls ? .native : .text(toolCallFormat ?? .auto)
     }
 
-    /// The `initialize` result.
+    /// The `initialize` result; version 2's capabilities only in version 2.
     package var wireValue: JSONValue {
-        ["protocolVersion": .integer(protocolVersion), "name": .string(name), "version": .string(version),
-         "capabilities": ["nativeToolCalls": .bool(nativeToolCalls),
-                          "toolCallFormat": toolCallFormat.map { .string($0.rawValue) } ?? .null,
-                          "cancellation": .bool(cancellation)],
-         "contextMax": .integer(contextMax)]
+        var capabilities: JSONObject = ["nativeToolCalls": .bool(nativeToolCalls),
+                                        "toolCallFormat": toolCallFormat.map { .string($0.rawValue) } ?? .null,
+                                        "cancellation": .bool(cancellation)]
+        if protocolVersion >= 2 {
+            capabilities["reasoning"] = .bool(reasoning)
+            capabilities["concurrentRequests"] = .integer(concurrentRequests)
+        }
+        return ["protocolVersion": .integer(protocolVersion), "name": .string(name), "version": .string(version),
+                "capabilities": .object(capabilities), "contextMax": .integer(contextMax)]
     }
 
-    /// Reads an `initialize` result; throws `protocolViolation` naming what is missing.
-    package init(wireValue value: JSONValue) throws {
+    /// Reads the `initialize` result of a worker that was offered version `offered`; throws
+    /// `protocolViolation` naming what is missing or wrong.
+    package init(wireValue value: JSONValue, offered: Int = StdioProtocol.version) throws {
         func fail(_ what: String) -> LooplError {
             LooplError(.protocolViolation, "The worker's initialize result \(what): \(Mailbox.excerpt(value.jsonText())).")
         }
         guard let version = value["protocolVersion"]?.intValue else { throw fail("has no integer protocolVersion") }
-        guard version == StdioProtocol.version else {
-            throw LooplError(.protocolViolation, "The worker speaks protocol version \(version); this loopl speaks version \(StdioProtocol.version).")
+        guard (1...offered).contains(version) else {
+            throw LooplError(.protocolViolation, "The worker answered protocol version \(version) to an offer of version \(offered); this loopl speaks versions 1 to \(StdioProtocol.version).")
         }
         guard let name = value["name"]?.stringValue else { throw fail("has no string name") }
         guard let capabilities = value["capabilities"], capabilities.objectValue != nil else { throw fail("has no capabilities object") }
         guard let native = capabilities["nativeToolCalls"]?.boolValue else { throw fail("has no boolean capabilities.nativeToolCalls") }
         guard let contextMax = value["contextMax"]?.intValue, contextMax > 0 else { throw fail("has no positive integer contextMax") }
+        // A text generator that names no family (null or absent) is read as `auto`.
         let format = capabilities["toolCallFormat"]?.stringValue.map(ToolCallFormat.init(rawValue:))
-        if !native, format == nil { throw fail("declares no native tool calls and no toolCallFormat") }
+        var reasoning = false
+        var concurrent = 1
+        if version >= 2 {
+            if let flag = capabilities["reasoning"], !flag.isNull {
+                guard let flag = flag.boolValue else { throw fail("has a capabilities.reasoning that is not a boolean") }
+                reasoning = flag
+            }
+            if let count = capabilities["concurrentRequests"], !count.isNull {
+                guard let count = count.intValue, count >= 1 else { throw fail("has a capabilities.concurrentRequests that is not an integer >= 1") }
+                concurrent = count
+            }
+        }
         self.init(protocolVersion: version, name: name, version: value["version"]?.stringValue ?? "",
-                  nativeToolCalls: native, toolCallFormat: format,
-                  cancellation: capabilities["cancellation"]?.boolValue ?? false, contextMax: contextMax)
+                  nativeToolCalls: native, toolCallFormat: native ? format : format ?? .auto,
+                  cancellation: capabilities["cancellation"]?.boolValue ?? false, reasoning: reasoning,
+                  concurrentRequests: concurrent, contextMax: contextMax)
     }
 }

@@ -1,14 +1,15 @@
 import Loopl
-import Synchronization
 
 /// A conformance suite for any stdio worker command: handshake, streaming, cancellation, error
-/// shapes, shutdown, and exit when its input closes. Each check starts from a worker in a known
-/// state and reports pass or fail with a reason.
+/// shapes, version 2's several requests at once and reasoning, shutdown, and exit when its input
+/// closes. Each check starts from a worker in a known state and reports pass, fail or skip (a
+/// check of a capability the worker does not declare) with a reason.
 package struct WorkerCheck: Sendable {
     /// The outcome of one check.
     package struct Outcome: Sendable, Hashable {
+        package enum Verdict: String, Sendable { case passed, failed, skipped }
         package var name: String
-        package var passed: Bool
+        package var verdict: Verdict
         package var detail: String
     }
 
@@ -28,27 +29,33 @@ package struct WorkerCheck: Sendable {
 
     /// A failed expectation inside a check.
     struct Failure: Error { let reason: String }
+    /// A check that does not apply to this worker, and why.
+    struct Skip: Error { let reason: String }
 
     /// Runs every check in order, calling `report` after each.
     package func run(report: @Sendable (Outcome) -> Void = { _ in }) async -> [Outcome] {
-        let checks: [(String, @Sendable (Session) async throws -> String)] = [
+        let checks: [(String, @Sendable (WorkerCheckSession) async throws -> String)] = [
             ("handshake", handshake), ("streaming", streaming), ("cancellation", cancellation),
-            ("error shapes", errorShapes), ("shutdown", shutdown), ("exit when stdin closes", exitOnEndOfInput),
+            ("error shapes", errorShapes), ("two requests at once", twoAtOnce), ("cancel one of two", cancelOneOfTwo),
+            ("an error in one of two", errorInOneOfTwo), ("one request too many", oneTooMany), ("reasoning", reasoning),
+            ("shutdown", shutdown), ("exit when stdin closes", exitOnEndOfInput),
         ]
         var outcomes: [Outcome] = []
-        let session = Session(check: self)
+        let session = WorkerCheckSession(check: self)
         for (name, body) in checks {
             let outcome: Outcome
             do {
-                outcome = Outcome(name: name, passed: true, detail: try await body(session))
+                outcome = Outcome(name: name, verdict: .passed, detail: try await body(session))
+            } catch let skip as Skip {
+                outcome = Outcome(name: name, verdict: .skipped, detail: skip.reason)
             } catch let failure as Failure {
-                outcome = Outcome(name: name, passed: false, detail: failure.reason)
+                outcome = Outcome(name: name, verdict: .failed, detail: failure.reason)
             } catch let error as LooplError {
-                outcome = Outcome(name: name, passed: false, detail: error.message)
+                outcome = Outcome(name: name, verdict: .failed, detail: error.message)
             } catch {
-                outcome = Outcome(name: name, passed: false, detail: "\(error)")
+                outcome = Outcome(name: name, verdict: .failed, detail: "\(error)")
             }
-            if !outcome.passed { await session.reset() }
+            if outcome.verdict == .failed { await session.reset() }
             outcomes.append(outcome)
             report(outcome)
         }
@@ -58,14 +65,18 @@ package struct WorkerCheck: Sendable {
 
     // MARK: - Checks
 
-    private func handshake(_ session: Session) async throws -> String {
+    private func handshake(_ session: WorkerCheckSession) async throws -> String {
         await session.reset()
         let (_, info) = try await session.connection()
-        let style = info.nativeToolCalls ? "native tool calls" : "tool calls as \(info.toolCallFormat?.rawValue ?? "?") text"
-        return "\(info.name) \(info.version), protocol \(info.protocolVersion), context \(info.contextMax), \(style)"
+        let style = info.nativeToolCalls ? "native tool calls" : "tool calls as \(info.toolCallFormat?.rawValue ?? "auto") text"
+        var said = "\(info.name) \(info.version), protocol \(info.protocolVersion), context \(info.contextMax), \(style)"
+        if info.protocolVersion >= 2 {
+            said += ", \(info.concurrentRequests) at once\(info.reasoning ? ", reasoning" : "")"
+        }
+        return said
     }
 
-    private func streaming(_ session: Session) async throws -> String {
+    private func streaming(_ session: WorkerCheckSession) async throws -> String {
         let (connection, _) = try await session.connection()
         let (events, result) = try await session.generate(connection, options: .greedy(maxTokens: 8))
         guard case .success(let value) = result else {
@@ -86,13 +97,13 @@ package struct WorkerCheck: Sendable {
         return "\(events.count) events, then a result (\(metrics.generatedTokens) tokens, \(metrics.stopReason?.rawValue ?? "?"))"
     }
 
-    private func cancellation(_ session: Session) async throws -> String {
+    private func cancellation(_ session: WorkerCheckSession) async throws -> String {
         let (connection, info) = try await session.connection()
         guard info.cancellation else { throw Failure(reason: "the worker does not declare the cancellation capability") }
         var options = GenerationOptions.greedy(maxTokens: 400)
         options.ignoreEndOfGeneration = true
         let id = session.nextId()
-        try connection.send(.request(id: .integer(id), method: "generate", params: Session.params(options)))
+        try connection.send(.request(id: .integer(id), method: "generate", params: WorkerCheckSession.params(options)))
         let first = try await session.receive(connection, timeout: idleTimeout)
         guard case .notification(method: "event", _) = first else {
             throw Failure(reason: "expected an event first, got \(Mailbox.excerpt(first.jsonValue.jsonText()))")
@@ -107,6 +118,8 @@ package struct WorkerCheck: Sendable {
             switch message {
             case .notification(method: "event", _):
                 discarded += 1
+            case .notification:
+                continue
             case .response(.integer(id), .failure(let error)) where error.code == StdioProtocol.ErrorCode.requestCancelled:
                 let after = try await session.generate(connection, options: .greedy(maxTokens: 2))
                 guard case .success = after.1 else { throw Failure(reason: "the request after the cancelled one failed: \(after.1)") }
@@ -119,7 +132,7 @@ package struct WorkerCheck: Sendable {
         }
     }
 
-    private func errorShapes(_ session: Session) async throws -> String {
+    private func errorShapes(_ session: WorkerCheckSession) async throws -> String {
         let (connection, _) = try await session.connection()
         let unknown = session.nextId()
         try connection.send(.request(id: .integer(unknown), method: "loopl/noSuchMethod", params: [:]))
@@ -138,7 +151,7 @@ package struct WorkerCheck: Sendable {
         return "unknown method: -32601; bad params: \(badError.code); the worker went on"
     }
 
-    private func shutdown(_ session: Session) async throws -> String {
+    private func shutdown(_ session: WorkerCheckSession) async throws -> String {
         let (connection, _) = try await session.connection()
         let id = session.nextId()
         try connection.send(.request(id: .integer(id), method: "shutdown", params: .null))
@@ -152,7 +165,7 @@ package struct WorkerCheck: Sendable {
         return "result null, then exit status \(status)"
     }
 
-    private func exitOnEndOfInput(_ session: Session) async throws -> String {
+    private func exitOnEndOfInput(_ session: WorkerCheckSession) async throws -> String {
         let (connection, _) = try await session.connection()
         connection.child.closeInput()
         guard let status = await connection.child.waitForExit(timeout: exitBound) else {
@@ -162,95 +175,11 @@ package struct WorkerCheck: Sendable {
         return "exit status \(status)"
     }
 
-    fileprivate func describe(_ end: MailboxEnd, _ connection: WorkerConnection) -> String {
+    func describe(_ end: MailboxEnd, _ connection: WorkerConnection) -> String {
         switch end {
         case .exited: "the worker exited.\(connection.details)"
         case .violation(let what): "the worker broke the protocol: \(what).\(connection.details)"
         case .stopped: "the worker was stopped"
         }
     }
-}
-
-/// The worker that the checks share, started on demand.
-actor Session {
-    private let check: WorkerCheck
-    private var current: (WorkerConnection, WorkerInfo)?
-    private nonisolated let ids = IdCounter()
-
-    init(check: WorkerCheck) { self.check = check }
-
-    nonisolated func nextId() -> Int { ids.next() }
-
-    /// The running, initialized worker; starts one when there is none.
-    func connection() async throws -> (WorkerConnection, WorkerInfo) {
-        if let current, current.0.isUsable { return current }
-        await reset()
-        let started = try await StdioModel.connect(StdioModel.Configuration(
-            command: check.command, initializeTimeout: check.initializeTimeout, idleTimeout: check.idleTimeout))
-        current = started
-        return started
-    }
-
-    /// Stops the worker, if any.
-    func reset() async {
-        if let (connection, _) = current.take() { await connection.stop(grace: .seconds(1)) }
-    }
-
-    static func params(_ options: GenerationOptions) throws -> JSONValue {
-        ["messages": .array([Message.user("Say hello in one short sentence.").templateValue]),
-         "tools": [], "options": try JSONValue(encoding: options)]
-    }
-
-    /// The next message, with faults as check failures.
-    nonisolated func receive(_ connection: WorkerConnection, timeout: Duration) async throws -> RPCMessage {
-        do {
-            return try await connection.mailbox.receive(timeout: timeout, cancellable: true)
-        } catch is MailboxTimeout {
-            throw WorkerCheck.Failure(reason: "the worker sent nothing for \(timeout)")
-        } catch let end as MailboxEnd {
-            throw WorkerCheck.Failure(reason: check.describe(end, connection))
-        }
-    }
-
-    /// The response to `id`, skipping notifications that are not events.
-    nonisolated func response(_ connection: WorkerConnection, id: Int) async throws -> Result<JSONValue, RPCError> {
-        while true {
-            let message = try await receive(connection, timeout: check.idleTimeout)
-            switch message {
-            case .response(.integer(id), let result): return result
-            case .notification(let method, _) where method != "event": continue
-            default: throw WorkerCheck.Failure(reason: "expected the response to request \(id), got \(Mailbox.excerpt(message.jsonValue.jsonText()))")
-            }
-        }
-    }
-
-    /// Runs one generate request to its response, checking that every event is well formed and its own.
-    nonisolated func generate(_ connection: WorkerConnection, options: GenerationOptions) async throws
-        -> ([ModelEvent], Result<JSONValue, RPCError>) {
-        let id = nextId()
-        try connection.send(.request(id: .integer(id), method: "generate", params: Self.params(options)))
-        var events: [ModelEvent] = []
-        while true {
-            let message = try await receive(connection, timeout: check.idleTimeout)
-            switch message {
-            case .notification(method: "event", let params):
-                guard params["id"] == .integer(id) else {
-                    throw WorkerCheck.Failure(reason: "an event carries id \(params["id"]?.jsonText() ?? "(none)"), not \(id)")
-                }
-                events.append(try ModelEvent(wireParams: params))
-            case .notification:
-                continue
-            case .response(.integer(id), let result):
-                return (events, result)
-            default:
-                throw WorkerCheck.Failure(reason: "unexpected \(Mailbox.excerpt(message.jsonValue.jsonText())) during request \(id)")
-            }
-        }
-    }
-}
-
-/// Request ids for the checks.
-final class IdCounter: Sendable {
-    private let value = Mutex(100)
-    func next() -> Int { value.withLock { $0 += 1; return $0 } }
 }

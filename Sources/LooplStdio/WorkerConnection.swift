@@ -34,18 +34,4 @@ final class WorkerConnection: RPCChild {
         mailbox.finish(.stopped)
         await child.terminate(grace: grace)
     }
-
-    /// Asks for a clean exit (shutdown, then end of input), then stops the worker.
-    func shutdown(timeout: Duration) async {
-        if isUsable, (try? send(.request(id: "shutdown", method: "shutdown", params: .null))) != nil {
-            let deadline = ContinuousClock.now + timeout
-            while ContinuousClock.now < deadline {
-                guard let message = try? await mailbox.receive(timeout: deadline - ContinuousClock.now, cancellable: false) else { break }
-                if case .response(id: "shutdown", _) = message { break }
-            }
-        }
-        child.closeInput()
-        _ = await child.waitForExit(timeout: timeout)
-        await stop()
-    }
 }

@@ -11,12 +11,7 @@ import Testing
         try LlamaModel(configuration: .init(contextLength: context, threads: 2, parallel: parallel, maxQueue: maxQueue))
     }
 
-    static let questions: [[Message]] = [
-        [.system("You are a helpful assistant."), .user("Name three colours of the rainbow.")],
-        [.system("You are a helpful assistant."), .user("Write one sentence about the sea.")],
-        [.system("You are a helpful assistant."), .user("What is the capital of France?")],
-        [.system("You are a helpful assistant."), .user("Give me a short tip for sleeping well.")],
-    ]
+    static let questions = Array(ModelConformance.questions.prefix(4))
 
     static func exactly(_ tokens: Int, conversation: String? = nil) -> GenerationOptions {
         var options = GenerationOptions.greedy(maxTokens: tokens)
@@ -25,131 +20,23 @@ import Testing
         return options
     }
 
+    /// The shared checks, with whole answers compared: a conversation batched with others gives
+    /// the very tokens it gives alone (each sequence attends to a KV stream of its own).
     @Test(.timeLimit(.minutes(5)))
-    func fourConversationsAtOnceStreamWhatEachStreamsAlone() async throws {
-        let suite = ModelConformance(model: try Self.load())
-        var alone: [String] = []
-        for (index, prompt) in Self.questions.enumerated() {
-            alone.append(try await suite.run("alone", prompt, options: Self.exactly(24, conversation: "alone-\(index)")).text)
-        }
-        let together = try await withThrowingTaskGroup(of: (Int, ModelConformance.Turn, ContinuousClock.Instant).self) { group in
-            for (index, prompt) in Self.questions.enumerated() {
-                group.addTask {
-                    let turn = try await suite.run("together", prompt, options: Self.exactly(24, conversation: "together-\(index)"))
-                    return (index, turn, .now)
-                }
-            }
-            var turns: [(Int, ModelConformance.Turn, ContinuousClock.Instant)] = []
-            for try await result in group { turns.append(result) }
-            return turns.sorted { $0.0 < $1.0 }
-        }
-        for (index, turn, _) in together {
-            #expect(!alone[index].isEmpty)
-            #expect(turn.text == alone[index], "conversation \(index)")
-            #expect(turn.metrics.last?.generatedTokens == 24)
-        }
-    }
-
-    @Test(.timeLimit(.minutes(5)))
-    func cancellingOneOfFourLeavesTheOthersToFinish() async throws {
-        let model = try Self.load()
-        let suite = ModelConformance(model: model)
-        let (started, startedContinuation) = AsyncStream<Void>.makeStream()
-        let victim = Task {
-            var streamed = 0
-            for try await event in model.generate(messages: Self.questions[0], tools: [], options: Self.exactly(400)) {
-                if case .text = event {
-                    streamed += 1
-                    if streamed == 3 { startedContinuation.yield() }
-                }
-            }
-        }
-        let others = Task {
-            try await withThrowingTaskGroup(of: Metrics?.self) { group in
-                for prompt in Self.questions.dropFirst() {
-                    group.addTask { try await suite.run("other", prompt, options: Self.exactly(32)).metrics.last }
-                }
-                var finals: [Metrics?] = []
-                for try await metrics in group { finals.append(metrics) }
-                return finals
-            }
-        }
-        for await _ in started { break }
-        victim.cancel()
-        _ = await victim.result
-        let finals = try await others.value
-        #expect(finals.count == 3)
-        for metrics in finals {
-            #expect(metrics?.finished == true)
-            #expect(metrics?.generatedTokens == 32)
-        }
-    }
-
-    @Test(.timeLimit(.minutes(5)))
-    func oneOfFourOverflowingFailsAlone() async throws {
-        let model = try Self.load()
-        let suite = ModelConformance(model: model)
-        let size = try await model.contextSize
-        #expect(size == 512, "contextSize is each conversation's length")
-        let huge: [Message] = [.user(String(repeating: "hello ", count: size * 2))]
-        let outcomes = await withTaskGroup(of: (Bool, Result<ModelConformance.Turn, any Error>).self) { group in
-            for (isHuge, prompt) in [(true, huge)] + Self.questions.dropFirst().map({ (false, $0) }) {
-                group.addTask {
-                    do { return (isHuge, .success(try await suite.run("overflow", prompt, options: .greedy(maxTokens: 16)))) }
-                    catch { return (isHuge, .failure(error)) }
-                }
-            }
-            var outcomes: [(Bool, Result<ModelConformance.Turn, any Error>)] = []
-            for await outcome in group { outcomes.append(outcome) }
-            return outcomes
-        }
-        for (isHuge, outcome) in outcomes {
-            switch outcome {
-            case .success(let turn):
-                #expect(!isHuge, "a prompt over the context was answered")
-                #expect(turn.metrics.last?.finished == true)
-            case .failure(let error):
-                #expect(isHuge, "a prompt that fits failed: \(error)")
-                #expect((error as? LooplError)?.code == .contextOverflow)
-            }
-        }
+    func concurrencyConformance() async throws {
+        try await ModelConformance(model: try Self.load()).runConcurrency(count: 4)
     }
 
     @Test(.timeLimit(.minutes(5)))
     func pastTheQueueBoundARequestIsBusyAtOnce() async throws {
-        let model = try Self.load(parallel: 2, maxQueue: 1)
-        let suite = ModelConformance(model: model)
-        let (running, runningContinuation) = AsyncStream<Void>.makeStream()
-        let holders = Self.questions.prefix(2).map { prompt in
-            Task {
-                var announced = false
-                for try await event in model.generate(messages: prompt, tools: [], options: Self.exactly(400)) {
-                    if case .text = event, !announced {
-                        announced = true
-                        runningContinuation.yield()
-                    }
-                }
-            }
-        }
-        var started = 0
-        for await _ in running {
-            started += 1
-            if started == 2 { break }
-        }
-        let waiting = Task { try await suite.run("waiting", ModelConformance.greeting, options: .greedy(maxTokens: 4)) }
-        try await Task.sleep(for: .milliseconds(300))
-        let refusal = ContinuousClock.now
-        await #expect(throws: LooplError.self) {
-            do {
-                _ = try await suite.run("refused", ModelConformance.greeting, options: .greedy(maxTokens: 4))
-            } catch let error as LooplError {
-                #expect(error.code == .busy)
-                throw error
-            }
-        }
-        #expect(ContinuousClock.now - refusal < .seconds(5))
-        for holder in holders { holder.cancel() }
-        #expect(try await waiting.value.metrics.last?.finished == true)
+        try await ModelConformance(model: try Self.load(parallel: 2, maxQueue: 1)).checkQueueBoundGivesBusy(parallel: 2, maxQueue: 1)
+    }
+
+    /// contextSize is each conversation's length, whatever `parallel` is.
+    @Test(.timeLimit(.minutes(2)))
+    func contextSizeIsPerConversation() async throws {
+        #expect(try await Self.load(parallel: 3).contextSize == 512)
+        #expect(try await Self.load(context: 300, parallel: 1).contextSize == 512, "llama.cpp rounds a context up to 256")
     }
 
     /// Conversations interleaved keep their own cells: each one's second request evaluates only

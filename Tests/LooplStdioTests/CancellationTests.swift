@@ -37,9 +37,10 @@ import Testing
 
     @Test(.timeLimit(.minutes(1)))
     func aWorkerThatIgnoresCancellationIsStoppedAfterTheGrace() async throws {
-        // `stall` stops writing and reading the cancellation's answer never comes.
+        // `stall` stops writing and reading the cancellation's answer never comes. One request at a
+        // time, so the next one waits for the stalled worker's end instead of joining it in flight.
         let model = try await StdioModel.start(StdioModel.Configuration(
-            command: Fixtures.python(["--fault", "stall", "--fault-once", Fixtures.markerPath()]), cancelGrace: .seconds(1)))
+            command: Fixtures.python(["--fault", "stall", "--fault-once", Fixtures.markerPath()]), cancelGrace: .seconds(1), parallel: 1))
         let pid = try #require(model.workerPID)
         let started = AsyncStream<Void>.makeStream()
         let consumer = Task {

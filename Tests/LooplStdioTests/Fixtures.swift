@@ -49,4 +49,26 @@ enum Fixtures {
         }
         return (text, metrics)
     }
+
+    /// One turn per prompt, all at once, each with `options`; outcomes in prompt order.
+    static func together(_ model: any Model, _ prompts: [String], options: GenerationOptions) async -> [Result<String, any Error>] {
+        await withTaskGroup(of: (Int, Result<String, any Error>).self) { group in
+            for (index, prompt) in prompts.enumerated() {
+                group.addTask {
+                    do {
+                        var text = ""
+                        for try await event in model.generate(messages: [.user(prompt)], tools: [], options: options) {
+                            if case .text(let chunk) = event { text += chunk }
+                        }
+                        return (index, .success(text))
+                    } catch {
+                        return (index, .failure(error))
+                    }
+                }
+            }
+            var outcomes = [Result<String, any Error>](repeating: .failure(CancellationError()), count: prompts.count)
+            for await (index, outcome) in group { outcomes[index] = outcome }
+            return outcomes
+        }
+    }
 }

@@ -20,6 +20,55 @@ import Testing
         #expect(!ProcessWatch.isRunning(pid), "close() left the worker running")
     }
 
+    /// Four conversations at once through `loopl worker`, which declares the llama backend's
+    /// `parallel` (4); the queue's bound on the host.
+    @Test(.timeLimit(.minutes(10)))
+    func concurrency() async throws {
+        let config = try Fixtures.llamaConfig()
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let configuration = StdioModel.Configuration(command: [Fixtures.loopl, "worker", "--backend", "llama", "--config", config],
+                                                     initializeTimeout: .seconds(60), idleTimeout: .seconds(120))
+        let model = try await StdioModel.start(configuration)
+        #expect(model.info.protocolVersion == 2 && model.info.concurrentRequests == 4 && model.parallel == 4)
+        let pid = model.workerPID
+        // Batched decoding may round differently from one sequence alone: the first 16 tokens.
+        try await ModelConformance(model: model).runConcurrency(count: 4, matchingChunks: 16)
+        #expect(model.workerPID == pid, "a cancellation or an error of one request restarted the worker")
+        await model.close()
+        var bounded = configuration
+        (bounded.parallel, bounded.maxQueue) = (2, 1)
+        let small = try await StdioModel.start(bounded)
+        try await ModelConformance(model: small).checkQueueBoundGivesBusy(parallel: 2, maxQueue: 1)
+        await small.close()
+    }
+
+    /// `loopl worker` offered version 1 answers as version 1: one request at a time, and a
+    /// second one while the first runs is refused with -32600.
+    @Test(.timeLimit(.minutes(5)))
+    func workerSpeaksVersion1ToAVersion1Host() async throws {
+        let config = try Fixtures.llamaConfig()
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let (connection, info) = try await StdioModel.connect(StdioModel.Configuration(
+            command: [Fixtures.loopl, "worker", "--backend", "llama", "--config", config], initializeTimeout: .seconds(60)), version: 1)
+        #expect(info.protocolVersion == 1 && info.concurrentRequests == 1 && !info.reasoning)
+        #expect(info.wireValue["capabilities"]?["concurrentRequests"] == nil)
+        var options = GenerationOptions.greedy(maxTokens: 16)
+        options.ignoreEndOfGeneration = true
+        let params: JSONValue = ["messages": [Message.user("Hello").templateValue], "tools": [], "options": try JSONValue(encoding: options)]
+        try connection.send(.request(id: 1, method: "generate", params: params))
+        try connection.send(.request(id: 2, method: "generate", params: params))
+        var answers: [JSONValue: Result<JSONValue, RPCError>] = [:]
+        while answers.count < 2, let message = try? await connection.mailbox.receive(timeout: .seconds(60), cancellable: true) {
+            if case .response(let id, let result) = message { answers[id] = result }
+        }
+        await connection.stop()
+        guard case .success? = answers[1], case .failure(let refusal)? = answers[2] else {
+            Issue.record("expected the first to answer and the second to be refused: \(answers)")
+            return
+        }
+        #expect(refusal.code == StdioProtocol.ErrorCode.invalidRequest, "\(refusal)")
+    }
+
     /// The host (`loopl run --backend stdio`) is killed with SIGKILL mid-generation: its worker
     /// must be gone within 5 s.
     @Test(.timeLimit(.minutes(5)))

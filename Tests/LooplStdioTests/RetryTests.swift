@@ -52,10 +52,10 @@ import Testing
         await model.close()
     }
 
-    /// Two conversations on one worker: its crash costs the turn in flight one retry, and the
-    /// other conversation is served by the same new worker.
+    /// Two conversations on one worker, both in flight: its crash costs each turn one retry,
+    /// and both are answered by the new worker.
     @Test(.timeLimit(.minutes(1)))
-    func twoConversationsOnOneWorkerShareOneRestart() async throws {
+    func twoConversationsOnOneWorkerEachRetryOnce() async throws {
         let marker = Fixtures.markerPath()
         defer { try? FileManager.default.removeItem(atPath: marker) }
         let model = try await Self.start(["--fault", "crash", "--fault-after", "3", "--fault-once", marker])
@@ -63,7 +63,7 @@ import Testing
         async let second = Self.run(Agent(model: model), "Hello")
         let runs = await [first, second]
         #expect(runs.allSatisfy { $0.error == nil }, "\(runs.map { String(describing: $0.error) })")
-        #expect(runs.map { Self.retries($0.events).count }.reduce(0, +) == 1)
+        #expect(runs.map { Self.retries($0.events).count } == [1, 1])
         #expect(runs.allSatisfy { $0.events.last == .finished(iterations: 1, reason: .answered) })
         await model.close()
     }

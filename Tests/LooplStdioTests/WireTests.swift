@@ -67,6 +67,12 @@ import Testing
         #expect(try JSONValue(parsing: #"{"maxTokens": 7, "temperature": 0.0, "seed": 4000000000, "stop": ["\n"], "toolChoice": "calc", "ignoreEndOfGeneration": true}"#)
             .decode(GenerationOptions.self) == options)
         #expect(try JSONValue.object([:]).decode(GenerationOptions.self) == GenerationOptions())
+        var thinking = options
+        (thinking.reasoning, thinking.reasoningBudget, thinking.conversation) = (.effort(.high), 256, "conversation-7")
+        let thinkingWire = try JSONValue(encoding: thinking)
+        #expect(thinkingWire["reasoning"] == "high" && thinkingWire["reasoningBudget"] == 256 && thinkingWire["conversation"] == "conversation-7")
+        #expect(try thinkingWire.decode(GenerationOptions.self) == thinking)
+        #expect(try JSONValue.object(["conversation": "c", "someFutureKey": true]).decode(GenerationOptions.self).conversation == "c")
         #expect(throws: LooplError.self) { try JSONValue.object(["topK": 1.5]).decode(GenerationOptions.self) }
         #expect(throws: LooplError.self) { try JSONValue.object(["seed": -1]).decode(GenerationOptions.self) }
         let metrics = Metrics(promptTokens: 3, generatedTokens: 1, ttftMs: 2.5, contextUsed: 4, contextMax: 10, finished: true, stopReason: .toolCall)
@@ -114,11 +120,36 @@ import Testing
     }
 
     @Test func initializeResultIsChecked() throws {
-        let info = WorkerInfo(name: "w", version: "1", nativeToolCalls: false, toolCallFormat: .hermes, cancellation: true, contextMax: 9)
+        let info = WorkerInfo(name: "w", version: "1", nativeToolCalls: false, toolCallFormat: .hermes, cancellation: true,
+                              reasoning: true, concurrentRequests: 3, contextMax: 9)
         #expect(try WorkerInfo(wireValue: info.wireValue) == info)
+        #expect(info.wireValue["capabilities"]?["concurrentRequests"] == 3)
         #expect(info.toolCallStyle == .text(.hermes))
         var newer = info.wireValue.objectValue ?? [:]
-        newer["protocolVersion"] = 2
+        newer["protocolVersion"] = 3
         #expect(throws: LooplError.self) { try WorkerInfo(wireValue: .object(newer)) }
+        // Version 2 answered to an offer of version 1.
+        #expect(throws: LooplError.self) { try WorkerInfo(wireValue: info.wireValue, offered: 1) }
+        var zero = info.wireValue
+        zero = try JSONValue(parsing: zero.jsonText().replacingOccurrences(of: #""concurrentRequests":3"#, with: #""concurrentRequests":0"#))
+        #expect(throws: LooplError.self) { try WorkerInfo(wireValue: zero) }
+    }
+
+    @Test func version1CapabilitiesAreOneAtATimeWithoutReasoning() throws {
+        let old: JSONValue = try JSONValue(parsing: #"{"protocolVersion": 1, "name": "old", "capabilities": {"nativeToolCalls": true, "cancellation": true, "reasoning": true, "concurrentRequests": 8}, "contextMax": 512}"#)
+        let info = try WorkerInfo(wireValue: old)
+        #expect(info.protocolVersion == 1 && info.concurrentRequests == 1 && !info.reasoning)
+        #expect(info.wireValue["capabilities"]?["concurrentRequests"] == nil)
+        let v2: JSONValue = try JSONValue(parsing: #"{"protocolVersion": 2, "name": "new", "capabilities": {"nativeToolCalls": true}, "contextMax": 512}"#)
+        let defaults = try WorkerInfo(wireValue: v2)
+        #expect(defaults.concurrentRequests == 1 && !defaults.reasoning && !defaults.cancellation)
+    }
+
+    @Test(arguments: [#""toolCallFormat": null"#, #""cancellation": true"#])
+    func aTextWorkerWithoutAFamilyIsAuto(_ capability: String) throws {
+        for version in [1, 2] {
+            let value = try JSONValue(parsing: #"{"protocolVersion": \#(version), "name": "plain", "capabilities": {"nativeToolCalls": false, \#(capability)}, "contextMax": 64}"#)
+            #expect(try WorkerInfo(wireValue: value).toolCallStyle == .text(.auto))
+        }
     }
 }

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Reference worker for Loopl's stdio protocol, version 1 (docs/stdio-protocol.md).
+"""Reference worker for Loopl's stdio protocol, versions 1 and 2 (docs/stdio-protocol.md).
 
-Standard library only. It replays scripted turns (text chunks, tool calls, metrics) from a JSON
-file, and can misbehave on demand, once per fault the host must survive:
+Standard library only. It replays scripted turns (thinking, text chunks, tool calls, metrics)
+from a JSON file, serves several requests at once on threads of their own, and can misbehave on
+demand, once per fault the host must survive:
 
-    python3 worker.py [--script FILE] [--delay-ms N] [--notify] [--fault MODE] [--fault-after N] [--fault-once FILE]
+    python3 worker.py [--script FILE] [--echo] [--delay-ms N] [--concurrency N] [--serial]
+                      [--protocol 1|2] [--notify] [--fault MODE] [--fault-after N] [--fault-once FILE]
 
 Start here to wrap a Python runtime (MLX, transformers): replace `ScriptedRuntime.turn` with
 calls into the runtime, and keep the framing, the cancellation and the error shapes.
@@ -14,11 +16,11 @@ import argparse
 import json
 import os
 import queue
+import re
 import sys
 import threading
 import time
 
-PROTOCOL_VERSION = 1
 MAX_LINE = 16 * 1024 * 1024
 
 PARSE_ERROR = -32700
@@ -50,6 +52,11 @@ DEFAULT_SCRIPT = {
         {"chunks": ["Hello", "!", " How", " can", " I", " help", " you", " today", "?"]},
     ],
 }
+
+# What the scripted model thinks when it is asked to think ("on" or an effort) and its turn
+# scripts no thinking.
+DEFAULT_THOUGHT = ["Let me", " think", " about", " that", "."]
+THINKING_ON = ("on", "low", "medium", "high")
 
 
 def log(text):
@@ -84,6 +91,10 @@ class Output:
     def event(self, request_id, params):
         self.send({"method": "event", "params": dict(params, id=request_id)})
 
+    def freeze(self):
+        """Stops every writer, for good (the `stall` fault)."""
+        self.lock.acquire()
+
 
 class Fault:
     """The misbehaviour asked for on the command line, at most once when --fault-once is given."""
@@ -92,80 +103,22 @@ class Fault:
         self.mode = mode
         self.after = after
         self.once_file = once_file
+        self.lock = threading.Lock()
 
     def armed(self, mode):
         if self.mode != mode:
             return False
-        if self.once_file:
-            if os.path.exists(self.once_file):
-                return False
-            with open(self.once_file, "w") as marker:
-                marker.write(mode + "\n")
-        return True
+        with self.lock:
+            if self.once_file:
+                if os.path.exists(self.once_file):
+                    return False
+                with open(self.once_file, "w") as marker:
+                    marker.write(mode + "\n")
+            return True
 
 
 class Cancelled(Exception):
     pass
-
-
-class ScriptedRuntime:
-    """Replays the script's turns in order, cycling; honours maxTokens, stop strings and context size."""
-
-    def __init__(self, script, delay):
-        self.script = script
-        self.delay = delay
-        self.count = 0
-
-    def turn(self, messages, tools, options, emit, cancelled):
-        turns = self.script.get("turns") or DEFAULT_SCRIPT["turns"]
-        turn = turns[self.count % len(turns)]
-        self.count += 1
-        prompt_tokens = sum(len(str(m.get("content") or "")) for m in messages) // 4 + 1
-        context_max = self.script.get("contextMax", 2048)
-        if prompt_tokens >= context_max:
-            raise LooplError("context_overflow",
-                             "The prompt (%d tokens) does not fit in the context (%d tokens)." % (prompt_tokens, context_max))
-        chunks = list(turn.get("chunks", []))
-        max_tokens = options.get("maxTokens")
-        if options.get("ignoreEndOfGeneration") and max_tokens and chunks:
-            chunks = [chunks[i % len(chunks)] for i in range(max_tokens)]
-        stop_reason = turn.get("stopReason", "end_turn")
-        if max_tokens is not None and len(chunks) > max_tokens:
-            chunks = chunks[:max_tokens]
-            stop_reason = "max_tokens"
-        elif max_tokens is not None and len(chunks) == max_tokens and options.get("ignoreEndOfGeneration"):
-            stop_reason = "max_tokens"
-        start = time.monotonic()
-        first = None
-        text = ""
-        generated = 0
-        for chunk in chunks:
-            if cancelled():
-                raise Cancelled()
-            time.sleep(self.delay)
-            combined = text + chunk
-            hit = min((combined.find(s) for s in options.get("stop", []) if s and s in combined), default=-1)
-            if hit >= 0:
-                if hit > len(text):
-                    emit({"type": "text", "text": combined[len(text):hit]})
-                stop_reason = "stop"
-                break
-            text = combined
-            generated += 1
-            first = first or time.monotonic()
-            emit({"type": "text", "text": chunk})
-        for call in turn.get("toolCalls", []):
-            emit({"type": "toolCall", "toolCall": {"id": call.get("id", "call_%08d" % self.count),
-                                                   "name": call["name"], "arguments": call.get("arguments", {})}})
-            stop_reason = "tool_call"
-        elapsed = time.monotonic() - start
-        return {
-            "promptTokens": prompt_tokens, "cachedPromptTokens": 0, "generatedTokens": generated,
-            "ttftMs": ((first or time.monotonic()) - start) * 1000.0,
-            "tokensPerSecond": generated / elapsed if elapsed > 0 else 0.0,
-            "contextUsed": prompt_tokens + generated, "contextMax": context_max,
-            "finished": True, "stopReason": stop_reason, "estimated": True,
-        }
 
 
 class LooplError(Exception):
@@ -175,20 +128,177 @@ class LooplError(Exception):
         self.message = message
 
 
+class ThinkSplitter:
+    """Separates `<think>...</think>` in streamed text into thinking and visible parts."""
+
+    OPEN, CLOSE = "<think>", "</think>"
+
+    def __init__(self):
+        self.inside = False
+        self.pending = ""
+        self.after_close = False
+
+    def feed(self, text):
+        """The (kind, text) parts of `text` that are certain; a possible tag's start waits."""
+        self.pending += text
+        parts = []
+        while True:
+            tag = self.CLOSE if self.inside else self.OPEN
+            at = self.pending.find(tag)
+            if at < 0:
+                keep = next((n for n in range(min(len(tag) - 1, len(self.pending)), 0, -1)
+                             if tag.startswith(self.pending[-n:])), 0)
+                self._part(parts, self.pending[:len(self.pending) - keep])
+                self.pending = self.pending[len(self.pending) - keep:]
+                return parts
+            self._part(parts, self.pending[:at])
+            self.pending = self.pending[at + len(tag):]
+            self.inside = not self.inside
+            self.after_close = not self.inside
+
+    def flush(self):
+        parts = []
+        self._part(parts, self.pending)
+        self.pending = ""
+        return parts
+
+    def _part(self, parts, text):
+        if not self.inside and self.after_close:
+            text = text.lstrip()  # the blank lines between the thinking and the answer
+            self.after_close = not text
+        if text:
+            parts.append(("reasoning" if self.inside else "text", text))
+
+
+class ScriptedRuntime:
+    """Replays the script's turns in order, cycling; honours maxTokens, stop strings, the context
+    size and the reasoning options."""
+
+    def __init__(self, script, delay, echo=False, serial=False):
+        self.script = script
+        self.delay = delay
+        self.echo = echo
+        self.count = 0
+        self.lock = threading.Lock()
+        # --serial: one turn at a time, whatever the worker declares (a worker that lies).
+        self.serial = threading.Lock() if serial else None
+
+    def next_turn(self):
+        turns = self.script.get("turns") or DEFAULT_SCRIPT["turns"]
+        with self.lock:
+            self.count += 1
+            return turns[(self.count - 1) % len(turns)], self.count
+
+    def turn(self, messages, tools, options, emit, cancelled, thinking_events):
+        """Streams one turn through `emit`; `thinking_events` is false for a version 1 host,
+        which gets thinking markup as text and no scripted thinking."""
+        if self.serial:
+            with self.serial:
+                return self.stream(messages, tools, options, emit, cancelled, thinking_events)
+        return self.stream(messages, tools, options, emit, cancelled, thinking_events)
+
+    def stream(self, messages, tools, options, emit, cancelled, thinking_events):
+        turn, number = self.next_turn()
+        prompt_tokens = sum(len(str(m.get("content") or "")) for m in messages) // 4 + 1
+        context_max = self.script.get("contextMax", 2048)
+        if prompt_tokens >= context_max:
+            raise LooplError("context_overflow",
+                             "The prompt (%d tokens) does not fit in the context (%d tokens)." % (prompt_tokens, context_max))
+        setting = options.get("reasoning") or "auto"
+        budget = options.get("reasoningBudget")
+        thinking = list(turn.get("reasoning", [])) if thinking_events else []
+        if thinking_events and not thinking and setting in THINKING_ON:
+            thinking = DEFAULT_THOUGHT
+        if setting == "off":
+            thinking = []
+        if budget is not None:
+            thinking = thinking[:max(budget, 0)]
+        chunks = list(turn.get("chunks", []))
+        if self.echo:
+            last = next((m for m in reversed(messages) if m.get("role") == "user"), {})
+            chunks = re.findall(r"\s*\S+", str(last.get("content") or ""))
+        max_tokens = options.get("maxTokens")
+        if options.get("ignoreEndOfGeneration") and max_tokens and chunks:
+            chunks = [chunks[i % len(chunks)] for i in range(max(max_tokens - len(thinking), 0))]
+        steps = [("reasoning", piece) for piece in thinking] + [("raw", piece) for piece in chunks]
+        stop_reason = turn.get("stopReason", "end_turn")
+        if max_tokens is not None and len(steps) > max_tokens:
+            steps = steps[:max_tokens]
+            stop_reason = "max_tokens"
+        elif max_tokens is not None and len(steps) == max_tokens and options.get("ignoreEndOfGeneration"):
+            stop_reason = "max_tokens"
+        splitter = ThinkSplitter() if thinking_events else None
+        shown = {"text": "", "thought": 0, "stopped": False}
+
+        def show(parts):
+            """Emits a step's parts: thinking unless it is off or over its budget, text up to a stop string."""
+            if any(part == "reasoning" for part, _ in parts) and setting != "off" \
+                    and (budget is None or shown["thought"] < budget):
+                shown["thought"] += 1
+                for part, value in parts:
+                    if part == "reasoning":
+                        emit({"type": "reasoning", "text": value})
+            for part, value in parts:
+                if part != "text":
+                    continue
+                combined = shown["text"] + value
+                hit = min((combined.find(s) for s in options.get("stop", []) if s and s in combined), default=-1)
+                if hit >= 0:
+                    if hit > len(shown["text"]):
+                        emit({"type": "text", "text": combined[len(shown["text"]):hit]})
+                    shown["stopped"] = True
+                    return
+                shown["text"] = combined
+                emit({"type": "text", "text": value})
+
+        start = time.monotonic()
+        first = None
+        generated = 0
+        for kind, piece in steps:
+            if cancelled():
+                raise Cancelled()
+            time.sleep(self.delay)
+            generated += 1
+            first = first or time.monotonic()
+            show([("reasoning", piece)] if kind == "reasoning" else splitter.feed(piece) if splitter else [("text", piece)])
+            if shown["stopped"]:
+                stop_reason = "stop"
+                break
+        if splitter and not shown["stopped"]:
+            show(splitter.flush())
+        for call in turn.get("toolCalls", []):
+            emit({"type": "toolCall", "toolCall": {"id": call.get("id", "call_%08d" % number),
+                                                   "name": call["name"], "arguments": call.get("arguments", {})}})
+            stop_reason = "tool_call"
+        elapsed = time.monotonic() - start
+        metrics = {
+            "promptTokens": prompt_tokens, "cachedPromptTokens": 0, "generatedTokens": generated,
+            "ttftMs": ((first or time.monotonic()) - start) * 1000.0,
+            "tokensPerSecond": generated / elapsed if elapsed > 0 else 0.0,
+            "contextUsed": prompt_tokens + generated, "contextMax": context_max,
+            "finished": True, "stopReason": stop_reason, "estimated": True,
+        }
+        if thinking_events:
+            metrics["reasoningTokens"] = shown["thought"]
+        return metrics
+
+
 class Worker:
-    def __init__(self, script, runtime, fault, notify=False):
+    def __init__(self, script, runtime, fault, highest=2, concurrency=4, notify=False):
         self.notify = notify
         self.script = script
         self.runtime = runtime
         self.fault = fault
+        self.highest = highest
+        self.concurrency = concurrency
+        self.version = 1
         self.out = Output()
         self.inbox = queue.Queue()
-        self.cancel_lock = threading.Lock()
-        self.running_id = None
-        self.cancelled_ids = set()
+        self.lock = threading.Lock()
+        self.running = {}  # request id (as JSON) -> [thread, cancelled]
 
     def read_input(self):
-        """Reads standard input on its own thread, so $/cancelRequest arrives while a turn runs."""
+        """Reads standard input on its own thread, so $/cancelRequest arrives while turns run."""
         for line in sys.stdin.buffer:
             if len(line) > MAX_LINE:
                 self.inbox.put(("error", "line over 16 MiB"))
@@ -201,8 +311,10 @@ class Worker:
                 self.inbox.put(("error", "not JSON"))
                 continue
             if isinstance(message, dict) and message.get("method") == "$/cancelRequest":
-                with self.cancel_lock:
-                    self.cancelled_ids.add(json.dumps((message.get("params") or {}).get("id")))
+                with self.lock:
+                    running = self.running.get(json.dumps((message.get("params") or {}).get("id")))
+                    if running:
+                        running[1] = True
                 continue
             self.inbox.put(("message", message))
         self.inbox.put(("end", None))
@@ -213,6 +325,7 @@ class Worker:
         while True:
             kind, message = self.inbox.get()
             if kind == "end":
+                self.stop_all()
                 return
             if kind == "error":
                 self.out.error(None, PARSE_ERROR, "The line is %s." % message)
@@ -234,22 +347,40 @@ class Worker:
                 self.generate(request_id, params)
             elif method == "shutdown":
                 shutting_down = True
+                self.stop_all()
                 self.out.result(request_id, None)
             else:
                 self.out.error(request_id, METHOD_NOT_FOUND, "Unknown method '%s'." % method)
 
+    def stop_all(self):
+        """Cancels every turn in flight and waits for their answers."""
+        with self.lock:
+            running = list(self.running.values())
+            for entry in running:
+                entry[1] = True
+        for thread, _ in running:
+            thread.join()
+
     def initialize(self, request_id, params):
-        if params.get("protocolVersion") != PROTOCOL_VERSION:
-            self.out.error(request_id, INVALID_PARAMS, "This worker speaks protocol version 1 only.")
+        offered = params.get("protocolVersion")
+        # A version 1 worker refuses any other version; a version 2 worker answers the highest
+        # version both speak.
+        if not isinstance(offered, int) or offered < 1 or (self.highest == 1 and offered != 1):
+            self.out.error(request_id, INVALID_PARAMS, "This worker speaks protocol version 1 only." if self.highest == 1
+                           else "This worker speaks protocol versions 1 to %d." % self.highest)
             return
+        self.version = min(offered, self.highest)
         native = self.script.get("nativeToolCalls", True)
+        capabilities = {"nativeToolCalls": native,
+                        "toolCallFormat": None if native else self.script.get("toolCallFormat", "hermes"),
+                        "cancellation": True}
+        if self.version >= 2:
+            capabilities.update(reasoning=True, concurrentRequests=self.concurrency)
         self.out.result(request_id, {
-            "protocolVersion": PROTOCOL_VERSION,
+            "protocolVersion": self.version,
             "name": self.script.get("name", DEFAULT_SCRIPT["name"]),
             "version": self.script.get("version", DEFAULT_SCRIPT["version"]),
-            "capabilities": {"nativeToolCalls": native,
-                             "toolCallFormat": None if native else self.script.get("toolCallFormat", "hermes"),
-                             "cancellation": True},
+            "capabilities": capabilities,
             "contextMax": self.script.get("contextMax", DEFAULT_SCRIPT["contextMax"]),
         })
 
@@ -258,8 +389,27 @@ class Worker:
         if not isinstance(messages, list):
             self.out.error(request_id, INVALID_PARAMS, "generate needs a 'messages' list.")
             return
-        options = params.get("options") or {}
         key = json.dumps(request_id)
+        capacity = self.concurrency if self.version >= 2 else 1
+        with self.lock:
+            if key in self.running:
+                refusal = "Request %s is already running." % key
+            elif len(self.running) >= capacity:
+                refusal = ("A request is already running: send one at a time." if capacity == 1 else
+                           "%d requests are already running, as many as this worker declared." % capacity)
+            else:
+                refusal = None
+                entry = [None, False]
+                entry[0] = threading.Thread(target=self.turn, args=(request_id, key, params, entry), daemon=True)
+                self.running[key] = entry
+        if refusal:
+            self.out.error(request_id, INVALID_REQUEST, refusal)
+            return
+        entry[0].start()
+
+    def turn(self, request_id, key, params, entry):
+        """Runs one generate request on its own thread, to its answer."""
+        options = params.get("options") or {}
         fault = self.fault
         sent = [0]
 
@@ -275,24 +425,24 @@ class Worker:
             self.out.event(request_id, params)
             sent[0] += 1
 
-        def cancelled():
-            with self.cancel_lock:
-                return key in self.cancelled_ids
-
         try:
-            metrics = self.runtime.turn(messages, params.get("tools") or [], options, emit, cancelled)
+            metrics = self.runtime.turn(params["messages"], params.get("tools") or [], options, emit,
+                                        lambda: entry[1], self.version >= 2)
+            answer = {"id": request_id, "result": {"metrics": metrics}}
         except Cancelled:
-            self.out.error(request_id, REQUEST_CANCELLED, "The request was cancelled.")
-            return
+            answer = {"id": request_id, "error": {"code": REQUEST_CANCELLED, "message": "The request was cancelled."}}
         except LooplError as error:
-            self.out.error(request_id, LOOPL_ERROR, error.message, {"looplCode": error.code})
-            return
-        finally:
-            with self.cancel_lock:
-                self.cancelled_ids.discard(key)
+            answer = {"id": request_id, "error": {"code": LOOPL_ERROR, "message": error.message,
+                                                  "data": {"looplCode": error.code}}}
+        except Exception as error:  # a bug in the runtime fails its request, not the worker
+            answer = {"id": request_id, "error": {"code": -32603, "message": "The worker failed: %r" % error}}
+        # Forget the request first, so a host that sends the next one as soon as it reads this
+        # answer finds a place free.
+        with self.lock:
+            self.running.pop(key, None)
         if self.notify:
             self.out.send({"method": "$/log", "params": {"message": "turn done"}})
-        self.out.result(request_id, {"metrics": metrics})
+        self.out.send(answer)
         if self.notify:
             self.out.send({"method": "$/log", "params": {"message": "idle"}})
         if fault.armed("after-result"):
@@ -319,14 +469,23 @@ class Worker:
                          % json.dumps(request_id).encode())
         elif fault.armed("stall"):
             log("stalling, as asked")
+            self.out.freeze()
             time.sleep(3600)
 
 
 def main():
     parser = argparse.ArgumentParser(description="Reference worker for Loopl's stdio protocol.")
     parser.add_argument("--script", help="a JSON file: {name, version, contextMax, nativeToolCalls, "
-                                         "toolCallFormat, turns: [{chunks, toolCalls, stopReason}]}")
+                                         "toolCallFormat, turns: [{reasoning, chunks, toolCalls, stopReason}]}")
     parser.add_argument("--delay-ms", type=float, default=10, help="pause before each chunk (default 10)")
+    parser.add_argument("--echo", action="store_true",
+                        help="answer with the words of the last user message instead of the script's chunks")
+    parser.add_argument("--concurrency", type=int, default=4,
+                        help="requests served at once in protocol version 2 (default 4)")
+    parser.add_argument("--serial", action="store_true",
+                        help="serve one turn at a time while declaring --concurrency (a worker that lies)")
+    parser.add_argument("--protocol", type=int, choices=[1, 2], default=2,
+                        help="the highest protocol version spoken; 1 refuses version 2 as an older worker does")
     parser.add_argument("--fault", choices=FAULTS, help="misbehave in this way")
     parser.add_argument("--fault-after", type=int, default=1, help="events of a turn before misbehaving (default 1)")
     parser.add_argument("--notify", action="store_true",
@@ -343,7 +502,8 @@ def main():
     if fault.armed("exit-at-start"):
         log("exiting at start, as asked")
         sys.exit(3)
-    Worker(script, ScriptedRuntime(script, args.delay_ms / 1000.0), fault, args.notify).serve()
+    Worker(script, ScriptedRuntime(script, args.delay_ms / 1000.0, args.echo, args.serial), fault, args.protocol,
+           max(args.concurrency, 1), args.notify).serve()
 
 
 if __name__ == "__main__":

@@ -11,6 +11,11 @@ public actor Agent {
 
     /// The tools of the turn that runs now: ``tools``, then the sources' tools.
     private var available: [any Tool] = []
+    /// True while a run goes on: one Agent is one conversation, so a second run is refused.
+    private var running = false
+    /// The conversation's name for the model (``GenerationOptions/conversation``), unless the
+    /// options name one.
+    private let conversation = "agent-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
 
     /// An agent over `model` with `tools` (and those of `toolSources`), continuing the
     /// conversation `messages` (empty: a new one).
@@ -21,6 +26,11 @@ public actor Agent {
         self.toolSources = toolSources
         self.options = options
         self.messages = messages
+    }
+
+    /// Changes the options of the runs that start from now on (a run under way keeps its own).
+    public func setOptions(_ options: AgentOptions) {
+        self.options = options
     }
 
     /// An agent on the same model, tools and options, with the conversation `messages`.
@@ -39,6 +49,8 @@ public actor Agent {
     /// cancelling the consuming task stops the model and any running tool and finishes with `.cancelled`.
     /// A model's error (a context overflow, a dead backend) ends the sequence with that error; a
     /// turn whose engine was lost is first retried (``AgentOptions/turnRetries``, `.retrying`).
+    /// While a run goes on, another `stream` or ``resume()`` ends at once with
+    /// ``LooplError/Code/agentBusy``: one Agent is one conversation; many Agents may share a model.
     public nonisolated func stream(_ userText: String) -> EventChannel<AgentEvent> {
         start(userText)
     }
@@ -74,6 +86,12 @@ public actor Agent {
     }
 
     private func run(_ userText: String?, into channel: EventChannel<AgentEvent>) async {
+        guard !running else {
+            return channel.finish(throwing: LooplError(.agentBusy,
+                "This agent is already running a turn of its conversation: wait for it to finish, or make another Agent on the same model."))
+        }
+        running = true
+        defer { running = false }
         var detector = LoopDetector()
         var iteration = 0
         var resultLimit = options.maxToolResultBytes
@@ -96,7 +114,7 @@ public actor Agent {
                 if iteration > 1 { await refreshTools() }
                 channel.send(.iterationStarted(iteration))
                 let turn = try await retryingTurn(iteration: iteration, toolChoice: iteration == 1 ? firstChoice : .auto, into: channel)
-                let message = Message.assistant(text: turn.text, toolCalls: turn.calls)
+                let message = Message.assistant(text: turn.text, toolCalls: turn.calls, reasoning: turn.thinking)
                 if !turn.text.isEmpty || !turn.calls.isEmpty || !turn.cancelled {
                     messages.append(message)
                     channel.send(.assistantMessage(message))
@@ -169,14 +187,31 @@ public actor Agent {
 
     private struct Turn {
         var text = ""
+        var reasoning = ""
         var calls: [ToolCall] = []
         var cancelled = false
+
+        /// Adds visible text and returns what of it to show: the spaces and line breaks between
+        /// the thinking and the answer are dropped.
+        mutating func add(_ delta: String) -> String {
+            var shown = Substring(delta)
+            if text.isEmpty, !reasoning.isEmpty { shown = shown.drop { $0.isWhitespace } }
+            text += shown
+            return String(shown)
+        }
+
+        /// The thinking as the message keeps it: without surrounding spaces and line breaks, nil when none.
+        var thinking: String? {
+            let trimmed = reasoning.trimmingWhitespace()
+            return trimmed.isEmpty ? nil : trimmed
+        }
     }
 
-    /// Streams one model turn, lifting tool calls out of text for `.text` models.
+    /// Streams one model turn, lifting tool calls and thinking out of text for `.text` models.
     private func modelTurn(toolChoice: ToolChoice, into channel: EventChannel<AgentEvent>) async throws -> Turn {
         var generation = options.generation
         generation.toolChoice = toolChoice
+        generation.conversation = generation.conversation ?? conversation
         let specs = available.map(\.spec)
         var lifter = CallLifter(style: model.toolCallStyle, tools: specs)
         var turn = Turn()
@@ -184,15 +219,17 @@ public actor Agent {
             for event in events {
                 switch event {
                 case .text(let text):
-                    turn.text += text
-                    channel.send(.text(text))
+                    let shown = turn.add(text)
+                    if !shown.isEmpty { channel.send(.text(shown)) }
+                case .reasoning(let text):
+                    guard !text.isEmpty else { continue }
+                    turn.reasoning += text
+                    channel.send(.reasoning(text))
                 case .toolCall(let call):
                     turn.calls.append(call)
                 case .rejected(let rejected):
                     channel.send(.warning("The model called \(rejected.name), which is not a declared tool: \(rejected.reason)"))
                     turn.calls.append(ToolCall(name: rejected.name, arguments: rejected.arguments))
-                case .reasoning:
-                    break
                 }
             }
         }
@@ -203,8 +240,8 @@ public actor Agent {
                     take(lifter.feed(delta))
                 case .toolCall(let call):
                     turn.calls.append(call)
-                case .reasoning:
-                    break
+                case .reasoning(let delta):
+                    take([.reasoning(delta)])
                 case .metrics(let metrics):
                     channel.send(.metrics(metrics))
                     if metrics.stopReason == .cancelled { turn.cancelled = true }

@@ -59,19 +59,22 @@ package final class Mailbox: Sendable {
         state.withLock { state in state.head < state.queue.count ? dequeue(&state) : nil }
     }
 
-    /// The next message. Throws ``MailboxTimeout`` after `timeout`, the ``MailboxEnd`` once the
-    /// queue is empty and ended, and CancellationError when `cancellable` and the task is cancelled.
-    package func receive(timeout: Duration, cancellable: Bool) async throws -> RPCMessage {
+    /// The next message. Throws ``MailboxTimeout`` after `timeout` (nil: no limit), the
+    /// ``MailboxEnd`` once the queue is empty and ended, and CancellationError when `cancellable`
+    /// and the task is cancelled.
+    package func receive(timeout: Duration?, cancellable: Bool) async throws -> RPCMessage {
         if let ready = try takeReady() { return ready }
         let token = state.withLock { state in
             state.nextToken += 1
             return state.nextToken
         }
-        let timer = Task {
-            try await Task.sleep(for: timeout)
-            self.abandon(token, with: MailboxTimeout())
+        let timer = timeout.map { timeout in
+            Task {
+                try await Task.sleep(for: timeout)
+                self.abandon(token, with: MailboxTimeout())
+            }
         }
-        defer { timer.cancel() }
+        defer { timer?.cancel() }
         let wait = {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<RPCMessage, any Error>) in
                 let outcome = self.state.withLock { state -> Result<RPCMessage, any Error>? in

@@ -14,12 +14,14 @@ struct BenchCommand: Command {
         end-of-generation. Startup is load or spawn until ready; overhead is the TTFT minus the
         engine's own time on the prompt. With --agent, a fixed conversation of tool calls and results
         is replayed on each backend instead, showing per iteration how many prompt tokens were
-        evaluated and how many reused from the cache. Under the table, each speed goal of
-        docs/bench.md that the run has a figure for, with MISSED beside those not met.
+        evaluated and how many reused from the cache; with --think-template, the conversation of a
+        model that thinks before each call is run by an agent on the prompts that template renders,
+        counted with the model's tokenizer as the in-process cache reuses them. Under the table, each
+        speed goal of docs/bench.md that the run has a figure for, with MISSED beside those not met.
 
         USAGE: loopl bench [--backends LIST] [--config FILE] [--runs N] [--warmup N]
                            [--prompt TEXT | --prompt-tokens N] [--max-tokens N] [-t N] [-m FILE]
-                           [--agent] [--json FILE] [--svg FILE] [--no-reference]
+                           [--agent [--think-template FILE]] [--json FILE] [--svg FILE] [--no-reference]
 
         OPTIONS:
           --backends LIST      Comma-separated backend names (default: llama).
@@ -33,6 +35,8 @@ struct BenchCommand: Command {
           -m, --model FILE     The GGUF model for every backend and llama-bench (default: $LOOPL_MODEL,
                                else the default model of scripts/bootstrap).
           --agent              Replay the agent conversation instead of timing prefill and decode.
+          --think-template F   With --agent: replay a thinking conversation on chat template F
+                               (Hermes or gpt-oss calls) instead of running the backends.
           --json FILE          Also write the results as JSON (schema: docs/bench.md).
           --svg FILE           Also draw decode speed and TTFT per backend as an SVG chart.
           --no-reference       Skip llama-bench.
@@ -50,6 +54,8 @@ struct BenchCommand: Command {
     var threads: Int
     var model: String
     var agent: Bool
+    /// The chat template of the thinking replay (`--think-template`).
+    var thinkTemplate: String?
     var jsonPath: String?
     var svgPath: String?
     var reference: Bool
@@ -68,6 +74,8 @@ struct BenchCommand: Command {
         threads = try arguments.integer("threads", short: "t", in: 1...256) ?? 2
         model = try arguments.option("model", short: "m") ?? LooplHome.defaultModel
         agent = arguments.flag("agent")
+        thinkTemplate = try arguments.option("think-template")
+        if thinkTemplate != nil, !agent { throw UsageError("--think-template goes with --agent.") }
         jsonPath = try arguments.option("json")
         svgPath = try arguments.option("svg")
         reference = !arguments.flag("no-reference") && !agent
@@ -82,7 +90,15 @@ struct BenchCommand: Command {
         var report = BenchReport(model: (model as NSString).lastPathComponent,
                                  cores: ProcessInfo.processInfo.activeProcessorCount, llamaCppVersion: LlamaCppInstall.version,
                                  threads: threads, promptTokens: promptTokens, maxTokens: maxTokens, runs: runs, warmup: warmup)
-        if agent {
+        if let thinkTemplate {
+            let steps = try await ThinkingReplay.run(template: try readText(thinkTemplate, what: "template"), model: model, reasoning: .auto)
+            console.out(ThinkingReplay.table(steps, name: (thinkTemplate as NSString).lastPathComponent) + "\n")
+            report.agent = steps.enumerated().map { index, step in
+                BenchReport.AgentStep(backend: "thinking", iteration: index + 1, promptTokens: step.promptTokens,
+                                      cachedPromptTokens: step.cachedPromptTokens,
+                                      newTokens: step.promptTokens - (index == 0 ? 0 : steps[index - 1].promptTokens), ttftMs: 0)
+            }
+        } else if agent {
             try await runAgent(router: router, report: &report, console: console)
         } else {
             try await runSpeed(router: router, report: &report, console: console)

@@ -7,8 +7,10 @@ struct WorkerCheckCommand: Command {
     static let abstract = "Check that a worker command speaks the stdio protocol correctly."
     static let help = """
         Run a conformance suite against a stdio worker: handshake, streaming, cancellation,
-        error shapes, shutdown, and exit when its input closes. Prints each check with pass or
-        fail, then a last line 'N passed, M failed'. Exits 0 when every check passed, 1 otherwise.
+        error shapes, several requests at once, reasoning, shutdown, and exit when its input
+        closes. Prints each check with pass, FAIL or skip (a capability the worker does not
+        declare, such as more than one request at once), then a last line 'N passed, M failed'
+        (and ', K skipped'). Exits 0 when no check failed, 1 otherwise.
 
         USAGE: loopl worker-check [options] -- COMMAND [ARGS ...]
 
@@ -38,10 +40,12 @@ struct WorkerCheckCommand: Command {
     func run(_ console: Console) async throws -> ExitCode {
         let check = WorkerCheck(command: command, initializeTimeout: .seconds(initializeTimeout), idleTimeout: .seconds(idleTimeout))
         let outcomes = await check.run { outcome in
-            console.out("\(outcome.passed ? "pass" : "FAIL")  \(outcome.name): \(outcome.detail)\n")
+            let word = switch outcome.verdict { case .passed: "pass"; case .failed: "FAIL"; case .skipped: "skip" }
+            console.out("\(word)  \(outcome.name): \(outcome.detail)\n")
         }
-        let passed = outcomes.filter(\.passed).count
-        console.out("\(passed) passed, \(outcomes.count - passed) failed\n")
-        return passed == outcomes.count ? .success : .failure
+        let count = { (verdict: WorkerCheck.Outcome.Verdict) in outcomes.filter { $0.verdict == verdict }.count }
+        let skipped = count(.skipped)
+        console.out("\(count(.passed)) passed, \(count(.failed)) failed\(skipped > 0 ? ", \(skipped) skipped" : "")\n")
+        return count(.failed) == 0 ? .success : .failure
     }
 }

@@ -10,7 +10,8 @@ struct WorkerCommand: Command {
         Serve one configured backend over Loopl's stdio protocol (docs/stdio-protocol.md):
         JSON-RPC requests on standard input, events and responses on standard output, logs on
         standard error. Exits when standard input closes. The stdio backend runs this as its worker,
-        so that a crash inside the runtime ends the worker, not the host.
+        so that a crash inside the runtime ends the worker, not the host. It serves as many
+        requests at once as the backend's 'parallel' (default 4).
 
         USAGE: loopl worker [--backend NAME] [--config FILE] [-m FILE] [-t N] [-c N] [-ngl N]
 
@@ -47,8 +48,11 @@ struct WorkerCommand: Command {
         if let backend, try router.config.backend(backend).kind == "stdio" {
             throw LooplError(.invalidConfiguration, "Backend '\(backend)' is itself a stdio worker; serve a backend of kind llama or server.")
         }
+        let served = try router.config.backend(backend ?? router.config.defaultBackend)
+        let parallel = served.section["parallel"]?.intValue ?? 4
         let model = try await router.model(named: backend) { console.err("warning: \($0)") }
-        await StdioWorker(model: model, name: "loopl worker (\(backend ?? "default"))", version: CLI.version).run()
+        await StdioWorker(model: model, name: "loopl worker (\(backend ?? "default"))", version: CLI.version,
+                          concurrentRequests: parallel).run()
         return .success
     }
 }
