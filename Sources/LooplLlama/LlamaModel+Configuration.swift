@@ -5,35 +5,47 @@ extension LlamaModel {
     /// How a ``LlamaModel`` loads and runs a GGUF model. Every default is written here once; the
     /// config file's keys have the same names.
     public struct Configuration: Sendable, Hashable {
+        /// The most requests served at once (llama.cpp's sequences), 1 to 256.
+        public static let parallelRange = 1...256
+
         /// The GGUF file; default ``LooplHome/defaultModel``.
         public var model: String
-        /// Context length in tokens; nil (the default) is the smaller of the model's training
-        /// context and 4096.
+        /// Each conversation's context length in tokens; nil (the default) is the smaller of the
+        /// model's training context and 4096. The KV cache holds `parallel` times as many.
         public var contextLength: Int?
         /// CPU threads for decoding and prompt processing; nil (the default) is the machine's core count.
         public var threads: Int?
-        /// The most prompt tokens fed to llama.cpp in one step; default 512.
+        /// The most tokens fed to llama.cpp in one step; default 512.
         public var batchSize: Int
         /// Layers to offload to a GPU, for GPU builds of llama.cpp; default 0.
         public var gpuLayers: Int
         /// A chat template (its Jinja text) used instead of the model's own; nil (the default) is the model's.
         public var chatTemplate: String?
+        /// Requests served at once, decoded together; default 4.
+        public var parallel: Int
+        /// Requests that may wait for a place beyond `parallel`; one more fails with `busy`. Default 64.
+        public var maxQueue: Int
 
         public init(model: String = LooplHome.defaultModel, contextLength: Int? = nil, threads: Int? = nil,
-                    batchSize: Int = 512, gpuLayers: Int = 0, chatTemplate: String? = nil) {
+                    batchSize: Int = 512, gpuLayers: Int = 0, chatTemplate: String? = nil, parallel: Int = 4,
+                    maxQueue: Int = 64) {
             self.model = model
             self.contextLength = contextLength
             self.threads = threads
             self.batchSize = batchSize
             self.gpuLayers = gpuLayers
             self.chatTemplate = chatTemplate
+            self.parallel = parallel
+            self.maxQueue = maxQueue
         }
 
         var resolvedThreads: Int32 { Int32(threads ?? ProcessInfo.processInfo.activeProcessorCount) }
+        var resolvedParallel: Int { min(max(parallel, Self.parallelRange.lowerBound), Self.parallelRange.upperBound) }
     }
 
     /// The `llama` kind of a configuration file: `{"kind": "llama", "model": ..., "contextLength": ...,
-    /// "threads": ..., "batchSize": ..., "gpuLayers": ..., "chatTemplateFile": ...}`, every key optional.
+    /// "threads": ..., "batchSize": ..., "gpuLayers": ..., "chatTemplateFile": ..., "parallel": ...,
+    /// "maxQueue": ...}`, every key optional.
     public static let kind = BackendKind(name: "llama", builtIn: [:], read: { section in
         var configuration = Configuration()
         try section.read("model", into: &configuration.model)
@@ -46,6 +58,11 @@ extension LlamaModel {
                 throw LooplError(.invalidConfiguration, "Cannot read the chat template file \(path) (chatTemplateFile).")
             }
             configuration.chatTemplate = text
+        }
+        try section.read("parallel", into: &configuration.parallel)
+        try section.read("maxQueue", into: &configuration.maxQueue)
+        guard Configuration.parallelRange.contains(configuration.parallel) else {
+            throw section.error("'parallel' must be from 1 to \(Configuration.parallelRange.upperBound), the requests served at once")
         }
         return configuration
     }, problem: { configuration in

@@ -4,12 +4,28 @@ import Loopl
 /// A GGUF model run inside this process by llama.cpp: the `llama` backend.
 ///
 /// Its tool-call style is `.text`: it streams the model's raw text and the caller lifts the calls.
-/// Requests are served in order; the KV cache keeps the longest common prefix between them.
+///
+/// Up to `parallel` requests (default 4) are served at once by one decode loop, which evaluates
+/// the next token of all of them in one llama.cpp batch, and a new request's prompt in chunks
+/// between those steps; later requests wait in arrival order, at most `maxQueue` of them, and one
+/// more fails with ``LooplError/Code/busy``. Each request runs in a KV sequence of its own: a
+/// conversation's (``GenerationOptions/conversation``) keeps its cells between requests, so the
+/// next one evaluates only what is new after the longest common prefix; an idle conversation's
+/// cells are given up, least recently used first, only when a request needs a sequence.
+/// One-off requests (no conversation) reuse the free sequence that shares most of their prompt.
+///
+/// ``contextSize`` is each conversation's context length. Each sequence has a KV stream of its own
+/// of that length (`parallel` × `contextLength` cells in all, allocated at load), not one cache
+/// shared by all (llama.cpp's `kv_unified`): every conversation can fill its context at once, and
+/// a greedy conversation batched with others gives the very tokens it gives alone, which with
+/// the shared cache it did not (its attention runs over every sequence's cells and rounds
+/// differently). ``observeSteps(_:)`` reports each decode step, for latency benchmarks.
 public final class LlamaModel: Model {
     /// The weights and vocabulary, which other ``LlamaModel``s may share.
     public let weights: LlamaWeights
     public let toolCallStyle: ToolCallStyle
-    private let session: LlamaSession
+    let session: LlamaSession
+    private let queue: RequestQueue
     private let prompt: ChatPrompt
 
     /// How it was started.
@@ -21,6 +37,7 @@ public final class LlamaModel: Model {
         self.weights = weights
         self.prompt = try ChatPrompt(modelFile: configuration.model, template: configuration.chatTemplate)
         self.session = try LlamaSession(weights: weights, configuration: configuration)
+        self.queue = RequestQueue(parallel: configuration.resolvedParallel, maxQueue: configuration.maxQueue)
         self.toolCallStyle = .text(prompt.toolCallFormat)
     }
 
@@ -36,6 +53,7 @@ public final class LlamaModel: Model {
         return try LlamaModel(configuration: configuration, sharing: weights, progress: progress)
     }
 
+    /// Each conversation's context length.
     public var contextSize: Int { get async throws { session.contextSize } }
 
     /// The exact text the model sees for this conversation.
@@ -48,12 +66,15 @@ public final class LlamaModel: Model {
         -> AsyncThrowingStream<ModelEvent, any Error>
     {
         .generating { continuation in
+            try await self.queue.acquire()
+            defer { self.queue.release() }
             let offered = self.prompt.offered(tools, options: options)
             let (tokens, text) = try self.promptTokens(messages: messages, tools: offered, options: options)
             let grammar = try self.prompt.grammar(tools: offered, options: options, promptText: text)
-            let thinking = ReasoningBudget(limit: options.reasoningBudget, promptText: text)
-            try await self.session.generate(prompt: tokens, options: options, grammar: grammar, thinking: thinking,
-                                            into: continuation)
+            let request = try LlamaRequest(prompt: tokens, options: options, grammar: grammar,
+                                           thinking: ReasoningBudget(limit: options.reasoningBudget, promptText: text),
+                                           weights: self.weights, contextSize: self.session.contextSize, events: continuation)
+            try await self.session.generate(request)
         }
     }
 

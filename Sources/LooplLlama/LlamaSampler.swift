@@ -5,7 +5,9 @@ import Loopl
 /// A llama.cpp sampler chain built from ``GenerationOptions``, and an optional grammar kept out of
 /// the chain: a sampled token is checked against the grammar alone, and only when it is rejected
 /// is the whole vocabulary constrained and sampled again (as llama.cpp's own tools do, for speed).
-final class LlamaSampler {
+///
+/// Used by one thread at a time: made by a request's task, then used by the decode loop alone.
+final class LlamaSampler: @unchecked Sendable {
     private let chain: UnsafeMutablePointer<llama_sampler>
     private let grammar: UnsafeMutablePointer<llama_sampler>?
     private let vocabularySize: Int
@@ -65,17 +67,8 @@ final class LlamaSampler {
         }
     }
 
-    /// Samples the next token from the last logits of `context`. Throws when the grammar allows
-    /// no token at all (accepting a forbidden token would abort inside llama.cpp).
-    func sample(_ context: OpaquePointer) throws -> llama_token {
-        guard let logits = llama_get_logits_ith(context, -1) else {
-            throw LooplError(.generationFailed, "llama.cpp returned no logits.")
-        }
-        return try sample(logits: logits)
-    }
-
-    /// Samples the next token from `logits`, one for each token of the vocabulary (the tests feed
-    /// their own to see which tokens the grammar lets through).
+    /// Samples the next token from `logits`, one for each token of the vocabulary. Throws when
+    /// the grammar allows no token at all (accepting a forbidden token would abort inside llama.cpp).
     func sample(logits: UnsafePointer<Float>) throws -> llama_token {
         var token = pick(logits, constrained: false)
         if let grammar {

@@ -30,7 +30,7 @@ import Testing
                 llama_decode(context, llama_batch_get_one(buffer.baseAddress, Int32(buffer.count)))
             }
             try #require(status == 0)
-            let token = try sampler.sample(context)
+            let token = try sampler.sample(logits: try #require(llama_get_logits_ith(context, -1)))
             if weights.isEndOfGeneration(token) { break }
             bytes += weights.piece(token)
             input = [token]

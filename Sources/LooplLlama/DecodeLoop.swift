@@ -1,0 +1,207 @@
+import CLlama
+import Loopl
+
+/// The one loop that decodes for every request on a model, on a thread of its own.
+///
+/// Each step evaluates, in one `llama_batch`, the last sampled token of every sequence that is
+/// generating and the next chunk of the prompts that arrived (at most ``promptChunk`` tokens
+/// while others generate, so that they keep streaming while a long prompt loads), then samples
+/// the next token of every sequence whose logits came out. A request that is cancelled or fails
+/// leaves the batch alone; the others go on.
+final class DecodeLoop: @unchecked Sendable {
+    // Sendable only to be handed to its thread, which is the only one to use it.
+
+    /// The most prompt tokens one step evaluates while other sequences are generating.
+    static let promptChunk = 256
+
+    private let weights: LlamaWeights
+    private let context: LlamaContext
+    private let inbox: DecodeInbox
+    private let batch: TokenBatch
+    private var table: SequenceTable
+    /// The runs in arrival order, and by sequence.
+    private var runs: [SequenceRun] = []
+    private var bySequence: [SequenceRun?]
+    /// The sequences that got a padding token in the batch.
+    private var padded: [Bool]
+
+    init(weights: LlamaWeights, context: LlamaContext, inbox: DecodeInbox, sequences: Int) {
+        self.weights = weights
+        self.context = context
+        self.inbox = inbox
+        self.batch = TokenBatch(capacity: context.batchSize)
+        self.table = SequenceTable(count: sequences)
+        self.bySequence = Array(repeating: nil, count: table.entries.count)
+        self.padded = Array(repeating: false, count: table.entries.count)
+    }
+
+    /// Serves requests until the inbox stops, then fails those left and frees the context.
+    func run() {
+        while let pointer = context.pointer, let taken = inbox.take(wait: runs.isEmpty) {
+            for arrival in taken.arrivals { admit(arrival) }
+            guard !runs.isEmpty else { continue }
+            let start = ContinuousClock.now
+            var step = self.step(pointer, start: start)
+            runs.removeAll { $0.isDone }
+            if let observer = taken.observer {
+                step.duration = .now - start
+                observer(step)
+            }
+        }
+        let closed = LooplError(.closed, "The model was closed during the generation.")
+        for run in runs { run.completion.resume(throwing: closed) }
+        runs = []
+        bySequence = []
+        context.free()
+        inbox.finish(failing: LooplError(.closed, "The model was closed; load it again."))
+    }
+
+    /// Gives a new request a sequence: its conversation's, keeping the longest prefix the
+    /// sequence shares with the prompt (at least one token is evaluated, for fresh logits).
+    private func admit(_ arrival: DecodeInbox.Arrival) {
+        let request = arrival.request
+        guard !request.isCancelled else { return arrival.completion.resume(throwing: CancellationError()) }
+        guard let sequence = table.claim(conversation: request.options.conversation, prompt: request.prompt) else {
+            return arrival.completion.resume(throwing: LooplError(.busy, "Every sequence of the model is serving a request."))
+        }
+        var reused = SequenceTable.commonPrefix(table.entries[sequence].tokens, request.prompt)
+        if reused == request.prompt.count { reused -= 1 }
+        if !context.forget(sequence, from: reused) {
+            context.forget(sequence, from: 0)
+            reused = 0
+        }
+        table.entries[sequence].tokens.removeSubrange(reused...)
+        let run = SequenceRun(request, completion: arrival.completion, sequence: sequence, reused: reused,
+                              contextSize: context.contextSize)
+        runs.append(run)
+        bySequence[sequence] = run
+    }
+
+    /// One batch built, decoded and sampled.
+    private func step(_ pointer: OpaquePointer, start: ContinuousClock.Instant) -> LlamaModel.Step {
+        for run in runs where run.request.isCancelled { end(run, .cancelled) }
+        var step = LlamaModel.Step()
+        for run in runs where !run.isDone && !run.isEvaluatingPrompt {
+            run.inBatch = 1
+            step.generating += 1
+        }
+        // Prompts take what room is left in arrival order, in chunks while others generate.
+        var room = step.generating > 0 ? min(Self.promptChunk, context.promptBatch) : context.promptBatch
+        for run in runs where !run.isDone && run.isEvaluatingPrompt && room > 0 {
+            run.inBatch = run.startChunk(limit: room, now: start)
+            room -= run.inBatch
+            step.promptTokens += run.inBatch
+        }
+        fill()
+        guard batch.count > 0 else { return step }
+        context.abort.watch(runs)
+        let status = batch.decode(in: pointer)
+        forgetPadding()
+        guard status == 0 else {
+            failed(status)
+            return step
+        }
+        let now = ContinuousClock.now
+        for run in runs where run.inBatch > 0 {
+            if let token = run.pending {
+                table.entries[run.sequence].tokens.append(token)
+            } else {
+                table.entries[run.sequence].tokens.append(contentsOf: run.unevaluated.prefix(run.inBatch))
+            }
+            run.evaluated(now: now)
+        }
+        for run in runs where run.output >= 0 {
+            let index = run.output
+            run.output = -1
+            sample(run, at: index, in: pointer, now: now)
+        }
+        return step
+    }
+
+    /// Fills the batch in the order of the sequences, each run's tokens together: llama.cpp
+    /// evaluates a run of consecutive sequences with the same number of tokens in one pass (a
+    /// "ubatch") and splits the rest off. A sequence between two in the batch that has nothing
+    /// in it gets a padding token, dropped after the step, so that a gap never splits the
+    /// sequences' next tokens into several passes over the weights.
+    private func fill() {
+        batch.clear()
+        var first = Int.max, last = -1
+        for run in runs where run.inBatch > 0 {
+            first = min(first, run.sequence)
+            last = max(last, run.sequence)
+        }
+        guard last >= 0 else { return }
+        for sequence in first...last {
+            let position = table.entries[sequence].tokens.count
+            guard let run = bySequence[sequence], run.inBatch > 0 else {
+                padded[sequence] = true
+                batch.add(table.entries[sequence].tokens.last ?? 0, at: position, of: Int32(sequence), logits: false)
+                continue
+            }
+            if let token = run.pending {
+                run.output = batch.add(token, at: position, of: Int32(sequence), logits: true)
+                continue
+            }
+            let completes = run.inBatch == run.unevaluated.count
+            for (offset, token) in run.unevaluated.prefix(run.inBatch).enumerated() {
+                let last = completes && offset == run.inBatch - 1
+                let index = batch.add(token, at: position + offset, of: Int32(sequence), logits: last)
+                if last { run.output = index }
+            }
+        }
+    }
+
+    /// Drops the padding tokens' cells.
+    private func forgetPadding() {
+        for sequence in padded.indices where padded[sequence] {
+            context.forget(sequence, from: table.entries[sequence].tokens.count)
+            padded[sequence] = false
+        }
+    }
+
+    /// Samples `run`'s next token from the logits at `index` of the batch just decoded.
+    private func sample(_ run: SequenceRun, at index: Int32, in pointer: OpaquePointer, now: ContinuousClock.Instant) {
+        guard run.request.budget > 0 else { return end(run, .maxTokens) }
+        guard let logits = llama_get_logits_ith(pointer, index) else {
+            return fail(run, LooplError(.generationFailed, "llama.cpp returned no logits."))
+        }
+        do {
+            let token = try run.next(logits: logits, weights: weights)
+            let cached = table.entries[run.sequence].tokens.count
+            if let reason = run.take(token, weights: weights, cached: cached, now: now) { end(run, reason) }
+        } catch {
+            fail(run, error)
+        }
+    }
+
+    /// The batch failed: its sequences lose what it added. Aborted, it was closing or every
+    /// request in it was cancelled, and the next step deals with them; otherwise they fail.
+    private func failed(_ status: Int32) {
+        for run in runs where run.inBatch > 0 {
+            context.forget(run.sequence, from: table.entries[run.sequence].tokens.count)
+            run.inBatch = 0
+            run.output = -1
+            guard status != 2 else { continue }
+            let reason = status == 1 ? "found no room in the KV cache for the batch" : "failed with status \(status)"
+            fail(run, LooplError(.generationFailed, "llama_decode \(reason) after \(table.entries[run.sequence].tokens.count) tokens of this conversation."))
+        }
+    }
+
+    private func end(_ run: SequenceRun, _ reason: Metrics.StopReason) {
+        run.finish(reason, cached: table.entries[run.sequence].tokens.count)
+        release(run)
+        run.completion.resume()
+    }
+
+    private func fail(_ run: SequenceRun, _ error: any Error) {
+        release(run)
+        run.completion.resume(throwing: error)
+    }
+
+    private func release(_ run: SequenceRun) {
+        table.release(run.sequence)
+        bySequence[run.sequence] = nil
+        run.isDone = true
+        run.inBatch = 0
+    }
+}

@@ -1,0 +1,73 @@
+import CLlama
+import Loopl
+
+/// A llama.cpp context for `parallel` conversations at once, and a threadpool that lives with it.
+///
+/// Each sequence has a KV stream of its own of the context length (llama.cpp's cache without
+/// `kv_unified`): `parallel` × the context length cells in all, every conversation can fill its
+/// context, and a sequence attends to its own cells only, so that a conversation decoded beside
+/// others gives the very tokens it gives alone (with the unified cache, greedy answers parted
+/// from the sequential ones within a few tokens: attention then runs over every sequence's
+/// cells, masked, and rounds differently).
+final class LlamaContext {
+    private(set) var pointer: OpaquePointer?
+    private var threadpool: OpaquePointer?
+    /// Each conversation's context length: the configured one, rounded up to llama.cpp's 256.
+    let contextSize: Int
+    /// The most prompt tokens one decode step takes.
+    let promptBatch: Int
+    /// The most tokens one decode step takes: a prompt batch and a token for every sequence.
+    let batchSize: Int
+    let abort = BatchAbort()
+
+    init(weights: LlamaWeights, configuration: LlamaModel.Configuration) throws {
+        let parallel = configuration.resolvedParallel
+        let requested = max(configuration.contextLength ?? min(weights.trainingContextLength, 4096), 16)
+        let perConversation = (requested + 255) / 256 * 256
+        var params = llama_context_default_params()
+        params.n_ctx = UInt32(clamping: perConversation * parallel)
+        params.n_seq_max = UInt32(parallel)
+        params.kv_unified = false
+        let promptBatch = max(configuration.batchSize, 1)
+        params.n_batch = UInt32(promptBatch + parallel)
+        params.n_ubatch = params.n_batch
+        params.n_threads = configuration.resolvedThreads
+        params.n_threads_batch = configuration.resolvedThreads
+        params.no_perf = true
+        params.abort_callback = { data in
+            guard let data else { return false }
+            return Unmanaged<BatchAbort>.fromOpaque(data).takeUnretainedValue().shouldAbort
+        }
+        params.abort_callback_data = Unmanaged.passUnretained(abort).toOpaque()
+        guard let context = llama_init_from_model(weights.pointer, params) else {
+            throw LooplError(.invalidModel, "llama.cpp could not create a context of \(parallel) × \(requested) tokens for \(weights.path): lower the context length or 'parallel', or free memory.")
+        }
+        // Without a threadpool of its own, ggml starts and stops threads for every decode step.
+        var pool = ggml_threadpool_params_default(configuration.resolvedThreads)
+        let threadpool = ggml_threadpool_new(&pool)
+        if let threadpool { llama_attach_threadpool(context, threadpool, nil) }
+        self.pointer = context
+        self.threadpool = threadpool
+        self.contextSize = Int(llama_n_ctx_seq(context))
+        self.promptBatch = promptBatch
+        self.batchSize = Int(params.n_batch)
+    }
+
+    /// Drops `sequence`'s cells from `position` on; false when llama.cpp can drop only whole
+    /// sequences (then nothing was dropped).
+    @discardableResult
+    func forget(_ sequence: Int, from position: Int) -> Bool {
+        guard let pointer else { return true }
+        return llama_memory_seq_rm(llama_get_memory(pointer), llama_seq_id(sequence), llama_pos(position), -1)
+    }
+
+    /// Frees the context and its threadpool; calling it again does nothing.
+    func free() {
+        if let pointer { llama_free(pointer) }
+        if let threadpool { ggml_threadpool_free(threadpool) }
+        pointer = nil
+        threadpool = nil
+    }
+
+    deinit { free() }
+}

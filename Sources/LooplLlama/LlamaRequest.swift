@@ -1,0 +1,41 @@
+import CLlama
+import Loopl
+import Synchronization
+
+/// One generation handed to the decode loop: its prompt, how to sample it, where its events go,
+/// and whether its caller has cancelled it.
+final class LlamaRequest: Sendable {
+    let prompt: [llama_token]
+    let options: GenerationOptions
+    let sampler: LlamaSampler
+    /// The thinking budget as the generation starts.
+    let thinking: ReasoningBudget
+    /// The most tokens to generate.
+    let budget: Int
+    let events: AsyncThrowingStream<ModelEvent, any Error>.Continuation
+    /// When it reached the backend, for the time to first token.
+    let start = ContinuousClock.now
+    private let cancelled = Atomic(false)
+
+    /// Checks that `prompt` and the tokens asked for fit in a conversation's `contextSize`
+    /// (``LooplError/Code/contextOverflow`` when they do not), then makes its sampler.
+    init(prompt: [llama_token], options: GenerationOptions, grammar: Grammar?, thinking: ReasoningBudget,
+         weights: LlamaWeights, contextSize: Int, events: AsyncThrowingStream<ModelEvent, any Error>.Continuation) throws {
+        guard !prompt.isEmpty else { throw LooplError(.invalidRequest, "The prompt is empty.") }
+        let budget = options.maxTokens ?? (contextSize - prompt.count)
+        guard prompt.count + max(budget, 1) <= contextSize else {
+            throw LooplError(.contextOverflow, "The prompt has \(prompt.count) tokens and \(max(budget, 1)) more were asked for, but the context holds \(contextSize). Shorten the conversation, lower maxTokens, or load the model with a larger context.")
+        }
+        self.prompt = prompt
+        self.options = options
+        self.sampler = try LlamaSampler(options: options, weights: weights, grammar: grammar)
+        self.budget = budget
+        self.thinking = thinking
+        self.events = events
+    }
+
+    /// The caller stopped listening; the loop drops the request at its next step.
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
+    func cancel() { cancelled.store(true, ordering: .relaxed) }
+}

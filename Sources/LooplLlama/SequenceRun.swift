@@ -1,0 +1,113 @@
+import CLlama
+import Loopl
+
+/// A request while the decode loop serves it in a sequence of its own: the prompt tokens still
+/// to evaluate, the token to evaluate next, its text, stop strings and metrics.
+final class SequenceRun {
+    let request: LlamaRequest
+    let completion: CheckedContinuation<Void, any Error>
+    /// Its sequence in the ``SequenceTable``, which is also its llama.cpp `seq_id`.
+    let sequence: Int
+    /// Prompt tokens not in the cache yet.
+    private(set) var unevaluated: ArraySlice<llama_token>
+    /// The last sampled token, to evaluate in the next step; nil while the prompt is evaluated.
+    private(set) var pending: llama_token?
+    /// The tokens this run has in the batch being built, and where its logits will be.
+    var inBatch = 0
+    var output: Int32 = -1
+    /// Ended or failed: the loop drops it after the step.
+    var isDone = false
+    private(set) var metrics: Metrics
+    private var text = UTF8Assembler()
+    private var stops: StopStringFilter
+    /// Counts the thinking tokens, and gives the closing marker once the budget is spent.
+    private var thinking: ReasoningBudget
+    /// The closing marker's tokens still to write, one a step, instead of sampled ones.
+    private var forced: [llama_token] = []
+    private var promptStart: ContinuousClock.Instant?
+    private var firstToken: ContinuousClock.Instant?
+    private var lastReport: ContinuousClock.Instant
+
+    init(_ request: LlamaRequest, completion: CheckedContinuation<Void, any Error>, sequence: Int, reused: Int, contextSize: Int) {
+        self.request = request
+        self.completion = completion
+        self.sequence = sequence
+        unevaluated = request.prompt[reused...]
+        metrics = Metrics(promptTokens: request.prompt.count, cachedPromptTokens: reused, contextMax: contextSize)
+        stops = StopStringFilter(stops: request.options.stop)
+        thinking = request.thinking
+        lastReport = request.start
+    }
+
+    /// Whether it still evaluates its prompt.
+    var isEvaluatingPrompt: Bool { pending == nil }
+
+    /// How many prompt tokens it puts in the batch now, at most `limit`; the first chunk at `now`.
+    func startChunk(limit: Int, now: ContinuousClock.Instant) -> Int {
+        if promptStart == nil { promptStart = now }
+        return min(limit, unevaluated.count)
+    }
+
+    /// The batch was evaluated: the tokens it held for this run are in the cache now.
+    func evaluated(now: ContinuousClock.Instant) {
+        if pending != nil {
+            pending = nil
+        } else {
+            unevaluated.removeFirst(inBatch)
+            if unevaluated.isEmpty, let promptStart { metrics.promptEvalMs = (now - promptStart).milliseconds }
+        }
+        inBatch = 0
+    }
+
+    /// Its next token: sampled from `logits`, or the next of the closing marker's tokens when the
+    /// thinking budget is spent.
+    func next(logits: UnsafePointer<Float>, weights: LlamaWeights) throws -> llama_token {
+        if forced.isEmpty, let close = thinking.closing() { forced = weights.tokenize(close, addSpecial: false) }
+        return forced.isEmpty ? try request.sampler.sample(logits: logits) : try request.sampler.force(forced.removeFirst())
+    }
+
+    /// Takes the token sampled for it; returns why the generation ends, or nil to go on with
+    /// `token` evaluated next. `cached` is the sequence's length, for the metrics.
+    func take(_ token: llama_token, weights: LlamaWeights, cached: Int, now: ContinuousClock.Instant) -> Metrics.StopReason? {
+        if firstToken == nil {
+            firstToken = now
+            metrics.ttftMs = (now - request.start).milliseconds
+        }
+        if weights.isEndOfGeneration(token), !request.options.ignoreEndOfGeneration { return .endTurn }
+        metrics.generatedTokens += 1
+        let piece = text.append(weights.piece(token))
+        thinking.record(piece)
+        metrics.reasoningTokens = thinking.tokens
+        let visible = stops.feed(piece)
+        if !visible.isEmpty { request.events.yield(.text(visible)) }
+        if stops.stopped { return .stop }
+        if metrics.generatedTokens >= request.budget { return .maxTokens }
+        pending = token
+        if now - lastReport >= .milliseconds(250) {
+            lastReport = now
+            request.events.yield(.metrics(report(cached: cached, now: now)))
+        }
+        return nil
+    }
+
+    /// Streams what the stop strings held back and the final metrics.
+    func finish(_ reason: Metrics.StopReason, cached: Int) {
+        if !stops.stopped {
+            let rest = stops.feed(text.flush()) + stops.flush()
+            if !rest.isEmpty { request.events.yield(.text(rest)) }
+        }
+        metrics.finished = true
+        metrics.stopReason = reason
+        request.events.yield(.metrics(report(cached: cached, now: .now)))
+    }
+
+    private func report(cached: Int, now: ContinuousClock.Instant) -> Metrics {
+        var metrics = metrics
+        metrics.contextUsed = cached
+        if let firstToken, metrics.generatedTokens > 1 {
+            let seconds = (now - firstToken).seconds
+            if seconds > 0 { metrics.tokensPerSecond = Double(metrics.generatedTokens - 1) / seconds }
+        }
+        return metrics
+    }
+}

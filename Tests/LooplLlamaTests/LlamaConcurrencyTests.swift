@@ -1,0 +1,140 @@
+import Foundation
+import Loopl
+@testable import LooplLlama
+import LooplTestKit
+import Synchronization
+import Testing
+
+/// Several requests at once on one in-process model: one decode loop, a KV sequence each.
+@Suite(.serialized) struct LlamaConcurrencyTests {
+    static func load(context: Int = 512, parallel: Int = 4, maxQueue: Int = 64) throws -> LlamaModel {
+        try LlamaModel(configuration: .init(contextLength: context, threads: 2, parallel: parallel, maxQueue: maxQueue))
+    }
+
+    static let questions = Array(ModelConformance.questions.prefix(4))
+
+    static func exactly(_ tokens: Int, conversation: String? = nil) -> GenerationOptions {
+        var options = GenerationOptions.greedy(maxTokens: tokens)
+        options.ignoreEndOfGeneration = true
+        options.conversation = conversation
+        return options
+    }
+
+    /// The shared checks, with whole answers compared: a conversation batched with others gives
+    /// the very tokens it gives alone (each sequence attends to a KV stream of its own).
+    @Test(.timeLimit(.minutes(5)))
+    func concurrencyConformance() async throws {
+        try await ModelConformance(model: try Self.load()).runConcurrency(count: 4)
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func pastTheQueueBoundARequestIsBusyAtOnce() async throws {
+        try await ModelConformance(model: try Self.load(parallel: 2, maxQueue: 1)).checkQueueBoundGivesBusy(parallel: 2, maxQueue: 1)
+    }
+
+    /// contextSize is each conversation's length, whatever `parallel` is.
+    @Test(.timeLimit(.minutes(2)))
+    func contextSizeIsPerConversation() async throws {
+        #expect(try await Self.load(parallel: 3).contextSize == 512)
+        #expect(try await Self.load(context: 300, parallel: 1).contextSize == 512, "llama.cpp rounds a context up to 256")
+    }
+
+    /// Conversations interleaved keep their own cells: each one's second request evaluates only
+    /// what was added, although the others ran in between.
+    @Test(.timeLimit(.minutes(5)))
+    func interleavedConversationsEvaluateOnlyTheirNewTokens() async throws {
+        let suite = ModelConformance(model: try Self.load())
+        var first: [ModelConformance.Turn] = []
+        for (index, prompt) in Self.questions.enumerated() {
+            first.append(try await suite.run("first", prompt, options: Self.exactly(8, conversation: "c\(index)")))
+        }
+        for (index, prompt) in Self.questions.enumerated() {
+            let longer = prompt + [.assistant(first[index].text), .user("Thank you. Once more, shorter.")]
+            let turn = try await suite.run("second", longer, options: Self.exactly(8, conversation: "c\(index)"))
+            let before = try #require(first[index].metrics.last)
+            let metrics = try #require(turn.metrics.last)
+            #expect(metrics.cachedPromptTokens >= before.promptTokens - 1, "conversation \(index): \(metrics)")
+        }
+    }
+
+    /// With every sequence held by a conversation, a new one takes the least recently used's cells.
+    @Test(.timeLimit(.minutes(5)))
+    func aNewConversationTakesTheLeastRecentlyUsedCells() async throws {
+        let suite = ModelConformance(model: try Self.load(parallel: 2))
+        let options = { (name: String) in Self.exactly(4, conversation: name) }
+        let a = try #require(try await suite.run("a", Self.questions[0], options: options("a")).metrics.last)
+        _ = try await suite.run("b", Self.questions[1], options: options("b"))
+        _ = try await suite.run("c", Self.questions[2], options: options("c"))
+        let b = try #require(try await suite.run("b", Self.questions[1], options: options("b")).metrics.last)
+        #expect(b.cachedPromptTokens == b.promptTokens - 1, "b's cells were given up before a's")
+        let again = try #require(try await suite.run("a", Self.questions[0], options: options("a")).metrics.last)
+        #expect(again.cachedPromptTokens < a.promptTokens - 1, "a's cells outlived two newer conversations in two sequences")
+    }
+
+    /// A long prompt arriving while another request streams is evaluated in chunks between that
+    /// stream's tokens, and the stream goes on meanwhile.
+    @Test(.timeLimit(.minutes(5)))
+    func aLongArrivalIsEvaluatedInChunksBetweenTheRunningStreamsTokens() async throws {
+        let model = try Self.load(context: 2048, parallel: 2)
+        let steps = Mutex<[LlamaModel.Step]>([])
+        model.observeSteps { step in steps.withLock { $0.append(step) } }
+        let suite = ModelConformance(model: model)
+        let (started, startedContinuation) = AsyncStream<Void>.makeStream()
+        let runner = Task {
+            var streamed = 0
+            for try await event in model.generate(messages: Self.questions[0], tools: [], options: Self.exactly(160)) {
+                if case .text = event {
+                    streamed += 1
+                    if streamed == 4 { startedContinuation.yield() }
+                }
+            }
+        }
+        for await _ in started { break }
+        let long: [Message] = [.user(String(repeating: "The sea is deep and the sky is wide. ", count: 120))]
+        let arrival = try await suite.run("arrival", long, options: .greedy(maxTokens: 2))
+        try await runner.value
+        model.observeSteps(nil)
+        let prompt = try #require(arrival.metrics.last).promptTokens
+        #expect(prompt > 3 * DecodeLoop.promptChunk, "the prompt is too short to need chunks: \(prompt) tokens")
+        let recorded = steps.withLock { $0 }
+        let mixed = recorded.filter { $0.generating > 0 && $0.promptTokens > 0 }
+        #expect(mixed.count >= 3, "the arrival's prompt was not evaluated beside the running stream: \(mixed)")
+        #expect(mixed.allSatisfy { $0.promptTokens <= DecodeLoop.promptChunk })
+        let latencies = mixed.map(\.duration).sorted()
+        let p95 = latencies[min(latencies.count - 1, latencies.count * 95 / 100)]
+        print("inter-token latency of the running stream while \(prompt) prompt tokens loaded: p95 \(p95), \(mixed.count) steps")
+    }
+
+    /// close() while requests stream ends each of them with `closed`, and later ones too.
+    @Test(.timeLimit(.minutes(5)))
+    func closingEndsEveryRequestUnderWay() async throws {
+        let model = try Self.load()
+        let (started, startedContinuation) = AsyncStream<Void>.makeStream()
+        let streams = Self.questions.prefix(2).map { prompt in
+            Task { () -> LooplError.Code? in
+                do {
+                    var announced = false
+                    for try await event in model.generate(messages: prompt, tools: [], options: Self.exactly(400)) {
+                        if case .text = event, !announced {
+                            announced = true
+                            startedContinuation.yield()
+                        }
+                    }
+                    return nil
+                } catch {
+                    return (error as? LooplError)?.code
+                }
+            }
+        }
+        var running = 0
+        for await _ in started {
+            running += 1
+            if running == 2 { break }
+        }
+        await model.close()
+        for stream in streams { #expect(await stream.value == .closed) }
+        await #expect(throws: LooplError.self) {
+            _ = try await ModelConformance(model: model).run("closed", ModelConformance.greeting, options: .greedy(maxTokens: 4))
+        }
+    }
+}

@@ -1,0 +1,46 @@
+@testable import LooplLlama
+import Testing
+
+/// Which KV sequence a request runs in: its conversation's, else a free one sharing its prompt,
+/// else the least recently used conversation's.
+@Suite struct SequenceTableTests {
+    @Test func aConversationGetsItsOwnSequenceBack() throws {
+        var table = SequenceTable(count: 3)
+        let a = try claim(&table, "a", [1, 2, 3])
+        table.entries[a].tokens = [1, 2, 3]
+        table.release(a)
+        let b = try claim(&table, "b", [1, 2, 3])
+        #expect(b != a, "a new conversation took another's cells while free sequences were left")
+        table.release(b)
+        #expect(table.claim(conversation: "a", prompt: [9]) == a)
+    }
+
+    @Test func aOneOffRequestTakesTheFreeSequenceSharingMostOfItsPrompt() throws {
+        var table = SequenceTable(count: 3)
+        let first = try claim(&table, nil, [1, 2])
+        let second = try claim(&table, nil, [5, 6])
+        table.entries[first].tokens = [1, 2]
+        table.entries[second].tokens = [5, 6, 7]
+        table.release(first)
+        table.release(second)
+        #expect(table.claim(conversation: nil, prompt: [5, 6, 7, 8]) == second)
+        #expect(table.claim(conversation: nil, prompt: [1, 2, 3]) == first)
+    }
+
+    @Test func theLeastRecentlyUsedConversationGivesUpItsCellsWhenNoneIsFree() throws {
+        var table = SequenceTable(count: 2)
+        let a = try claim(&table, "a", [1])
+        let b = try claim(&table, "b", [2])
+        table.release(a)
+        table.release(b)
+        #expect(table.claim(conversation: "c", prompt: [3]) == a)
+        #expect(table.entries[a].conversation == "c")
+        #expect(table.claim(conversation: "a", prompt: [1]) == b, "the one idle sequence is b's, the oldest left")
+        #expect(table.claim(conversation: "d", prompt: [4]) == nil, "every sequence is busy")
+    }
+
+    private func claim(_ table: inout SequenceTable, _ conversation: String?, _ prompt: [Int32]) throws -> Int {
+        let index = table.claim(conversation: conversation, prompt: prompt)
+        return try #require(index, "every sequence is busy")
+    }
+}
