@@ -9,7 +9,9 @@ public enum ToolCallStyle: Sendable, Hashable {
 
 /// A language model behind some runtime: the interface every backend implements.
 ///
-/// A model streams one assistant turn at a time; requests on one model are served in order.
+/// A model serves several requests at once, up to its backend's `parallel` count; later ones wait
+/// in arrival order in a bounded queue, and one past it fails with ``LooplError/Code/busy``. Each
+/// request is cancelled on its own, and an error that belongs to one request fails only that one.
 public protocol Model: Sendable {
     /// How this model hands back tool calls.
     var toolCallStyle: ToolCallStyle { get }

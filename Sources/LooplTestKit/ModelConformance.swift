@@ -224,11 +224,11 @@ public struct ModelConformance: Sendable {
         return last
     }
 
-    private func expect(_ condition: Bool, _ check: String, _ message: @autoclosure () -> String) throws {
+    func expect(_ condition: Bool, _ check: String, _ message: @autoclosure () -> String) throws {
         if !condition { throw ConformanceFailure(check: check, message: message()) }
     }
 
-    private func within<T: Sendable>(_ bound: Duration, _ check: String, _ what: String,
+    func within<T: Sendable>(_ bound: Duration, _ check: String, _ what: String,
                                      _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await body() }

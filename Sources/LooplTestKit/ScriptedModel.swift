@@ -46,7 +46,8 @@ public struct ScriptedRequest: Sendable {
 /// A model that replays scripted turns, for testing the agent loop and the conformance suite.
 ///
 /// It never shows that a real backend works. Tokens are chunks; prompt tokens are estimated
-/// (4 characters a token). Requests are served one at a time, as real backends serve them.
+/// (4 characters a token). It serves `parallel` requests at once and queues up to `maxQueue` more,
+/// as real backends do.
 public final class ScriptedModel: Model {
     /// A deliberate defect, to show that ``ModelConformance`` catches it.
     public enum Fault: Sendable, Hashable {
@@ -59,13 +60,15 @@ public final class ScriptedModel: Model {
     private let faults: Set<Fault>
     private let delay: Duration
     private let respond: @Sendable (ScriptedRequest) -> ScriptedTurn
-    private let gate = Gate()
+    private let queue: RequestQueue
     private let state = Mutex<(requests: [ScriptedRequest], closed: Bool)>(([], false))
 
     /// A model that answers with `respond`.
     public init(style: ToolCallStyle = .native, contextSize: Int = 2048, delay: Duration = .milliseconds(2),
-                faults: Set<Fault> = [], respond: @escaping @Sendable (ScriptedRequest) -> ScriptedTurn) {
+                faults: Set<Fault> = [], parallel: Int = 1, maxQueue: Int = 64,
+                respond: @escaping @Sendable (ScriptedRequest) -> ScriptedTurn) {
         self.toolCallStyle = style
+        self.queue = RequestQueue(parallel: parallel, maxQueue: maxQueue)
         self.size = contextSize
         self.faults = faults
         self.delay = delay
@@ -86,8 +89,10 @@ public final class ScriptedModel: Model {
     /// A model that behaves like a well-made backend: a short sentence, repeated when asked to
     /// ignore end-of-generation; a call to the required tool, with placeholder arguments.
     public static func conformant(style: ToolCallStyle = .native, contextSize: Int = 2048,
-                                  delay: Duration = .milliseconds(2), faults: Set<Fault> = []) -> ScriptedModel {
-        ScriptedModel(style: style, contextSize: contextSize, delay: delay, faults: faults) { request in
+                                  delay: Duration = .milliseconds(2), faults: Set<Fault> = [],
+                                  parallel: Int = 1, maxQueue: Int = 64) -> ScriptedModel {
+        ScriptedModel(style: style, contextSize: contextSize, delay: delay, faults: faults,
+                      parallel: parallel, maxQueue: maxQueue) { request in
             let tool: ToolSpec?
             switch request.options.toolChoice {
             case .required: tool = request.tools.first
@@ -114,9 +119,7 @@ public final class ScriptedModel: Model {
     {
         let request = ScriptedRequest(messages: messages, tools: tools, options: options)
         return .generating { continuation in
-            await self.gate.enter()
-            defer { Task { await self.gate.leave() } }
-            try await self.play(request, into: continuation)
+            try await self.queue.withPlace { try await self.play(request, into: continuation) }
         }
     }
 
@@ -186,19 +189,4 @@ func placeholderArguments(for schema: JSONValue) -> JSONObject {
         }
     }
     return arguments
-}
-
-/// Lets one task in at a time, in arrival order.
-actor Gate {
-    private var busy = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    func enter() async {
-        if !busy { busy = true; return }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    func leave() {
-        if waiters.isEmpty { busy = false } else { waiters.removeFirst().resume() }
-    }
 }

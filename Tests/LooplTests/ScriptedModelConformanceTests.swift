@@ -42,3 +42,34 @@ import Testing
         #expect(model.requests.count == 2)
     }
 }
+
+/// The concurrency checks pass on a model that serves four at once, and catch one that does not.
+@Suite struct ScriptedModelConcurrencyTests {
+    @Test func fourAtOncePassTheConcurrencyChecks() async throws {
+        let suite = ModelConformance(model: ScriptedModel.conformant(style: .text(.hermes), delay: .milliseconds(5), parallel: 4))
+        try await suite.runConcurrency(count: 4)
+        try await ModelConformance(model: ScriptedModel.conformant(delay: .milliseconds(5), parallel: 2, maxQueue: 1))
+            .checkQueueBoundGivesBusy(parallel: 2, maxQueue: 1)
+    }
+
+    @Test func oneAtATimeFailsTheConcurrencyCheck() async throws {
+        let suite = ModelConformance(model: ScriptedModel.conformant(delay: .milliseconds(5), parallel: 1))
+        do {
+            try await suite.checkConcurrentMatchesSequential(count: 4)
+            Issue.record("a model that serves one request at a time passed")
+        } catch let failure as ConformanceFailure {
+            #expect(failure.message.contains("not served together"), "\(failure)")
+        }
+    }
+
+    @Test func anUnboundedQueueFailsTheBusyCheck() async throws {
+        let suite = ModelConformance(model: ScriptedModel.conformant(delay: .milliseconds(5), parallel: 1, maxQueue: 8),
+                                     requestBound: .seconds(60))
+        do {
+            try await suite.checkQueueBoundGivesBusy(parallel: 1, maxQueue: 1)
+            Issue.record("a model that queues past the bound passed")
+        } catch let failure as ConformanceFailure {
+            #expect(failure.check == "queue bound", "\(failure)")
+        }
+    }
+}

@@ -11,6 +11,11 @@ public actor Agent {
 
     /// The tools of the turn that runs now: ``tools``, then the sources' tools.
     private var available: [any Tool] = []
+    /// True while a run goes on: one Agent is one conversation, so a second run is refused.
+    private var running = false
+    /// The conversation's name for the model (``GenerationOptions/conversation``), unless the
+    /// options name one.
+    private let conversation = "agent-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
 
     /// An agent over `model` with `tools` (and those of `toolSources`), continuing the
     /// conversation `messages` (empty: a new one).
@@ -39,6 +44,8 @@ public actor Agent {
     /// cancelling the consuming task stops the model and any running tool and finishes with `.cancelled`.
     /// A model's error (a context overflow, a dead backend) ends the sequence with that error; a
     /// turn whose engine was lost is first retried (``AgentOptions/turnRetries``, `.retrying`).
+    /// While a run goes on, another `stream` or ``resume()`` ends at once with
+    /// ``LooplError/Code/agentBusy``: one Agent is one conversation; many Agents may share a model.
     public nonisolated func stream(_ userText: String) -> EventChannel<AgentEvent> {
         start(userText)
     }
@@ -74,6 +81,12 @@ public actor Agent {
     }
 
     private func run(_ userText: String?, into channel: EventChannel<AgentEvent>) async {
+        guard !running else {
+            return channel.finish(throwing: LooplError(.agentBusy,
+                "This agent is already running a turn of its conversation: wait for it to finish, or make another Agent on the same model."))
+        }
+        running = true
+        defer { running = false }
         var detector = LoopDetector()
         var iteration = 0
         var resultLimit = options.maxToolResultBytes
@@ -177,6 +190,7 @@ public actor Agent {
     private func modelTurn(toolChoice: ToolChoice, into channel: EventChannel<AgentEvent>) async throws -> Turn {
         var generation = options.generation
         generation.toolChoice = toolChoice
+        generation.conversation = generation.conversation ?? conversation
         let specs = available.map(\.spec)
         var lifter = CallLifter(style: model.toolCallStyle, tools: specs)
         var turn = Turn()
