@@ -159,3 +159,21 @@ import Testing
         #expect(AgentConversation.iterations(variant: 2)[3].last?.text == "179")  // (19*23 + 100) / 3, a whole number
     }
 }
+
+/// `--concurrency` above the default `parallel` raises it on the backends measured.
+@Suite struct BenchParallelTests {
+    @Test func parallelIsRaisedWhereTheKindTakesIt() throws {
+        let config = try LooplConfig.builtIn(kinds: BackendFactory.kinds)
+        var warnings: [String] = []
+        let raised = BenchCommand.raisingParallel(config, to: 8, for: ["llama", "server", "stdio"]) { warnings.append($0) }
+        for name in ["llama", "server", "stdio"] {
+            let section = try #require(raised.backends[name]?.section)
+            // Either the kind took it, or the bench said it did not.
+            #expect((section["parallel"] == 8) != warnings.contains { $0.contains("'\(name)'") }, "\(name): \(section), \(warnings)")
+        }
+        #expect(raised.backends["isolated"]?.section["parallel"] == nil, "a backend not measured is left alone")
+        var none: [String] = []
+        let same = BenchCommand.raisingParallel(config, to: 4, for: ["llama"]) { none.append($0) }
+        #expect(same.backends["llama"]?.section == config.backends["llama"]?.section && none.isEmpty)
+    }
+}

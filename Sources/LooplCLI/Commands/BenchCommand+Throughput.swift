@@ -62,6 +62,27 @@ extension BenchCommand {
         }
     }
 
+    /// The backends' default number of requests served at once (config key `parallel`).
+    static let defaultParallel = 4
+
+    /// `config` with `parallel` raised to `parallel` on each of `names` that serves fewer, so that
+    /// N streams started together run together; a kind that takes no `parallel` is left as it is.
+    static func raisingParallel(_ config: LooplConfig, to parallel: Int, for names: [String], warn: (String) -> Void) -> LooplConfig {
+        var config = config
+        for name in names {
+            guard let backend = config.backends[name], (backend.section["parallel"]?.intValue ?? defaultParallel) < parallel else { continue }
+            var section = backend.section
+            section["parallel"] = .integer(parallel)
+            let text = JSONValue.object(["default": .string(name), "backends": .object([name: .object(section)])]).jsonText()
+            if let raised = try? LooplConfig(json: text, kinds: BackendFactory.kinds).backends[name] {
+                config.backends[name] = raised
+            } else {
+                warn("warning: backend '\(name)' takes no 'parallel': streams beyond the \(defaultParallel) it serves at once wait in its queue")
+            }
+        }
+        return config
+    }
+
     /// About `tokens` tokens of filler text: ten tokens a sentence.
     static func filler(tokens: Int) -> String {
         String(repeating: "The quick brown fox jumps over the lazy dog. ", count: max(1, tokens / 10))

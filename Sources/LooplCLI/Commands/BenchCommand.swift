@@ -110,6 +110,9 @@ struct BenchCommand: Command {
     func run(_ console: Console) async throws -> ExitCode {
         var config = try BackendFactory.config(path: config)
         try config.apply(BackendOverrides(model: model, threads: threads))
+        if let most = concurrency.max(), most > Self.defaultParallel {
+            config = Self.raisingParallel(config, to: most, for: backends) { console.err($0) }
+        }
         let router = Router(config: config)
         for name in backends { _ = try config.backend(name) }
         var report = BenchReport(model: (model as NSString).lastPathComponent,
