@@ -25,8 +25,16 @@ indirect enum TemplateExpression: Sendable {
     case conditional(then: TemplateExpression, condition: TemplateExpression, otherwise: TemplateExpression?)
 }
 
-/// A call's argument, positional when `name` is nil.
+/// A call's argument: `value`, `name=value`, `*iterable` (more positional arguments)
+/// or `**mapping` (more keyword arguments).
 struct TemplateArgument: Sendable {
-    let name: String?
+    enum Kind: Sendable, Equatable {
+        case positional
+        case keyword(String)
+        case unpacked
+        case unpackedKeywords
+    }
+
+    let kind: Kind
     let value: TemplateExpression
 }

@@ -16,10 +16,10 @@ enum TemplateFilters {
         switch name {
         case "tojson":
             return .string(try toJSON(value, arguments))
-        case "string", "forceescape":
+        case "string":
             if case .string = value { return value }
             return .string(text)
-        case "e", "escape":
+        case "e", "escape", "forceescape":
             return .string(escapeHTML(text))
         case "trim":
             let chars: String? = if case .string(let c)? = argument(0, "chars") { c } else { nil }
@@ -242,7 +242,7 @@ enum TemplateFilters {
             for scalar in value.text.unicodeScalars {
                 if scalar == "<" { inTag = true } else if scalar == ">" { inTag = false } else if !inTag { out.unicodeScalars.append(scalar) }
             }
-            return .string(try TemplateText.split(out, nil).joined(separator: " "))
+            return .string(unescapeHTML(try TemplateText.split(out, nil).joined(separator: " ")))
         default:
             throw TemplateFailure("No filter named '\(name)'")
         }
@@ -308,6 +308,28 @@ enum TemplateFilters {
             }
         }
         return out
+    }
+
+    /// `&amp;`, `&#39;`, `&#x41;` and the other common character references back as characters.
+    private static func unescapeHTML(_ s: String) -> String {
+        let named: [String: String] = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": "\u{A0}"]
+        var out = "", rest = s[...]
+        while let amp = rest.firstIndex(of: "&") {
+            out += rest[..<amp]
+            rest = rest[rest.index(after: amp)...]
+            guard let semicolon = rest.prefix(12).firstIndex(of: ";") else { out += "&"; continue }
+            let name = rest[..<semicolon]
+            var replacement = named[String(name)]
+            if name.hasPrefix("#") {
+                let digits = name.dropFirst()
+                let code = digits.first == "x" || digits.first == "X" ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits)
+                replacement = code.flatMap(Unicode.Scalar.init).map { String($0) }
+            }
+            guard let replacement else { out += "&"; continue }
+            out += replacement
+            rest = rest[rest.index(after: semicolon)...]
+        }
+        return out + rest
     }
 
     /// Jinja's `title`: each word (split at whitespace, `-`, brackets) capitalized.

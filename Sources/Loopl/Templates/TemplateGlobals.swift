@@ -1,5 +1,5 @@
-/// The functions every template sees: `range`, `namespace`, `dict`, and transformers' `raise_exception`
-/// and `strftime_now`.
+/// The functions every template sees: `range`, `namespace`, `dict`, `joiner`, `cycler`, and transformers'
+/// `raise_exception` and `strftime_now`.
 enum TemplateGlobals {
     /// The global called `name`, made when a template first uses it.
     static func value(_ name: String, renderer: TemplateRenderer) -> TemplateValue? {
@@ -42,6 +42,36 @@ enum TemplateGlobals {
                 }
                 for (key, item) in arguments.keywords { dictionary[key] = item }
                 return .dict(dictionary)
+            })
+        case "joiner": return .function(TemplateFunction("joiner") { arguments in
+                let separator = arguments.value(0, "sep") ?? .string(", ")
+                var used = false
+                return .function(TemplateFunction("joiner") { _ in
+                    defer { used = true }
+                    return used ? separator : .string("")
+                })
+            })
+        case "cycler": return .function(TemplateFunction("cycler") { [unowned renderer] arguments in
+                let items = arguments.positional
+                guard !items.isEmpty else { throw TemplateFailure("at least one item has to be provided") }
+                // A namespace whose `current` moves on with each `next()`.
+                let cycler = TemplateNamespace()
+                renderer.namespaces.append(cycler)
+                var position = 0
+                cycler.attributes["current"] = items[0]
+                cycler.attributes["next"] = .function(TemplateFunction("next") { [unowned cycler] _ in
+                    defer {
+                        position = (position + 1) % items.count
+                        cycler.attributes["current"] = items[position]
+                    }
+                    return items[position]
+                })
+                cycler.attributes["reset"] = .function(TemplateFunction("reset") { [unowned cycler] _ in
+                    position = 0
+                    cycler.attributes["current"] = items[0]
+                    return .none
+                })
+                return .namespace(cycler)
             })
         case "raise_exception": return .function(TemplateFunction("raise_exception") { arguments in
                 throw TemplateFailure(arguments.value(0, "message")?.text ?? "", raised: true)

@@ -1,12 +1,6 @@
 /// Attribute and item access, slicing, and the Python methods of str, dict and list that the
 /// immutable sandbox allows.
 enum TemplateMethods {
-    static let stringMethods: Set<String> = [
-        "split", "rsplit", "strip", "lstrip", "rstrip", "startswith", "endswith", "replace", "format", "upper",
-        "lower", "title", "capitalize", "find", "rfind", "index", "count", "join", "isdigit", "isalpha", "isalnum",
-        "isspace", "islower", "isupper", "splitlines", "center", "zfill", "removeprefix", "removesuffix", "swapcase",
-        "casefold", "partition", "ljust", "rjust", "isnumeric", "isdecimal", "istitle", "expandtabs",
-    ]
     static func isDictMethod(_ name: String) -> Bool {
         switch name {
         case "items", "keys", "values", "get", "copy": true
@@ -51,7 +45,7 @@ enum TemplateMethods {
             return n.attributes[name] ?? .undefined("'Namespace object' has no attribute '\(name)'")
         case .loop(let loop): return loop.attribute(name)
         case .string:
-            if stringMethods.contains(name) { return boundMethod(value, name) }
+            if TemplateStringMethods.names.contains(name) { return boundMethod(value, name) }
         case .list:
             if isListMethod(name) { return boundMethod(value, name) }
             if isUnsafeListMethod(name) { return unsafe(name, value) }
@@ -146,7 +140,7 @@ enum TemplateMethods {
     /// Calls `receiver.name(arguments)` when it is a known method; nil when it is not a method.
     static func callMethod(_ receiver: TemplateValue, _ name: String, _ arguments: TemplateArguments) throws -> TemplateValue? {
         switch receiver.plain {
-        case .string(let s) where stringMethods.contains(name): return try stringMethod(s, name, arguments)
+        case .string(let s) where TemplateStringMethods.names.contains(name): return try TemplateStringMethods.call(s, name, arguments)
         case .dict(let d) where isDictMethod(name):
             switch name {
             case "items": return .list(d.map { .tuple([$0.key.value, $0.value]) })
@@ -173,122 +167,6 @@ enum TemplateMethods {
             }
         default:
             return nil
-        }
-    }
-
-    private static func stringArgument(_ arguments: TemplateArguments, _ index: Int, _ name: String) throws -> String? {
-        switch arguments.value(index, name) {
-        case nil, .none?: return nil
-        case .string(let s)?: return s
-        case let other?: throw TemplateFailure("\(name) must be str or None, not \(other.typeName)")
-        }
-    }
-
-    private static func intArgument(_ arguments: TemplateArguments, _ index: Int, _ name: String, _ fallback: Int) throws -> Int {
-        switch arguments.value(index, name) {
-        case nil, .none?: return fallback
-        case let value?:
-            guard case .int(let i) = value.exactNumber ?? .none else {
-                throw TemplateFailure("'\(value.typeName)' object cannot be interpreted as an integer")
-            }
-            return i
-        }
-    }
-
-    private static func stringMethod(_ s: String, _ name: String, _ arguments: TemplateArguments) throws -> TemplateValue {
-        switch name {
-        case "split":
-            return .list(try TemplateText.split(s, try stringArgument(arguments, 0, "sep"),
-                                                maxSplit: try intArgument(arguments, 1, "maxsplit", -1)).map { .string($0) })
-        case "rsplit":
-            let maxSplit = try intArgument(arguments, 1, "maxsplit", -1)
-            guard let separator = try stringArgument(arguments, 0, "sep") else {
-                return .list(try TemplateText.split(s, nil).map { .string($0) })
-            }
-            return .list(try TemplateText.rsplit(s, separator, maxSplit: maxSplit).map { .string($0) })
-        case "strip", "lstrip", "rstrip":
-            return .string(TemplateText.strip(s, try stringArgument(arguments, 0, "chars"),
-                                              leading: name != "rstrip", trailing: name != "lstrip"))
-        case "startswith", "endswith":
-            let test = name == "startswith" ? TemplateText.hasPrefix : TemplateText.hasSuffix
-            switch arguments.value(0, "prefix")?.plain {
-            case .string(let p)?: return .bool(test(s, p))
-            case .list(let options)?:
-                return .bool(options.contains { if case .string(let p) = $0 { test(s, p) } else { false } })
-            case let other:
-                throw TemplateFailure("\(name) first arg must be str or a tuple of str, not \(other?.typeName ?? "nothing")")
-            }
-        case "replace":
-            guard let old = try stringArgument(arguments, 0, "old"), let new = try stringArgument(arguments, 1, "new") else {
-                throw TemplateFailure("replace expected at least 2 arguments")
-            }
-            return .string(TemplateText.replace(s, old, new, count: try intArgument(arguments, 2, "count", -1)))
-        case "format": return .string(try TemplateFormat.format(s, arguments))
-        case "upper": return .string(TemplateText.upper(s))
-        case "lower": return .string(TemplateText.lower(s))
-        case "casefold": return .string(TemplateText.replace(TemplateText.lower(s), "ß", "ss"))
-        case "title": return .string(TemplateText.title(s))
-        case "capitalize": return .string(TemplateText.capitalize(s))
-        case "swapcase":
-            return .string(s.unicodeScalars.map { $0.properties.isUppercase ? String($0).lowercased() : String($0).uppercased() }.joined())
-        case "find", "index", "rfind", "count":
-            guard let needle = try stringArgument(arguments, 0, "sub") else { throw TemplateFailure("\(name) expects a string") }
-            let h = Array(s.utf8), n = Array(needle.utf8)
-            var positions: [Int] = []
-            var i = 0
-            while let at = TemplateText.find(n, in: h, from: i) {
-                positions.append(at)
-                if name == "find" || name == "index" { break }
-                i = at + max(n.count, 1)
-                if i > h.count { break }
-            }
-            if name == "count" { return .int(positions.count) }
-            guard let at = positions.last else {
-                if name == "index" { throw TemplateFailure("substring not found") }
-                return .int(-1)
-            }
-            return .int(String(decoding: h[..<at], as: UTF8.self).unicodeScalars.count)
-        case "join":
-            let items = try (arguments.value(0, "iterable") ?? .list([])).iterated()
-            return .string(try items.map {
-                guard case .string(let t) = $0 else { throw TemplateFailure("sequence item: expected str instance, \($0.typeName) found") }
-                return t
-            }.joined(separator: s))
-        case "isdigit", "isnumeric", "isdecimal":
-            return .bool(!s.isEmpty && s.unicodeScalars.allSatisfy { $0.properties.numericType != nil })
-        case "isalpha": return .bool(!s.isEmpty && s.unicodeScalars.allSatisfy { $0.properties.isAlphabetic })
-        case "isalnum":
-            return .bool(!s.isEmpty && s.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || $0.properties.numericType != nil })
-        case "isspace": return .bool(!s.isEmpty && s.unicodeScalars.allSatisfy(TemplateText.isSpace))
-        case "islower": return .bool(s.contains { $0.isLetter } && s == s.lowercased())
-        case "isupper": return .bool(s.contains { $0.isLetter } && s == s.uppercased())
-        case "istitle": return .bool(s.contains { $0.isLetter } && s == TemplateText.title(s))
-        case "splitlines": return .list(TemplateText.splitLines(s).map { .string($0) })
-        case "removeprefix":
-            let p = try stringArgument(arguments, 0, "prefix") ?? ""
-            return .string(TemplateText.hasPrefix(s, p) ? String(decoding: Array(s.utf8).dropFirst(p.utf8.count), as: UTF8.self) : s)
-        case "removesuffix":
-            let p = try stringArgument(arguments, 0, "suffix") ?? ""
-            return .string(TemplateText.hasSuffix(s, p) && !p.isEmpty ? String(decoding: Array(s.utf8).dropLast(p.utf8.count), as: UTF8.self) : s)
-        case "center", "ljust", "rjust", "zfill":
-            let width = try TemplateText.width(try intArgument(arguments, 0, "width", 0))
-            let length = s.unicodeScalars.count
-            guard width > length else { return .string(s) }
-            if name == "zfill" {
-                let sign = s.hasPrefix("-") || s.hasPrefix("+") ? String(s.prefix(1)) : ""
-                return .string(sign + String(repeating: "0", count: width - length) + s.dropFirst(sign.count))
-            }
-            let fill = try stringArgument(arguments, 1, "fillchar") ?? " "
-            let pad = width - length
-            let left = name == "ljust" ? 0 : name == "rjust" ? pad : pad / 2 + (pad & width & 1)
-            return .string(String(repeating: fill, count: left) + s + String(repeating: fill, count: pad - left))
-        case "partition":
-            let separator = try stringArgument(arguments, 0, "sep") ?? ""
-            let parts = try TemplateText.split(s, separator, maxSplit: 1)
-            return .tuple(parts.count == 2 ? [.string(parts[0]), .string(separator), .string(parts[1])]
-                                           : [.string(s), .string(""), .string("")])
-        case "expandtabs": return .string(TemplateText.replace(s, "\t", "        "))
-        default: throw TemplateFailure("'str' object has no attribute '\(name)'")
         }
     }
 }

@@ -1,7 +1,7 @@
 /// What `set` and `for` assign to.
-enum TemplateTarget: Sendable {
+indirect enum TemplateTarget: Sendable {
     case name(String)
-    case names([String])
+    case tuple([TemplateTarget])
     case attribute(String, String)
 }
 
@@ -17,6 +17,11 @@ indirect enum TemplateNode: Sendable {
     /// `{% call(parameters) macro(arguments) %}body{% endcall %}`: the macro sees the body as `caller`.
     case callBlock(TemplateMacroNode, call: TemplateExpression, line: Int)
     case filterBlock([(name: String, arguments: [TemplateArgument])], body: [TemplateNode], line: Int)
+    /// `{% with a = x %}body{% endwith %}`: the values are read outside, the names set inside only.
+    case with([(target: TemplateTarget, value: TemplateExpression)], body: [TemplateNode], line: Int)
+    /// `{% block name %}`: with no parent template, the body in place; it sees the template's
+    /// variables, and those of enclosing loops and macros only when `scoped`.
+    case block([TemplateNode], scoped: Bool)
     case breakLoop
     case continueLoop
 }
@@ -29,13 +34,5 @@ struct TemplateLoopNode: Sendable {
     let body: [TemplateNode]
     let otherwise: [TemplateNode]
     let recursive: Bool
-    let line: Int
-}
-
-/// A `macro` definition.
-struct TemplateMacroNode: Sendable {
-    let name: String
-    let parameters: [(name: String, defaultValue: TemplateExpression?)]
-    let body: [TemplateNode]
     let line: Int
 }

@@ -6,7 +6,7 @@ extension TemplateParser {
         guard isOp(",") else { return first }
         var items = [first]
         while skip(op: ",") {
-            if current.kind == .blockEnd || current.kind == .variableEnd || isName("if") { break }
+            if current.kind == .blockEnd || current.kind == .variableEnd || isName("if") || isOp(")") { break }
             items.append(conditional ? try parseExpression() : try parseOr())
         }
         return .tuple(items)
@@ -194,18 +194,37 @@ extension TemplateParser {
         return .slice(base, start: parts[0], stop: parts.count > 1 ? parts[1] : nil, step: parts.count > 2 ? parts[2] : nil)
     }
 
+    /// `(a, b, name=c, *more, **named)`, in Jinja's order: positional arguments come before keywords,
+    /// `*` and `**`; one `*` and one `**` at most, `**` last.
     mutating func parseArguments() throws -> [TemplateArgument] {
+        let open = current.offset
         try expect(op: "(")
         var arguments: [TemplateArgument] = []
+        func ensure(_ allowed: Bool) throws {
+            if !allowed { throw error("invalid syntax for function call expression", at: open) }
+        }
+        func has(_ kind: TemplateArgument.Kind) -> Bool { arguments.contains { $0.kind == kind } }
         while !skip(op: ")") {
-            if !arguments.isEmpty { try expect(op: ",") }
-            if skip(op: ")") { break }
-            if case .name(let name) = current.kind, index + 1 < tokens.count, tokens[index + 1].kind == .op("=") {
-                index += 2
-                arguments.append(TemplateArgument(name: name, value: try parseExpression()))
-            } else {
-                arguments.append(TemplateArgument(name: nil, value: try parseExpression()))
+            if !arguments.isEmpty {
+                try expect(op: ",")
+                if skip(op: ")") { break }
             }
+            let kind: TemplateArgument.Kind
+            if skip(op: "*") {
+                try ensure(!has(.unpacked) && !has(.unpackedKeywords))
+                kind = .unpacked
+            } else if skip(op: "**") {
+                try ensure(!has(.unpackedKeywords))
+                kind = .unpackedKeywords
+            } else if case .name(let name) = current.kind, index + 1 < tokens.count, tokens[index + 1].kind == .op("=") {
+                try ensure(!has(.unpackedKeywords))
+                index += 2
+                kind = .keyword(name)
+            } else {
+                try ensure(!has(.unpacked) && !has(.unpackedKeywords) && !arguments.contains { $0.kind != .positional })
+                kind = .positional
+            }
+            arguments.append(TemplateArgument(kind: kind, value: try parseExpression()))
         }
         return arguments
     }
@@ -223,7 +242,7 @@ extension TemplateParser {
                 if isOp("(") {
                     arguments = try parseArguments()
                 } else if startsTestArgument() {
-                    arguments = [TemplateArgument(name: nil, value: try parsePostfix(try parsePrimary()))]
+                    arguments = [TemplateArgument(kind: .positional, value: try parsePostfix(try parsePrimary()))]
                 }
                 node = .test(node, name, arguments, negated: negated)
             } else {

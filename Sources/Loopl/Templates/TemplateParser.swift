@@ -139,6 +139,27 @@ struct TemplateParser {
             let (body, _) = try parseBody(until: ["endfilter"])
             try expect(.blockEnd)
             return .filterBlock(filters, body: body, line: line)
+        case "with":
+            var assignments: [(target: TemplateTarget, value: TemplateExpression)] = []
+            while current.kind != .blockEnd {
+                if !assignments.isEmpty { try expect(op: ",") }
+                let target = try parseTarget()
+                try expect(op: "=")
+                assignments.append((target, try parseExpression()))
+            }
+            try expect(.blockEnd)
+            let (body, _) = try parseBody(until: ["endwith"])
+            try expect(.blockEnd)
+            return .with(assignments, body: body, line: line)
+        case "block":
+            _ = try expectName()
+            let scoped = skip(name: "scoped")
+            _ = skip(name: "required")
+            try expect(.blockEnd)
+            let (body, _) = try parseBody(until: ["endblock"])
+            if case .name = current.kind { _ = try expectName() }
+            try expect(.blockEnd)
+            return .block(body, scoped: scoped)
         case "break", "continue":
             try expect(.blockEnd)
             return keyword == "break" ? .breakLoop : .continueLoop
@@ -173,17 +194,27 @@ struct TemplateParser {
         }
     }
 
+    /// What `set`, `for` and `with` assign to: `name`, `ns.attribute`, or names and parenthesized
+    /// groups separated by commas, nested as deep as the values are.
     private mutating func parseTarget() throws -> TemplateTarget {
-        let parenthesized = skip(op: "(")
-        var names = [try expectName()]
-        if !parenthesized, skip(op: ".") { return .attribute(names[0], try expectName()) }
-        var isTuple = parenthesized
+        var items = [try parseTargetItem()]
+        var isTuple = false
         while skip(op: ",") {
             isTuple = true
-            if case .name = current.kind { names.append(try expectName()) } else { break }
+            guard isOp("(") || { if case .name = current.kind { true } else { false } }() else { break }
+            items.append(try parseTargetItem())
         }
-        if parenthesized { try expect(op: ")") }
-        return isTuple ? .names(names) : .name(names[0])
+        return isTuple ? .tuple(items) : items[0]
+    }
+
+    private mutating func parseTargetItem() throws -> TemplateTarget {
+        if skip(op: "(") {
+            let inner = try parseTarget()
+            try expect(op: ")")
+            return inner
+        }
+        let name = try expectName()
+        return skip(op: ".") ? .attribute(name, try expectName()) : .name(name)
     }
 
     private mutating func parseFor(line: Int) throws -> TemplateNode {
@@ -238,14 +269,20 @@ struct TemplateParser {
         return .macro(TemplateMacroNode(name: name, parameters: parameters, body: body, line: line))
     }
 
+    /// A macro's or a call block's `(name, name=default, ...)`: as in Jinja, no `*`, `**` or trailing comma,
+    /// and no parameter without a default after one with a default.
     private mutating func parseParameters() throws -> [(name: String, defaultValue: TemplateExpression?)] {
         try expect(op: "(")
         var parameters: [(name: String, defaultValue: TemplateExpression?)] = []
         while !skip(op: ")") {
             if !parameters.isEmpty { try expect(op: ",") }
-            if skip(op: ")") { break }
+            let offset = current.offset
             let parameter = try expectName()
-            parameters.append((parameter, skip(op: "=") ? try parseExpression() : nil))
+            let defaultValue = skip(op: "=") ? try parseExpression() : nil
+            if defaultValue == nil, parameters.last?.defaultValue != nil {
+                throw error("non-default argument follows default argument", at: offset)
+            }
+            parameters.append((parameter, defaultValue))
         }
         return parameters
     }

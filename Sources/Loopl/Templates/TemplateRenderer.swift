@@ -29,6 +29,8 @@ final class TemplateRenderer {
     private var callDepth = 0
     /// Namespaces made during the render, emptied at its end in case a template made one hold itself.
     var namespaces: [TemplateNamespace] = []
+    /// Scopes that macros see, emptied at the end of the render: a macro stored in a scope it sees is a cycle.
+    private var closedOver: [ObjectIdentifier: TemplateScope] = [:]
 
     init(context: TemplateScope, limits: TemplateLimits, now: TemplateTime) {
         self.limits = limits
@@ -39,6 +41,7 @@ final class TemplateRenderer {
     func render(_ nodes: [TemplateNode]) throws -> String {
         defer {
             for namespace in namespaces { namespace.attributes = TemplateDictionary() }
+            for scope in closedOver.values { scope.removeAll() }
         }
         _ = try execute(nodes)
         return output
@@ -119,6 +122,20 @@ final class TemplateRenderer {
                 self.line = line
                 for filter in filters { value = try applyFilter(filter.name, to: value, filter.arguments) }
                 try write(value.text)
+            case .with(let assignments, let body, let line):
+                self.line = line
+                let values = try assignments.map { try evaluate($0.value) }
+                scopes.append(TemplateScope())
+                defer { scopes.removeLast() }
+                for (assignment, value) in zip(assignments, values) { try assign(assignment.target, value) }
+                let flow = try execute(body)
+                if flow != .normal { return flow }
+            case .block(let body, let scoped):
+                let saved = scopes
+                scopes = (scoped ? scopes : [scopes[0]]) + [TemplateScope()]
+                defer { scopes = saved }
+                let flow = try execute(body)
+                if flow != .normal { return flow }
             case .breakLoop:
                 return .breakLoop
             case .continueLoop:
@@ -167,12 +184,13 @@ final class TemplateRenderer {
         switch target {
         case .name(let name):
             scopes[scopes.count - 1][name] = value
-        case .names(let names):
+        case .tuple(let targets):
             let values = try value.iterated()
-            guard values.count == names.count else {
-                throw TemplateFailure("cannot unpack \(values.count) values into \(names.count) names")
+            guard values.count == targets.count else {
+                throw TemplateFailure(values.count < targets.count ? "not enough values to unpack (expected \(targets.count), got \(values.count))"
+                                                                   : "too many values to unpack (expected \(targets.count))")
             }
-            for (name, item) in zip(names, values) { scopes[scopes.count - 1][name] = item }
+            for (target, item) in zip(targets, values) { try assign(target, item) }
         case .attribute(let name, let attribute):
             guard case .namespace(let namespace) = lookup(name) else {
                 throw TemplateFailure("cannot assign attribute on non-namespace object")
@@ -227,33 +245,23 @@ final class TemplateRenderer {
         try countIteration()
     }
 
+    /// A macro that sees the scopes where it is made, as they are when it is called.
     private func makeMacro(_ macro: TemplateMacroNode) -> TemplateFunction {
-        TemplateFunction(macro.name) { [unowned self] arguments in
+        let enclosing = scopes
+        for scope in enclosing { closedOver[ObjectIdentifier(scope)] = scope }
+        return TemplateFunction(macro.name) { [unowned self] arguments in
             try self.enterCall()
             defer { self.callDepth -= 1 }
-            var locals = TemplateScope()
-            var extra: [TemplateValue] = []
-            var extraKeywords = TemplateDictionary()
-            for (index, value) in arguments.positional.enumerated() {
-                if index < macro.parameters.count { locals[macro.parameters[index].name] = value } else { extra.append(value) }
-            }
-            for (name, value) in arguments.keywords {
-                if name == "caller" || macro.parameters.contains(where: { $0.name == name }) {
-                    locals[name] = value
-                } else {
-                    extraKeywords[name] = value
-                }
-            }
+            let (locals, unbound) = try macro.bind(arguments)
             let saved = self.scopes
             let savedLine = self.line
-            self.scopes = [saved[0], locals]
+            self.scopes = enclosing + [locals]
             defer { self.scopes = saved; self.line = savedLine }
-            for parameter in macro.parameters where self.scopes[1][parameter.name] == nil {
-                self.scopes[1][parameter.name] = try parameter.defaultValue.map { try self.evaluate($0) }
+            for index in unbound {
+                let parameter = macro.parameters[index]
+                locals[parameter.name] = try parameter.defaultValue.map { try self.evaluate($0) }
                     ?? .undefined("parameter '\(parameter.name)' was not provided")
             }
-            self.scopes[1]["varargs"] = .tuple(extra)
-            self.scopes[1]["kwargs"] = .dict(extraKeywords)
             do {
                 return .string(try self.capture { _ = try self.execute(macro.body) })
             } catch var failure as TemplateFailure {
@@ -357,7 +365,26 @@ final class TemplateRenderer {
         var result = TemplateArguments()
         for argument in arguments {
             let value = try evaluate(argument.value)
-            if let name = argument.name { result.keywords.append((name, value)) } else { result.positional.append(value) }
+            switch argument.kind {
+            case .positional: result.positional.append(value)
+            case .keyword(let name): result.keywords.append((name, value))
+            case .unpacked:
+                guard let items = try? value.iterated() else {
+                    throw TemplateFailure("Value after * must be an iterable, not \(value.typeName)")
+                }
+                result.positional += items
+            case .unpackedKeywords:
+                guard case .dict(let dictionary) = value.plain else {
+                    throw TemplateFailure("argument after ** must be a mapping, not \(value.typeName)")
+                }
+                for (key, item) in dictionary {
+                    guard case .string(let name) = key else { throw TemplateFailure("keywords must be strings") }
+                    if result.keywords.contains(where: { $0.name == name }) {
+                        throw TemplateFailure("got multiple values for keyword argument '\(name)'")
+                    }
+                    result.keywords.append((name, item))
+                }
+            }
         }
         return result
     }

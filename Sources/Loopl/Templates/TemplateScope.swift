@@ -1,5 +1,6 @@
-/// The variables of one scope: few, so searched linearly.
-struct TemplateScope {
+/// The variables of one scope: few, so searched linearly. A reference, so that a macro defined
+/// in a scope sees that scope's variables as they are when it is called, as Jinja's closures do.
+final class TemplateScope {
     private struct Entry {
         let name: String
         var value: TemplateValue
@@ -26,4 +27,7 @@ struct TemplateScope {
             }
         }
     }
+
+    /// Forgets every variable: ends the reference cycles a render may leave (a macro stored in the scope it sees).
+    func removeAll() { entries = [] }
 }

@@ -118,15 +118,20 @@ enum TemplateText {
     static func hasSuffix(_ s: String, _ p: String) -> Bool { s.utf8.reversed().starts(with: p.utf8.reversed()) }
 
     /// Python's `splitlines()`.
-    static func splitLines(_ s: String) -> [String] {
+    static func splitLines(_ s: String, keepEnds: Bool = false) -> [String] {
         var lines: [String] = [], current = String.UnicodeScalarView()
         var scalars = s.unicodeScalars[...]
         while let scalar = scalars.popFirst() {
             switch scalar.value {
             case 0x0A, 0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x85, 0x2028, 0x2029:
+                if keepEnds { current.append(scalar) }
                 lines.append(String(current)); current = .init()
             case 0x0D:
-                if scalars.first == "\n" { scalars.removeFirst() }
+                if keepEnds { current.append(scalar) }
+                if scalars.first == "\n" {
+                    scalars.removeFirst()
+                    if keepEnds { current.append("\n") }
+                }
                 lines.append(String(current)); current = .init()
             default: current.append(scalar)
             }
