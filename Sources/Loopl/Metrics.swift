@@ -36,11 +36,13 @@ public struct Metrics: Sendable, Hashable, Codable {
     public var stopReason: StopReason?
     /// True when the counts come from a heuristic rather than the tokenizer.
     public var estimated: Bool
+    /// Tokens of thinking among ``generatedTokens``, where the backend counts them (0 otherwise).
+    public var reasoningTokens: Int
 
     public init(promptTokens: Int = 0, cachedPromptTokens: Int = 0, generatedTokens: Int = 0,
                 ttftMs: Double? = nil, promptEvalMs: Double? = nil, tokensPerSecond: Double? = nil, contextUsed: Int = 0,
                 contextMax: Int = 0, finished: Bool = false, stopReason: StopReason? = nil,
-                estimated: Bool = false) {
+                estimated: Bool = false, reasoningTokens: Int = 0) {
         self.promptTokens = promptTokens
         self.cachedPromptTokens = cachedPromptTokens
         self.generatedTokens = generatedTokens
@@ -52,6 +54,7 @@ public struct Metrics: Sendable, Hashable, Codable {
         self.finished = finished
         self.stopReason = stopReason
         self.estimated = estimated
+        self.reasoningTokens = reasoningTokens
     }
 
     /// Missing counts are 0 and missing flags false, so a peer may send only what it knows.
@@ -65,6 +68,30 @@ public struct Metrics: Sendable, Hashable, Codable {
                   contextUsed: try count(.contextUsed), contextMax: try count(.contextMax),
                   finished: try c.decodeIfPresent(Bool.self, forKey: .finished) ?? false,
                   stopReason: try c.decodeIfPresent(StopReason.self, forKey: .stopReason),
-                  estimated: try c.decodeIfPresent(Bool.self, forKey: .estimated) ?? false)
+                  estimated: try c.decodeIfPresent(Bool.self, forKey: .estimated) ?? false,
+                  reasoningTokens: try count(.reasoningTokens))
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case promptTokens, cachedPromptTokens, generatedTokens, ttftMs, promptEvalMs, tokensPerSecond, contextUsed, contextMax
+        case finished, stopReason, estimated, reasoningTokens
+    }
+
+    /// Optional timings are left out when unknown, and `reasoningTokens` when 0, so that a turn
+    /// without thinking reads as it did before the count existed.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(promptTokens, forKey: .promptTokens)
+        try c.encode(cachedPromptTokens, forKey: .cachedPromptTokens)
+        try c.encode(generatedTokens, forKey: .generatedTokens)
+        try c.encodeIfPresent(ttftMs, forKey: .ttftMs)
+        try c.encodeIfPresent(promptEvalMs, forKey: .promptEvalMs)
+        try c.encodeIfPresent(tokensPerSecond, forKey: .tokensPerSecond)
+        try c.encode(contextUsed, forKey: .contextUsed)
+        try c.encode(contextMax, forKey: .contextMax)
+        try c.encode(finished, forKey: .finished)
+        try c.encodeIfPresent(stopReason, forKey: .stopReason)
+        try c.encode(estimated, forKey: .estimated)
+        if reasoningTokens != 0 { try c.encode(reasoningTokens, forKey: .reasoningTokens) }
     }
 }

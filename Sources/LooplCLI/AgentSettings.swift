@@ -15,6 +15,8 @@ struct AgentSettings: Sendable {
     var session: String?
     var json: Bool
     var verbose: Bool
+    /// `--show-thinking`: the thinking streams in full rather than as one line.
+    var showThinking: Bool
     var schemaPath: String?
     var overrides: BackendOverrides
     var system: String?
@@ -45,6 +47,11 @@ struct AgentSettings: Sendable {
           --top-p P              Sample from the likeliest tokens up to mass P, 0 to 1 (default: 0.95).
           --min-p P              Drop tokens below P times the likeliest one's, 0 to 1 (default: 0.05).
           --repeat-penalty X     Penalty on repeated tokens, 1 for none (default: 1).
+          --think MODE           Thinking: auto (the template's default, on where it can be switched),
+                                 on, off, or an effort: low, medium, high (default: auto).
+          --think-budget N       The most thinking tokens per turn, 0 to 1000000; then the thinking is
+                                 closed and the model answers; 0 is --think off (default: no limit).
+          --show-thinking        Stream the thinking in full, dimmed, instead of one line with its length.
           --session FILE         Load the conversation from FILE; save it back after every complete
                                  message (an assistant turn, a tool result).
           --json-schema FILE     The answer must be JSON that this JSON Schema accepts.
@@ -74,6 +81,14 @@ struct AgentSettings: Sendable {
         if let topP = try arguments.number("top-p", in: 0...1) { generation.topP = topP }
         if let minP = try arguments.number("min-p", in: 0...1) { generation.minP = minP }
         if let penalty = try arguments.number("repeat-penalty", in: 0...10) { generation.repeatPenalty = penalty }
+        if let word = try arguments.option("think") {
+            guard let setting = ReasoningSetting(name: word) else {
+                throw UsageError("--think takes auto, on, off, low, medium or high, not '\(word)'.")
+            }
+            generation.reasoning = setting
+        }
+        generation.reasoningBudget = try arguments.integer("think-budget", in: 0...1_000_000)
+        showThinking = arguments.flag("show-thinking")
         overrides = try arguments.backendOverrides()
         system = try arguments.option("system")
         if let file = try arguments.option("system-file") {

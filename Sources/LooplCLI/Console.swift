@@ -19,8 +19,8 @@ public struct Console: Sendable {
 
     /// Writes exactly `text` to standard output.
     func out(_ text: String) { writeOut(text) }
-    /// Writes `text` and a newline to standard error.
-    func err(_ text: String) { writeErr(text + "\n") }
+    /// Writes `text` and (unless `newline` is false) a newline to standard error.
+    func err(_ text: String, newline: Bool = true) { writeErr(newline ? text + "\n" : text) }
 
     private static func write(fd: Int32, _ text: String) {
         var bytes = Array(text.utf8)[...]

@@ -2,19 +2,21 @@ import Loopl
 import LooplTerminal
 import Synchronization
 
-/// Prints agent events: answer text on standard output and tool calls, warnings and metrics on
-/// standard error; or, with `json`, one JSON object per event on standard output.
+/// Prints agent events: answer text on standard output and thinking, tool calls, warnings and
+/// metrics on standard error; or, with `json`, one JSON object per event on standard output.
 final class EventPrinter: Sendable {
     let console: Console
     let json: Bool
     private let view: TranscriptView
     private let started = Mutex<[String: ToolCall]>([:])
     private let lastMetrics = Mutex<Metrics?>(nil)
+    private let thinking: Mutex<ThinkingStream>
 
-    init(console: Console, json: Bool, verbose: Bool) {
+    init(console: Console, json: Bool, verbose: Bool, showThinking: Bool = false) {
         self.console = console
         self.json = json
-        view = TranscriptView(style: .detect(fd: 2), verbose: verbose)
+        view = TranscriptView(style: .detect(fd: 2), verbose: verbose, showThinking: showThinking)
+        thinking = Mutex(ThinkingStream(view: view))
     }
 
     func print(_ event: AgentEvent) {
@@ -22,6 +24,15 @@ final class EventPrinter: Sendable {
             // AgentEvent's Codable form is the stream's shape (docs/events.md).
             do { console.out(try JSONValue(encoding: event).jsonText() + "\n") } catch { console.err("\(error)") }
             return
+        }
+        if case .reasoning(let delta) = event {
+            let shown = thinking.withLock { $0.reasoning(delta) }
+            if !shown.isEmpty { console.err(shown, newline: false) }
+            return
+        }
+        if case .metrics = event {} else {
+            let end = thinking.withLock { $0.end() }
+            if !end.isEmpty { console.err(end, newline: false) }
         }
         switch event {
         case .text(let text): console.out(text)
@@ -39,7 +50,7 @@ final class EventPrinter: Sendable {
             console.out("\n")
             let meter = lastMetrics.withLock { $0 }.map { " " + view.meter($0) } ?? ""
             console.err("[\(reason.rawValue) after \(iterations) iteration\(iterations == 1 ? "" : "s")]\(meter)")
-        case .iterationStarted, .assistantMessage: break
+        case .iterationStarted, .assistantMessage, .reasoning: break
         }
     }
 }

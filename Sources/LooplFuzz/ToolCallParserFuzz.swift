@@ -1,8 +1,9 @@
 import Loopl
 
 /// ``ToolCallParser`` on a model's text, whole and streamed in pieces: the pieces' events must add
-/// up to the whole text's result. Input: a header line `FORMAT [tools] [think]` (unknown formats
-/// read as `.auto`), then the text.
+/// up to the whole text's result. Input: a header line `FORMAT [tools] [think|plain]` (unknown
+/// formats read as `.auto`; `think`: the prompt opened thinking, `plain`: it did not, neither:
+/// unknown), then the text.
 public enum ToolCallParserFuzz {
     public static let target = FuzzTarget(name: "toolcalls", dictionary: dictionary.map { Array($0.utf8) }) { run($0) }
 
@@ -11,7 +12,7 @@ public enum ToolCallParserFuzz {
         let format = input.header.first.map { ToolCallFormat(rawValue: String($0)) }
             .flatMap { ToolCallFormat.allCases.contains($0) ? $0 : nil } ?? .auto
         let tools: Set<String>? = input.header.contains("tools") ? ["f", "get_weather", "search"] : nil
-        let think = input.header.contains("think")
+        let think: Bool? = input.header.contains("think") ? true : input.header.contains("plain") ? false : nil
         let text = String(decoding: input.body, as: UTF8.self)
         let parser = ToolCallParser(format: format, toolNames: tools, startsInReasoning: think)
         let whole = parser.parse(text)

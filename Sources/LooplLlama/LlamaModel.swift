@@ -19,7 +19,7 @@ public final class LlamaModel: Model {
         self.configuration = configuration
         let weights = try shared ?? LlamaWeights(path: configuration.model, gpuLayers: configuration.gpuLayers, progress: progress)
         self.weights = weights
-        self.prompt = try ChatPrompt(modelFile: configuration.model)
+        self.prompt = try ChatPrompt(modelFile: configuration.model, template: configuration.chatTemplate)
         self.session = try LlamaSession(weights: weights, configuration: configuration)
         self.toolCallStyle = .text(prompt.toolCallFormat)
     }
@@ -40,7 +40,8 @@ public final class LlamaModel: Model {
 
     /// The exact text the model sees for this conversation.
     public func renderPrompt(messages: [Message], tools: [ToolSpec], options: GenerationOptions = GenerationOptions()) throws -> String {
-        try prompt.render(messages: messages, tools: prompt.offered(tools, options: options))
+        try prompt.render(messages: messages, tools: prompt.offered(tools, options: options),
+                          reasoning: TemplateReasoning.setting(of: options))
     }
 
     public func generate(messages: [Message], tools: [ToolSpec], options: GenerationOptions)
@@ -50,7 +51,9 @@ public final class LlamaModel: Model {
             let offered = self.prompt.offered(tools, options: options)
             let (tokens, text) = try self.promptTokens(messages: messages, tools: offered, options: options)
             let grammar = try self.prompt.grammar(tools: offered, options: options, promptText: text)
-            try await self.session.generate(prompt: tokens, options: options, grammar: grammar, into: continuation)
+            let thinking = ReasoningBudget(limit: options.reasoningBudget, promptText: text)
+            try await self.session.generate(prompt: tokens, options: options, grammar: grammar, thinking: thinking,
+                                            into: continuation)
         }
     }
 
@@ -59,7 +62,7 @@ public final class LlamaModel: Model {
     private func promptTokens(messages: [Message], tools: [ToolSpec], options: GenerationOptions) throws -> ([Int32], String) {
         var kept = messages
         while true {
-            let text = try prompt.text(messages: kept, tools: tools)
+            let text = try prompt.text(messages: kept, tools: tools, reasoning: TemplateReasoning.setting(of: options))
             let tokens = weights.tokenize(text, addSpecial: true)
             let fits = tokens.count + max(options.maxTokens ?? 1, 1) <= session.contextSize
             let first = kept.first?.role == "system" ? 1 : 0

@@ -89,6 +89,15 @@ final class LlamaSampler {
         return token
     }
 
+    /// Takes `token` as the next one without sampling (a closing marker the backend writes).
+    /// Throws when the grammar forbids it.
+    func force(_ token: llama_token) throws -> llama_token {
+        guard allows(token) else { throw LooplError(.generationFailed, "The grammar forbids the closing marker of the thinking.") }
+        if let grammar { llama_sampler_accept(grammar, token) }
+        llama_sampler_accept(chain, token)
+        return token
+    }
+
     /// Whether the grammar accepts `token` next.
     private func allows(_ token: llama_token) -> Bool {
         guard let grammar else { return true }

@@ -50,8 +50,9 @@ actor LlamaSession {
         cached = []
     }
 
-    /// Generates after `prompt`, streaming events into `continuation`.
-    func generate(prompt: [llama_token], options: GenerationOptions, grammar: Grammar?,
+    /// Generates after `prompt`, streaming events into `continuation`; `thinking` counts the
+    /// thinking tokens and closes the thinking when its budget is spent.
+    func generate(prompt: [llama_token], options: GenerationOptions, grammar: Grammar?, thinking: ReasoningBudget,
                   into continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation) async throws {
         guard let context else { throw LooplError(.closed, "The model was closed; load it again.") }
         let start = ContinuousClock.now
@@ -79,9 +80,13 @@ actor LlamaSession {
         var reason = Metrics.StopReason.maxTokens
         var firstToken: ContinuousClock.Instant?
         var lastReport = start
+        var thinking = thinking
+        var forced: [llama_token] = []
         while metrics.generatedTokens < budget {
             if Task.isCancelled { reason = .cancelled; break }
-            let token = try sampler.sample(context)
+            // A spent thinking budget: the closing marker's tokens come next, instead of sampled ones.
+            if forced.isEmpty, let close = thinking.closing() { forced = weights.tokenize(close, addSpecial: false) }
+            let token = forced.isEmpty ? try sampler.sample(context) : try sampler.force(forced.removeFirst())
             let now = ContinuousClock.now
             if firstToken == nil {
                 firstToken = now
@@ -89,7 +94,10 @@ actor LlamaSession {
             }
             if weights.isEndOfGeneration(token), !options.ignoreEndOfGeneration { reason = .endTurn; break }
             metrics.generatedTokens += 1
-            let visible = stops.feed(text.append(weights.piece(token)))
+            let piece = text.append(weights.piece(token))
+            thinking.record(piece)
+            metrics.reasoningTokens = thinking.tokens
+            let visible = stops.feed(piece)
             if !visible.isEmpty { continuation.yield(.text(visible)) }
             if stops.stopped { reason = .stop; break }
             if metrics.generatedTokens == budget { break }

@@ -27,6 +27,8 @@ public struct RenderedPrompt: Sendable, Hashable {
     public var grammarTriggerPatterns: [String] = []
     /// Extra stop strings of the template (an end-of-turn marker written as text).
     public var stop: [String]
+    /// The markup of the model's thinking, for the server's thinking budget.
+    public var thinking: ThinkingMarkup = .think
 
     public init(text: String, grammar: String? = nil, grammarLazy: Bool = false, grammarTriggers: [String] = [],
                 stop: [String] = []) {
@@ -53,11 +55,12 @@ public struct ChatPromptRenderer: PromptRenderer {
 
     public func render(messages: [Message], tools: [ToolSpec], options: GenerationOptions) throws -> RenderedPrompt {
         let offered = prompt.offered(tools, options: options)
-        let text = try prompt.text(messages: messages, tools: offered)
+        let text = try prompt.text(messages: messages, tools: offered, reasoning: TemplateReasoning.setting(of: options))
         let grammar = try prompt.grammar(tools: offered, options: options, promptText: text)
         var rendered = RenderedPrompt(text: text, grammar: grammar?.gbnf,
                                       grammarLazy: grammar?.lazy ?? false, grammarTriggers: grammar?.triggerTokens ?? [])
         rendered.grammarTriggerPatterns = grammar?.triggerPatterns ?? []
+        rendered.thinking = ThinkingMarkup.opened(byPrompt: text) ?? ThinkingMarkup.of(prompt.toolCallFormat)
         return rendered
     }
 }

@@ -30,8 +30,18 @@ enum ServerRequest {
             break
         }
         addSampling(options, to: &body, llamaCpp: llamaCpp)
+        addThinking(options, to: &body, llamaCpp: llamaCpp)
         if llamaCpp { body["timings_per_token"] = true }
         return .object(body)
+    }
+
+    /// The thinking switch as the template's `enable_thinking` (llama-server, vLLM), an effort as
+    /// OpenAI's `reasoning_effort`, and llama-server's budget of thinking tokens.
+    private static func addThinking(_ options: GenerationOptions, to body: inout JSONObject, llamaCpp: Bool) {
+        let setting = TemplateReasoning.setting(of: options)
+        if setting != .auto { body["chat_template_kwargs"] = ["enable_thinking": .bool(setting != .off)] }
+        if case .effort(let effort) = setting { body["reasoning_effort"] = .string(effort.rawValue) }
+        if llamaCpp, let budget = options.reasoningBudget { body["reasoning_budget_tokens"] = .integer(budget) }
     }
 
     /// A streamed `/completion` request on a prompt Loopl rendered.
@@ -43,6 +53,15 @@ enum ServerRequest {
         body["max_tokens"] = nil
         let stops = options.stop + prompt.stop
         body["stop"] = stops.isEmpty ? nil : .array(stops.map(JSONValue.string))
+        if let budget = options.reasoningBudget {
+            // llama-server's budget sampler: it counts from the start tag (fed the generation
+            // prompt when the prompt opened the thinking) and forces the first end tag when spent.
+            body["reasoning_budget_tokens"] = .integer(budget)
+            body["reasoning_budget_start_tag"] = .string(prompt.thinking.open)
+            body["reasoning_budget_end_tags"] = [.string(prompt.thinking.close)]
+            body["reasoning_budget_message"] = ""
+            if ThinkingMarkup.opened(byPrompt: prompt.text) != nil { body["generation_prompt"] = .string(prompt.thinking.open) }
+        }
         if let grammar = prompt.grammar {
             body["grammar"] = .string(grammar)
             if prompt.grammarLazy {

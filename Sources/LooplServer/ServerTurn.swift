@@ -59,6 +59,8 @@ struct ServerTurn {
                     }
                 } else if let choice = chunk["choices"]?.arrayValue?.first {
                     let delta = choice["delta"]
+                    let thinking = delta?["reasoning_content"]?.stringValue ?? delta?["reasoning"]?.stringValue
+                    if let thinking, let event = assembler.reasoning(thinking) { continuation.yield(event) }
                     if let content = delta?["content"]?.stringValue, let event = assembler.text(content) {
                         continuation.yield(event)
                     }

@@ -54,6 +54,13 @@ package struct TurnAssembler {
         return visible.isEmpty ? nil : .text(visible)
     }
 
+    /// A piece of the answer's thinking, as the server separated it (`reasoning_content`).
+    package mutating func reasoning(_ delta: String) -> ModelEvent? {
+        guard !delta.isEmpty, !stoppedByFilter else { return nil }
+        markToken()
+        return .reasoning(delta)
+    }
+
     /// A fragment of an OpenAI `tool_calls` delta.
     package mutating func toolCallDelta(_ delta: JSONValue) {
         markToken()
@@ -154,6 +161,7 @@ package struct TurnAssembler {
             if seconds > 0 { metrics.tokensPerSecond = Double(metrics.generatedTokens - 1) / seconds }
         }
         metrics.contextUsed = metrics.promptTokens + metrics.generatedTokens
+        metrics.reasoningTokens = usage?["completion_tokens_details"]?["reasoning_tokens"]?.intValue ?? 0
         return metrics
     }
 }

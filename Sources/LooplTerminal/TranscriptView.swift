@@ -1,16 +1,19 @@
 import Loopl
 
-/// Draws a ``Transcript`` for a terminal: user lines, assistant text, tool calls as one-line pills
-/// (✓ or ✗, name, duration; arguments and result when verbose), warnings as amber pills, and a
-/// token meter.
+/// Draws a ``Transcript`` for a terminal: user lines, the assistant's thinking dimmed (collapsed to
+/// one line with its length, or in full), assistant text, tool calls as one-line pills (✓ or ✗,
+/// name, duration; arguments and result when verbose), warnings as amber pills, and a token meter.
 public struct TranscriptView: Sendable {
     public var style: TerminalStyle
     /// Show each call's arguments and result under its pill.
     public var verbose: Bool
+    /// Show the thinking in full rather than as one line.
+    public var showThinking: Bool
 
-    public init(style: TerminalStyle, verbose: Bool = false) {
+    public init(style: TerminalStyle, verbose: Bool = false, showThinking: Bool = false) {
         self.style = style
         self.verbose = verbose
+        self.showThinking = showThinking
     }
 
     /// The whole transcript, meter last.
@@ -24,6 +27,7 @@ public struct TranscriptView: Sendable {
     public func render(_ item: Transcript.Item) -> String {
         switch item {
         case .user(let text): return style.bold(style.cyan("› ")) + style.bold(text)
+        case .reasoning(let text): return showThinking ? thinking(text) : collapsedThinking(text)
         case .assistant(let text): return text
         case .toolCall(let call, let result): return pill(call, result)
         case .warning(let text): return style.amber("⚠ \(text)")
@@ -44,6 +48,17 @@ public struct TranscriptView: Sendable {
             if let result { line += "\n" + style.dim("  result: \(Self.oneLine(result.content, limit: 200))") }
         }
         return line
+    }
+
+    /// Thinking as one dimmed line: its length and how it starts.
+    public func collapsedThinking(_ text: String) -> String {
+        let trimmed = String(text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+        return style.dim("▸ thought for \(trimmed.count) characters: \(Self.oneLine(trimmed, limit: 60))")
+    }
+
+    /// Thinking in full, every line dimmed.
+    public func thinking(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { style.dim(String($0)) }.joined(separator: "\n")
     }
 
     /// TTFT, speed, and context used of max.

@@ -145,7 +145,24 @@ public final class ScriptedModel: Model {
             while steps.count < limit { steps += textSteps }
         }
         var reason = Metrics.StopReason.endTurn
-        for step in steps {
+        // The thinking budget, as a backend that samples itself applies it: when it is spent the
+        // closing marker comes next and the rest of the script's thinking is cut.
+        var thinking = ReasoningBudget(limit: options.reasoningBudget, promptText: "")
+        var scripted = ReasoningBudget(limit: nil, promptText: "")
+        var cut = false
+        for var step in steps {
+            if case .text(let chunk) = step {
+                let inScriptedThinking = scripted.isThinking
+                scripted.record(chunk)
+                if cut, inScriptedThinking { continue }
+                if let close = thinking.closing() {
+                    // Only thinking spends the budget: this chunk is thinking, and is dropped.
+                    cut = true
+                    step = .text(close)
+                }
+                if case .text(let text) = step { thinking.record(text) }
+                metrics.reasoningTokens = thinking.tokens
+            }
             if faults.contains(.ignoresCancellation) {
                 let delay = self.delay
                 await Task.detached { try? await Task.sleep(for: delay) }.value

@@ -11,7 +11,8 @@ import Testing
         let call = ToolCall(id: "c1", name: "calculator", arguments: ["expression": "17*23"])
         let bad = ToolCall(id: "c2", name: "read_file", arguments: ["path": "../secret"])
         for event: AgentEvent in [
-            .iterationStarted(1), .text("Let me compute."), .toolStarted(call),
+            .iterationStarted(1), .reasoning("The user wants 17*23.\nI should use"), .reasoning(" the calculator rather than guess."),
+            .text("Let me compute."), .toolStarted(call),
             .toolFinished(ToolResult(callId: "c1", name: "calculator", isError: false, durationMs: 3.2, content: "391")),
             .toolStarted(bad),
             .toolFinished(ToolResult(callId: "c2", name: "read_file", isError: true, durationMs: 1500, content: "Error: ../secret leads outside\nthe root.")),
@@ -39,6 +40,35 @@ import Testing
         let text = view.render(Self.transcript)
         try Self.golden("transcript\(colour ? "-colour" : "")\(verbose ? "-verbose" : "")", text)
         #expect(text.contains("\u{1B}[") == colour)
+        // Thinking is one line with its length, unless shown in full.
+        #expect(text.contains("▸ thought for 68 characters: The user wants 17*23. I should use the calculator rather tha…"))
+        #expect(!text.contains("guess."))
+    }
+
+    /// `--show-thinking`: the thinking in full, every line dimmed.
+    @Test(arguments: [false, true])
+    func fullThinkingRendersAsTheGolden(_ colour: Bool) throws {
+        let view = TranscriptView(style: TerminalStyle(colour: colour), showThinking: true)
+        let text = view.render(Self.transcript)
+        try Self.golden("transcript-thinking\(colour ? "-colour" : "")", text)
+        #expect(text.contains("I should use the calculator rather than guess."))
+        #expect(text.contains("\u{1B}[2mI should use the calculator rather than guess.\u{1B}[0m") == colour)
+    }
+
+    /// While thinking streams: a status line on a colour terminal, rewritten as the collapsed line
+    /// when the thinking ends; nothing until then without colour; everything with --show-thinking.
+    @Test func thinkingStreams() {
+        var plain = ThinkingStream(view: TranscriptView(style: TerminalStyle(colour: false)))
+        #expect(plain.reasoning("Hmm, ") == "" && plain.reasoning("let me see.") == "")
+        #expect(plain.end() == "▸ thought for 16 characters: Hmm, let me see.\n")
+        #expect(plain.end() == "")
+        var colour = ThinkingStream(view: TranscriptView(style: TerminalStyle(colour: true)))
+        #expect(colour.reasoning("Hmm.") == "\u{1B}[2m▸ thinking…\u{1B}[0m")
+        #expect(colour.reasoning(" More.") == "")
+        #expect(colour.end() == "\r\u{1B}[2K\u{1B}[2m▸ thought for 10 characters: Hmm. More.\u{1B}[0m\n")
+        var full = ThinkingStream(view: TranscriptView(style: TerminalStyle(colour: false), showThinking: true))
+        #expect(full.reasoning("\n") + full.reasoning("Hmm,\n") + full.reasoning("yes.") == "Hmm,\nyes.")
+        #expect(full.end() == "\n\n")
     }
 
     /// A turn whose engine was lost: its partial text is withdrawn, a one-line notice stays, and

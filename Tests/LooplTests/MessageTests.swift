@@ -69,6 +69,22 @@ import Testing
         #expect(result["content"] as? JSONValue == "r")
     }
 
+    /// Thinking travels as `reasoning_content`, and is read from vLLM's `reasoning` and Ollama's `thinking` too.
+    @Test func reasoningRoundTripsAsReasoningContent() throws {
+        let thought = Message.assistant(text: "", toolCalls: [Self.call], reasoning: "Check the weather first.")
+        #expect(thought.templateValue["reasoning_content"] == "Check the weather first.")
+        #expect(thought.templateValue["content"] == .null)
+        #expect(Array(thought.templateValue.objectValue?.keys ?? []) == ["role", "content", "reasoning_content", "tool_calls"])
+        #expect(try Message(templateValue: try JSONValue(parsing: thought.templateValue.jsonText())) == thought)
+        #expect(thought.reasoning == "Check the weather first." && Message.user("x").reasoning == nil)
+        #expect(Message.assistant("Plain.").templateValue == ["role": "assistant", "content": "Plain."], "no thinking, no key")
+        for key in ["reasoning", "thinking"] {
+            let read = try Message(templateValue: ["role": "assistant", "content": "Yes.", key: "Because."])
+            #expect(read == .assistant(text: "Yes.", toolCalls: [], reasoning: "Because."))
+        }
+        #expect(try Message(templateValue: ["role": "assistant", "content": "Yes.", "reasoning_content": ""]).reasoning == nil)
+    }
+
     @Test func wireArgumentsAsStringAreRead() throws {
         let wire = try JSONValue(parsing: #"{"id":"c","type":"function","function":{"name":"f","arguments":"{\"a\": 1.0}"}}"#)
         #expect(try ToolCall(templateValue: wire).arguments == ["a": .double(1.0)])

@@ -28,6 +28,11 @@ public actor Agent {
         self.messages = messages
     }
 
+    /// Changes the options of the runs that start from now on (a run under way keeps its own).
+    public func setOptions(_ options: AgentOptions) {
+        self.options = options
+    }
+
     /// An agent on the same model, tools and options, with the conversation `messages`.
     public func restarted(with messages: [Message]) -> Agent {
         Agent(model: model, tools: tools, toolSources: toolSources, options: options, messages: messages)
@@ -109,7 +114,7 @@ public actor Agent {
                 if iteration > 1 { await refreshTools() }
                 channel.send(.iterationStarted(iteration))
                 let turn = try await retryingTurn(iteration: iteration, toolChoice: iteration == 1 ? firstChoice : .auto, into: channel)
-                let message = Message.assistant(text: turn.text, toolCalls: turn.calls)
+                let message = Message.assistant(text: turn.text, toolCalls: turn.calls, reasoning: turn.thinking)
                 if !turn.text.isEmpty || !turn.calls.isEmpty || !turn.cancelled {
                     messages.append(message)
                     channel.send(.assistantMessage(message))
@@ -182,11 +187,27 @@ public actor Agent {
 
     private struct Turn {
         var text = ""
+        var reasoning = ""
         var calls: [ToolCall] = []
         var cancelled = false
+
+        /// Adds visible text and returns what of it to show: the spaces and line breaks between
+        /// the thinking and the answer are dropped.
+        mutating func add(_ delta: String) -> String {
+            var shown = Substring(delta)
+            if text.isEmpty, !reasoning.isEmpty { shown = shown.drop { $0.isWhitespace } }
+            text += shown
+            return String(shown)
+        }
+
+        /// The thinking as the message keeps it: without surrounding spaces and line breaks, nil when none.
+        var thinking: String? {
+            let trimmed = reasoning.trimmingWhitespace()
+            return trimmed.isEmpty ? nil : trimmed
+        }
     }
 
-    /// Streams one model turn, lifting tool calls out of text for `.text` models.
+    /// Streams one model turn, lifting tool calls and thinking out of text for `.text` models.
     private func modelTurn(toolChoice: ToolChoice, into channel: EventChannel<AgentEvent>) async throws -> Turn {
         var generation = options.generation
         generation.toolChoice = toolChoice
@@ -198,15 +219,17 @@ public actor Agent {
             for event in events {
                 switch event {
                 case .text(let text):
-                    turn.text += text
-                    channel.send(.text(text))
+                    let shown = turn.add(text)
+                    if !shown.isEmpty { channel.send(.text(shown)) }
+                case .reasoning(let text):
+                    guard !text.isEmpty else { continue }
+                    turn.reasoning += text
+                    channel.send(.reasoning(text))
                 case .toolCall(let call):
                     turn.calls.append(call)
                 case .rejected(let rejected):
                     channel.send(.warning("The model called \(rejected.name), which is not a declared tool: \(rejected.reason)"))
                     turn.calls.append(ToolCall(name: rejected.name, arguments: rejected.arguments))
-                case .reasoning:
-                    break
                 }
             }
         }
@@ -217,8 +240,8 @@ public actor Agent {
                     take(lifter.feed(delta))
                 case .toolCall(let call):
                     turn.calls.append(call)
-                case .reasoning:
-                    break
+                case .reasoning(let delta):
+                    take([.reasoning(delta)])
                 case .metrics(let metrics):
                     channel.send(.metrics(metrics))
                     if metrics.stopReason == .cancelled { turn.cancelled = true }

@@ -7,6 +7,8 @@ public enum AgentEvent: Sendable, Hashable {
     case iterationStarted(Int)
     /// Visible text of the assistant, never tool-call markup.
     case text(String)
+    /// A piece of the thinking the assistant writes before its answer, without its markup.
+    case reasoning(String)
     /// The model's counts and speed so far; the last one of a turn has `finished` true.
     case metrics(Metrics)
     /// The assistant's turn, complete and parsed.
@@ -48,6 +50,7 @@ extension AgentEvent: Codable {
         switch try c.decode(String.self, forKey: .event) {
         case "iterationStarted": self = .iterationStarted(try c.decode(Int.self, forKey: .iteration))
         case "text": self = .text(try c.decode(String.self, forKey: .text))
+        case "reasoning": self = .reasoning(try c.decode(String.self, forKey: .text))
         case "metrics": self = .metrics(try c.decode(Metrics.self, forKey: .metrics))
         case "assistantMessage": self = .assistantMessage(try c.decode(Message.self, forKey: .message))
         case "toolStarted": self = .toolStarted(try c.decode(ToolCall.self, forKey: .toolCall))
@@ -61,7 +64,7 @@ extension AgentEvent: Codable {
                              reason: try c.decode(FinishReason.self, forKey: .reason))
         case let name:
             throw DecodingError.dataCorruptedError(forKey: .event, in: c, debugDescription:
-                "is \"\(name)\", not one of iterationStarted, text, metrics, assistantMessage, toolStarted, toolFinished, warning, retrying, finished")
+                "is \"\(name)\", not one of iterationStarted, text, reasoning, metrics, assistantMessage, toolStarted, toolFinished, warning, retrying, finished")
         }
     }
 
@@ -70,7 +73,7 @@ extension AgentEvent: Codable {
         try c.encode(name, forKey: .event)
         switch self {
         case .iterationStarted(let n): try c.encode(n, forKey: .iteration)
-        case .text(let text): try c.encode(text, forKey: .text)
+        case .text(let text), .reasoning(let text): try c.encode(text, forKey: .text)
         case .metrics(let metrics): try c.encode(metrics, forKey: .metrics)
         case .assistantMessage(let message): try c.encode(message, forKey: .message)
         case .toolStarted(let call): try c.encode(call, forKey: .toolCall)
@@ -90,6 +93,7 @@ extension AgentEvent: Codable {
         switch self {
         case .iterationStarted: "iterationStarted"
         case .text: "text"
+        case .reasoning: "reasoning"
         case .metrics: "metrics"
         case .assistantMessage: "assistantMessage"
         case .toolStarted: "toolStarted"

@@ -3,6 +3,8 @@ public struct Transcript: Sendable, Hashable {
     /// One thing shown.
     public enum Item: Sendable, Hashable {
         case user(String)
+        /// The thinking of the assistant, before its text; streaming thinking merges into the last open one.
+        case reasoning(String)
         /// Assistant text; streaming text merges into the last open one.
         case assistant(String)
         /// A call, and its result once it has one.
@@ -21,6 +23,8 @@ public struct Transcript: Sendable, Hashable {
     public private(set) var isRunning = false
     /// Whether new text goes into the last assistant item.
     private var assistantOpen = false
+    /// Whether new thinking goes into the last reasoning item.
+    private var reasoningOpen = false
     /// Where the current iteration's items start.
     private var iterationStart = 0
 
@@ -31,17 +35,23 @@ public struct Transcript: Sendable, Hashable {
         items.append(.user(text))
         isRunning = true
         iteration = 0
-        assistantOpen = false
+        closeOpenItems()
     }
 
     /// Adds a program note.
     public mutating func note(_ text: String) {
         items.append(.note(text))
-        assistantOpen = false
+        closeOpenItems()
     }
 
     /// Removes everything.
     public mutating func clear() { self = Transcript() }
+
+    /// Ends the streaming items: the next text or thinking starts a new one.
+    private mutating func closeOpenItems() {
+        assistantOpen = false
+        reasoningOpen = false
+    }
 
     /// Folds `event` in; returns true when ``items`` changed.
     @discardableResult
@@ -50,17 +60,20 @@ public struct Transcript: Sendable, Hashable {
         case .iterationStarted(let n):
             iteration = n
             iterationStart = items.count
-            assistantOpen = false
+            closeOpenItems()
             return false
         case .retrying(let n, let reason):
-            // The turn starts again: its partial text is withdrawn, its warnings stay.
+            // The turn starts again: its partial text and thinking are withdrawn, its warnings stay.
             let start = min(iterationStart, items.count)
             items.replaceSubrange(start..., with: items[start...].filter {
-                if case .assistant = $0 { false } else { true }
+                switch $0 {
+                case .assistant, .reasoning: false
+                default: true
+                }
             })
             items.append(.note("retrying turn \(n): \(reason)"))
             iterationStart = items.count
-            assistantOpen = false
+            closeOpenItems()
             return true
         case .text(let text):
             guard !text.isEmpty else { return false }
@@ -68,18 +81,29 @@ public struct Transcript: Sendable, Hashable {
                 items[items.count - 1] = .assistant(previous + text)
             } else {
                 items.append(.assistant(text))
+                closeOpenItems()
                 assistantOpen = true
+            }
+            return true
+        case .reasoning(let text):
+            guard !text.isEmpty else { return false }
+            if reasoningOpen, case .reasoning(let previous)? = items.last {
+                items[items.count - 1] = .reasoning(previous + text)
+            } else {
+                items.append(.reasoning(text))
+                closeOpenItems()
+                reasoningOpen = true
             }
             return true
         case .metrics(let metrics):
             self.metrics = metrics
             return false
         case .assistantMessage:
-            assistantOpen = false
+            closeOpenItems()
             return false
         case .toolStarted(let call):
             items.append(.toolCall(call, result: nil))
-            assistantOpen = false
+            closeOpenItems()
             return true
         case .toolFinished(let result):
             guard let index = items.lastIndex(where: {
@@ -89,11 +113,11 @@ public struct Transcript: Sendable, Hashable {
             return true
         case .warning(let text):
             items.append(.warning(text))
-            assistantOpen = false
+            closeOpenItems()
             return true
         case .finished:
             isRunning = false
-            assistantOpen = false
+            closeOpenItems()
             return false
         }
     }

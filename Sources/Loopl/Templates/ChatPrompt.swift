@@ -15,6 +15,8 @@ public struct ChatPrompt: Sendable {
     public let supportsTools: Bool
     /// The tool-call family the model writes.
     public let toolCallFormat: ToolCallFormat
+    /// Where the template reads the thinking of past turns.
+    public let reasoningSlot: TemplateReasoning.Slot
 
     static let chatML = """
         {% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}
@@ -31,17 +33,19 @@ public struct ChatPrompt: Sendable {
                                             bosToken: bosText, eosToken: eosText)
         supportsTools = rendered?.contains("loopl_probe_tool") ?? false
         toolCallFormat = supportsTools ? source.map(ToolCallFormat.init(inferringFromTemplate:)) ?? .hermes : .hermes
+        reasoningSlot = source.map(TemplateReasoning.slot(ofTemplate:)) ?? .reasoningContent
     }
 
-    /// A prompt from a GGUF file's metadata: its template, BOS and EOS texts.
-    public init(model metadata: GGUFMetadata) throws {
-        try self.init(templateSource: metadata.chatTemplate, bosText: metadata.bosToken ?? "", eosText: metadata.eosToken ?? "",
-                      addsBOS: metadata["tokenizer.ggml.add_bos_token"] == .bool(true))
+    /// A prompt from a GGUF file's metadata: its template (or `template`, which replaces it), BOS
+    /// and EOS texts.
+    public init(model metadata: GGUFMetadata, template: String? = nil) throws {
+        try self.init(templateSource: template ?? metadata.chatTemplate, bosText: metadata.bosToken ?? "",
+                      eosText: metadata.eosToken ?? "", addsBOS: metadata["tokenizer.ggml.add_bos_token"] == .bool(true))
     }
 
-    /// The prompt of the GGUF model at `path`: its template, BOS and EOS texts.
-    public init(modelFile path: String) throws {
-        try self.init(model: GGUFMetadata(contentsOf: path))
+    /// The prompt of the GGUF model at `path`: its template (or `template`), BOS and EOS texts.
+    public init(modelFile path: String, template: String? = nil) throws {
+        try self.init(model: GGUFMetadata(contentsOf: path), template: template)
     }
 
     /// The tools a turn offers the model: none when `options.toolChoice` is `.none`, else `tools`.
@@ -49,10 +53,10 @@ public struct ChatPrompt: Sendable {
         options.toolChoice == .none ? [] : tools
     }
 
-    /// The prompt text for `messages` with `tools` offered (none when empty), without a BOS that
-    /// the tokenizer adds by itself.
-    public func text(messages: [Message], tools: [ToolSpec]) throws -> String {
-        stripLeadingBOS(try render(messages: messages, tools: tools))
+    /// The prompt text for `messages` with `tools` offered (none when empty) and thinking as
+    /// `reasoning` sets it, without a BOS that the tokenizer adds by itself.
+    public func text(messages: [Message], tools: [ToolSpec], reasoning: ReasoningSetting = .auto) throws -> String {
+        stripLeadingBOS(try render(messages: messages, tools: tools, reasoning: reasoning))
     }
 
     /// The grammar for a turn: tool calls held well-formed (one call a turn, as llama-server
@@ -71,8 +75,12 @@ public struct ChatPrompt: Sendable {
     /// The prompt for `messages` with `tools` offered (none when empty).
     ///
     /// An assistant turn with calls and no text gets content "" rather than null: many real
-    /// templates (Qwen3, gpt-oss, Phi-3.5, Granite, ...) fail on null.
-    public func render(messages: [Message], tools: [ToolSpec]) throws -> String {
+    /// templates (Qwen3, gpt-oss, Phi-3.5, Granite, ...) fail on null. Thinking reaches the
+    /// template as ``TemplateReasoning`` says: the variables of `reasoning`, past thinking where
+    /// the template reads it; under `.off`, a prompt that still opens thinking gets it closed.
+    /// `now` is the instant `strftime_now` formats (nil: the clock).
+    public func render(messages: [Message], tools: [ToolSpec], reasoning: ReasoningSetting = .auto,
+                       now: TemplateTime? = nil) throws -> String {
         let plain = supportsTools || tools.isEmpty && !messages.contains(where: { !$0.toolCalls.isEmpty || $0.role == "tool" })
         let turns = plain ? messages : ChatPrompt.hermesMessages(messages, tools: tools)
         let values = turns.map { message -> JSONValue in
@@ -80,9 +88,12 @@ public struct ChatPrompt: Sendable {
             object["content"] = ""
             return .object(object)
         }
-        let context = ChatTemplate.context(messages: values, tools: plain ? tools.map(\.openAIValue) : [],
-                                           addGenerationPrompt: true, bosToken: bosText, eosToken: eosText)
-        return try template.render(context: context)
+        let context = ChatTemplate.context(messages: TemplateReasoning.messages(values, for: reasoningSlot),
+                                           tools: plain ? tools.map(\.openAIValue) : [], addGenerationPrompt: true,
+                                           bosToken: bosText, eosToken: eosText, extra: TemplateReasoning.variables(reasoning))
+        let prompt = try template.render(context: context, now: now)
+        guard reasoning == .off, let opened = ThinkingMarkup.opened(byPrompt: prompt) else { return prompt }
+        return prompt + opened.close
     }
 
     /// The conversation in plain turns: tools described in the system turn, calls as markup, results as user turns.
@@ -98,12 +109,13 @@ public struct ChatPrompt: Sendable {
         if !system.isEmpty { out.append(.system(system)) }
         for message in rest {
             switch message {
-            case .assistant(let text, let calls) where !calls.isEmpty:
+            case .assistant(let text, let calls, let reasoning) where !calls.isEmpty:
                 let markup = calls.map { call -> String in
                     let body: JSONValue = ["name": .string(call.name), "arguments": .object(call.arguments)]
                     return "<tool_call>\n\(body.jsonText(style: .python))\n</tool_call>"
                 }
-                out.append(.assistant(([text].filter { !$0.isEmpty } + markup).joined(separator: "\n")))
+                out.append(.assistant(text: ([text].filter { !$0.isEmpty } + markup).joined(separator: "\n"), toolCalls: [],
+                                      reasoning: reasoning))
             case .tool(let result, _, _):
                 out.append(.user("<tool_response>\n\(result)\n</tool_response>"))
             default:

@@ -15,6 +15,31 @@ enum BareCallReaders {
         return pieces
     }
 
+    private static let semicolon = [UInt8](literal: ";")
+    private static let llamaEnds: [[UInt8]] = [Array("<|eom_id|>".utf8), Array("<|eot_id|>".utf8)]
+
+    /// Llama 3 JSON calls after prose (`;`-separated), read as llama.cpp does only when nothing but
+    /// spaces and end-of-message tokens follow them, so that JSON in the middle of prose stays text.
+    static let trailingJSON: BlockReader = { c in
+        var pieces: [Piece] = []
+        repeat {
+            c.skipSpaces()
+            guard try c.peekDeciding() == UInt8(ascii: "{"), let calls = Piece.jsonCalls(try c.json(), strict: true) else {
+                throw ScanStop.noMatch
+            }
+            pieces += calls
+            c.skipSpaces()
+        } while try c.accept(semicolon)
+        while true {
+            c.skipSpaces()
+            if c.atEnd {
+                guard c.isFinal else { throw ScanStop.needMore }
+                return pieces
+            }
+            guard try llamaEnds.contains(where: { try c.accept($0) }) else { throw ScanStop.noMatch }
+        }
+    }
+
     /// The generic format's answer without calls, `{"response": "..."}` at the start: its text.
     static let response: BlockReader = { c in
         guard try c.require() == UInt8(ascii: "{") else { throw ScanStop.noMatch }

@@ -1,9 +1,14 @@
 /// Lifts tool calls out of a `.text` model's streamed text; passes a `.native` model's text through.
+///
+/// The text streams as it comes: whether the model's prompt opened thinking is not known here, so
+/// the parser is told it did not (`startsInReasoning: false`) rather than holding the start of
+/// every turn back until it is decided.
 struct CallLifter {
     private var parser: ToolCallParser?
 
     init(style: ToolCallStyle, tools: [ToolSpec]) {
-        if case .text(let format) = style { parser = ToolCallParser(format: format, tools: tools) }
+        guard case .text(let format) = style else { return }
+        parser = ToolCallParser(format: format, tools: tools, startsInReasoning: false)
     }
 
     /// What a text delta amounts to: visible text, calls, rejected calls, reasoning.

@@ -10,24 +10,38 @@ enum ChannelCallReaders {
     private static let recipient = [UInt8](literal: "to=functions.")
 
     /// Harmony: `[<|start|>assistant][ to=functions.NAME]<|channel|>CHANNEL[ to=…][ <|constrain|>json]<|message|>`.
-    /// A call's JSON body runs to `<|call|>`; `analysis` opens thinking; other channels' text flows on as content.
+    /// A call's JSON body runs to `<|call|>`; `analysis` opens thinking; other channels' text flows on
+    /// as content, as does a message to `assistant`. A recipient outside `functions.` is one of the
+    /// model's built-in tools (`python`, `browser.search`). A header that another header follows
+    /// before any message carries nothing.
     static let harmony: BlockReader = { c in
-        if try !c.accept(start), c.check(recipient) != .yes { try c.expect(channel) }
+        var channels = 0
+        if try !c.accept(start), c.check(recipient) != .yes {
+            try c.expect(channel)
+            channels = 1
+        }
         let begin = c.index
         while try !c.accept(message) {
             guard c.index - begin < maxHeader else { throw ScanStop.noMatch }
+            if c.check(start) == .yes { return [] }
+            if c.check(channel) == .yes {
+                if channels > 0 { return [] }
+                channels += 1
+            }
             _ = try c.require()
             c.index += 1
         }
         let header = c.text(begin..<(c.index - message.count))
         let words = header.split(whereSeparator: { $0 == " " || $0 == "<" || $0 == ">" || $0 == "|" || $0 == "\n" })
-        if let recipient = words.first(where: { $0.hasPrefix("to=") })?.dropFirst(3) {
-            var name = recipient
-            if name.hasPrefix("functions.") { name = name.dropFirst("functions.".count) }
-            guard Piece.isPlausibleName(String(name)) else { throw ScanStop.noMatch }
+        if let recipient = words.first(where: { $0.hasPrefix("to=") })?.dropFirst(3), recipient != "assistant" {
+            let name = String(recipient.hasPrefix("functions.") ? recipient.dropFirst("functions.".count) : recipient)
+            guard Piece.isPlausibleName(name) else { throw ScanStop.noMatch }
             let (body, _) = try c.read(upToAny: bodyEnds)
+            guard recipient.hasPrefix("functions.") else {
+                return [.builtinCall(name: name, arguments: Piece.arguments(.string(body)) ?? ["code": .string(body)])]
+            }
             guard let arguments = Piece.arguments(.string(body)) else { throw ScanStop.noMatch }
-            return [.call(name: String(name), arguments: arguments, id: nil)]
+            return [.call(name: name, arguments: arguments, id: nil)]
         }
         if words.contains("analysis") { return [.openReasoning(analysisEnd)] }
         return []
@@ -45,7 +59,10 @@ enum ChannelCallReaders {
     /// The first recipient of a Functionary v3.2 turn, whose `>>>` the prompt already wrote.
     static let functionaryStart: BlockReader = { c in try functionaryBody(&c) }
 
-    private static func functionaryBody(_ c: inout ByteCursor) throws -> [Piece] {
+    /// The first recipient as `.auto` reads it: `all` or a call with JSON arguments, not code.
+    static let functionaryFirstCall: BlockReader = { c in try functionaryBody(&c, allowsCode: false) }
+
+    private static func functionaryBody(_ c: inout ByteCursor, allowsCode: Bool = true) throws -> [Piece] {
         let name = try c.name()
         try c.expect(Lit.newline)
         if name == "all" { return [] }
@@ -55,7 +72,7 @@ enum ChannelCallReaders {
             guard let arguments = Piece.arguments(try c.json()) else { throw ScanStop.noMatch }
             return [.call(name: name, arguments: arguments, id: nil)]
         }
-        guard name == "python" else { throw ScanStop.noMatch }
+        guard allowsCode, name == "python" else { throw ScanStop.noMatch }
         c.index = save
         let (code, closer) = try c.read(upToAny: nextRecipient)
         if closer != nil { c.index -= recipientMark.count }

@@ -5,6 +5,9 @@ struct Marker: Sendable {
         case block(BlockReader)
         /// Thinking that runs to `close`.
         case reasoning(close: [UInt8])
+        /// A bare closing marker of thinking: at the start of a turn whose prompt may have opened
+        /// thinking, what comes before it is thinking; anywhere else it is removed.
+        case thinkingEnd
         /// A control token that is removed.
         case drop
     }
@@ -20,4 +23,5 @@ struct Marker: Sendable {
     static func block(_ literal: String, _ reader: @escaping BlockReader) -> Marker { Marker(literal, .block(reader)) }
     static func reasoning(_ open: String, _ close: String) -> Marker { Marker(open, .reasoning(close: Array(close.utf8))) }
     static func drop(_ literal: String) -> Marker { Marker(literal, .drop) }
+    static func thinkingEnd(_ literal: String) -> Marker { Marker(literal, .thinkingEnd) }
 }

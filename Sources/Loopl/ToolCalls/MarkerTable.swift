@@ -3,6 +3,8 @@
 struct MarkerTable: Sendable {
     let markers: [Marker]
     let startReaders: [BlockReader]
+    /// Readers of bare calls at the start that count only when every call they read is declared.
+    let declaredStartReaders: [BlockReader]
     /// Where thinking ends when the prompt opened it.
     let defaultReasoningClose: [UInt8]
     /// Whether a byte can begin a marker.
@@ -17,11 +19,13 @@ struct MarkerTable: Sendable {
     private let order: [Int]
     private let groups: [Int]
 
-    init(markers: [Marker], startReaders: [BlockReader], reasoningClose: String = "</think>") {
+    init(markers: [Marker], startReaders: [BlockReader], declaredStartReaders: [BlockReader] = [],
+         reasoningClose: String = "</think>") {
         var seen = Set<[UInt8]>()
         let unique = markers.filter { !$0.literal.isEmpty && seen.insert($0.literal).inserted }
         self.markers = unique
         self.startReaders = startReaders
+        self.declaredStartReaders = declaredStartReaders
         self.defaultReasoningClose = Array(reasoningClose.utf8)
         var flat: [UInt8] = []
         var starts: [Int] = []
@@ -88,7 +92,7 @@ struct MarkerTable: Sendable {
     }
 
     /// Thinking that every format reads.
-    static let commonReasoning: [Marker] = [.reasoning("<think>", "</think>"), .drop("</think>")]
+    static let commonReasoning: [Marker] = [.reasoning("<think>", "</think>")]
 
     /// The table of a format; unknown names read like `.auto`.
     static func of(_ format: ToolCallFormat) -> MarkerTable {
@@ -96,12 +100,13 @@ struct MarkerTable: Sendable {
         return named[format] ?? auto
     }
 
-    /// Every family that `.auto` reads, with bare JSON and pythonic calls at the start.
+    /// Every family that `.auto` reads, with bare JSON and pythonic calls at the start (and the
+    /// families' plainest bare calls, for declared tools only).
     static let auto: MarkerTable = {
-        var markers: [Marker] = []
-        for family in ToolCallFamily.all where family.inAuto { markers += family.markersWithReasoning }
-        return MarkerTable(markers: markers + commonReasoning,
-                           startReaders: [BareCallReaders.json, PythonicCalls.bare])
+        let families = ToolCallFamily.all.filter(\.inAuto)
+        return MarkerTable(markers: families.flatMap(\.markersWithReasoning) + commonReasoning,
+                           startReaders: [BareCallReaders.json, PythonicCalls.bare],
+                           declaredStartReaders: families.flatMap(\.autoStartReaders))
     }()
 
     static let named: [ToolCallFormat: MarkerTable] = {

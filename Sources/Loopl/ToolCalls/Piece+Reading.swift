@@ -79,12 +79,11 @@ extension Piece {
         return !bytes.contains { ByteCursor.isSpace($0) || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "\"") }
     }
 
-    /// The value of an XML-ish parameter: one leading and one trailing line break removed.
+    /// The value of an XML-ish parameter: one leading and one trailing `\n` removed, and nothing else.
     static func stripOneNewline(_ text: String) -> String {
-        var s = Substring(text)
-        // "\r\n" is one Character.
-        if s.first == "\n" || s.first == "\r\n" { s = s.dropFirst() }
-        if s.last == "\n" || s.last == "\r\n" { s = s.dropLast() }
-        return String(s)
+        var bytes = Substring(text).utf8[...]
+        if bytes.first == UInt8(ascii: "\n") { bytes = bytes.dropFirst() }
+        if bytes.last == UInt8(ascii: "\n") { bytes = bytes.dropLast() }
+        return String(Substring(bytes))
     }
 }

@@ -4,10 +4,23 @@ enum Piece: Sendable, Hashable {
     /// A call whose values were written as bare text (`raw`, by parameter) and typed by guessing;
     /// a declared string parameter gets its text back.
     case looseCall(name: String, arguments: JSONObject, raw: [String: String])
+    /// A call to one of the model's own built-in tools (harmony's `python`, `browser.*`): a call
+    /// when it is declared, else rejected with its markup removed.
+    case builtinCall(name: String, arguments: JSONObject)
     /// Visible text written inside markup (the generic format's `{"response": "..."}`).
     case text(String)
     /// Thinking starts here and runs to the given marker.
     case openReasoning([UInt8])
+}
+
+extension Piece {
+    /// Whether the piece is a call of any kind (before declared names are checked).
+    var isCall: Bool {
+        switch self {
+        case .call, .looseCall, .builtinCall: true
+        case .text, .openReasoning: false
+        }
+    }
 }
 
 /// Reads one block of markup at the cursor (which sits on the block's first byte) and returns what

@@ -21,23 +21,34 @@ struct ToolCallFamily: Sendable {
     let markers: [Marker]
     /// Readers of calls written without any tag, tried only at the start of the visible text.
     let startReaders: [BlockReader]
+    /// Readers of bare calls so plain (Functionary's `NAME` line) that `.auto` tries them at the
+    /// start of the visible text only to read calls to declared tools.
+    let autoStartReaders: [BlockReader]
     /// The family's own thinking block, besides `<think>…</think>` which every family reads.
     let reasoning: Reasoning?
     /// Where thinking ends when the prompt opened it.
     let reasoningClose: String
+    /// The bare markers that end thinking whose opening tag was in the prompt: `</think>`, the
+    /// close of the family's own thinking block, and the family's own end of thinking.
+    let thinkingEnds: [String]
     /// Whether `.auto` reads this family (not when its markers are too common in other text).
     let inAuto: Bool
     /// How the grammar writes the family's calls, or why there is none.
     let grammar: CallGrammar
 
+    /// - Parameter thinkingEnd: the family's own marker that ends thinking the prompt opened, when
+    ///   it has no thinking block of its own (Apriel's `[BEGIN FINAL RESPONSE]`).
     init(format: ToolCallFormat, templateSigns: [[String]] = [], markers: [Marker] = [], startReaders: [BlockReader] = [],
-         reasoning: Reasoning? = nil, reasoningClose: String? = nil, inAuto: Bool = true, grammar: CallGrammar) {
+         autoStartReaders: [BlockReader] = [], reasoning: Reasoning? = nil, reasoningClose: String? = nil,
+         thinkingEnd: String? = nil, inAuto: Bool = true, grammar: CallGrammar) {
         self.format = format
         self.templateSigns = templateSigns
         self.markers = markers
         self.startReaders = startReaders
+        self.autoStartReaders = autoStartReaders
         self.reasoning = reasoning
-        self.reasoningClose = reasoningClose ?? reasoning?.close ?? "</think>"
+        self.reasoningClose = reasoningClose ?? reasoning?.close ?? thinkingEnd ?? "</think>"
+        thinkingEnds = ["</think>"] + [reasoning?.close, thinkingEnd].compactMap { $0 }
         self.inAuto = inAuto
         self.grammar = grammar
     }
@@ -47,9 +58,9 @@ struct ToolCallFamily: Sendable {
         templateSigns.contains { $0.allSatisfy(source.contains) }
     }
 
-    /// The family's markers and the marker of its own thinking block.
+    /// The family's markers, the marker of its own thinking block and its bare closing markers.
     var markersWithReasoning: [Marker] {
-        markers + (reasoning.map { [.reasoning($0.open, $0.close)] } ?? [])
+        markers + (reasoning.map { [.reasoning($0.open, $0.close)] } ?? []) + thinkingEnds.map(Marker.thinkingEnd)
     }
 
     /// The family's grammar with its thinking block (its own, else `<think>…</think>`); nil when it has none.

@@ -3,8 +3,9 @@
 /// Use ``parse(_:)`` on a whole turn, or ``feed(_:)`` each streamed delta and ``finish()`` at the
 /// end: the events of any split of a text add up to the same result. Visible text is released as
 /// soon as it cannot be markup; a call as soon as it is complete. Thinking (`<think>…</think>` and
-/// each family's own channel) is returned as reasoning and never read for calls. When
-/// ``toolNames`` is set, a call to any other name is rejected and its text stays in the content.
+/// each family's own channel) is returned as reasoning; it is read for calls only when no closing
+/// marker ends it. When ``toolNames`` is set, a call to any other name is rejected and its text
+/// stays in the content.
 public struct ToolCallParser: Sendable {
     /// What a model's text contains.
     public struct Result: Sendable, Hashable {
@@ -47,7 +48,7 @@ public struct ToolCallParser: Sendable {
         public var arguments: JSONObject
         /// Why it was not accepted, in a sentence.
         public var reason: String
-        /// The markup the call came in (kept in the content).
+        /// The markup the call came in (kept in the content, but for a call to a model's built-in tool).
         public var text: String
 
         public init(name: String, arguments: JSONObject, reason: String, text: String) {
@@ -66,7 +67,9 @@ public struct ToolCallParser: Sendable {
         case reasoning(String)
         /// A complete, accepted call.
         case toolCall(ToolCall)
-        /// A complete call to an undeclared tool; its text comes as `.text` just before.
+        /// A complete call to an undeclared tool; its text comes as `.text` just before, but for a
+        /// call to one of the model's built-in tools (harmony's `python`, `browser.*`), whose markup is
+        /// dropped.
         case rejected(RejectedCall)
     }
 
@@ -78,23 +81,25 @@ public struct ToolCallParser: Sendable {
     /// - Parameters:
     ///   - format: the markup to read; `.auto` reads all families.
     ///   - toolNames: the declared tools; calls to other names are rejected. nil accepts any.
-    ///   - startsInReasoning: the prompt already opened thinking (a template that ends its
-    ///     generation prompt with `<think>`), so the text is thinking until the format's closing
-    ///     marker (`</think>` under `.auto`).
-    public init(format: ToolCallFormat = .auto, toolNames: Set<String>? = nil, startsInReasoning: Bool = false) {
+    ///   - startsInReasoning: whether the prompt already opened thinking (a template that ends its
+    ///     generation prompt with `<think>`). true: the text is thinking until the format's closing
+    ///     marker (`</think>` under `.auto`). false: it did not, and the text streams at once. nil
+    ///     (unknown): text before a first bare closing marker is thinking, so the start of the turn
+    ///     is held until that marker, a call, or the end.
+    public init(format: ToolCallFormat = .auto, toolNames: Set<String>? = nil, startsInReasoning: Bool? = nil) {
         self.init(format: format, toolNames: toolNames, schemas: [:], startsInReasoning: startsInReasoning)
     }
 
     /// A parser that accepts only `tools`, and uses their parameter schemas where a family writes
     /// values as bare text (Qwen3-Coder, GLM, MiniMax, DeepSeek V3.2): a parameter declared as a
     /// string keeps its text even when it reads as a number.
-    public init(format: ToolCallFormat = .auto, tools: [ToolSpec], startsInReasoning: Bool = false) {
+    public init(format: ToolCallFormat = .auto, tools: [ToolSpec], startsInReasoning: Bool? = nil) {
         var schemas: [String: JSONObject] = [:]
         for tool in tools { schemas[tool.name] = tool.parameters["properties"]?.objectValue ?? [:] }
         self.init(format: format, toolNames: Set(tools.map(\.name)), schemas: schemas, startsInReasoning: startsInReasoning)
     }
 
-    private init(format: ToolCallFormat, toolNames: Set<String>?, schemas: [String: JSONObject], startsInReasoning: Bool) {
+    private init(format: ToolCallFormat, toolNames: Set<String>?, schemas: [String: JSONObject], startsInReasoning: Bool?) {
         self.format = format
         self.toolNames = toolNames
         self.schemas = schemas
@@ -104,7 +109,7 @@ public struct ToolCallParser: Sendable {
     }
 
     private let schemas: [String: JSONObject]
-    private let startsInReasoning: Bool
+    private let startsInReasoning: Bool?
 
     /// Parses a complete turn.
     public func parse(_ text: String) -> Result {

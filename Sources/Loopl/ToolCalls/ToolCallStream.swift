@@ -12,17 +12,28 @@ struct ToolCallStream: Sendable {
     private var reasoningClose: [UInt8]?
     /// True while the visible text is still only spaces, where bare calls may start.
     private var atStart = true
+    /// True while the start of the turn may be thinking that the prompt opened: its events are held
+    /// until a bare closing marker turns it into thinking, or an opening marker or the end of the
+    /// text leaves it as it reads.
+    private var inLead: Bool
+    /// Inside thinking: where the search for its closing marker, and for a call, goes on.
+    private var closeSearch = 0
+    private var callSearch = 0
+    /// The first accepted call in thinking that no closing marker has ended yet; the text from
+    /// there on is held, as it is thinking if the closing marker still comes and calls if not.
+    private var callInThinking: Int?
     private var events: [ToolCallParser.Event] = []
     private var ids = CallIdGenerator()
     /// The length of the undecided tail when a block last asked for more text; a long block is
     /// read again only after it grows by a sixteenth, so streaming stays linear.
     private var waitedAt: Int?
 
-    init(markers: MarkerTable, toolNames: Set<String>?, schemas: [String: JSONObject], startsInReasoning: Bool) {
+    init(markers: MarkerTable, toolNames: Set<String>?, schemas: [String: JSONObject], startsInReasoning: Bool?) {
         self.markers = markers
         self.toolNames = toolNames
         self.schemas = schemas
-        if startsInReasoning { reasoningClose = markers.defaultReasoningClose }
+        inLead = startsInReasoning == nil
+        if startsInReasoning == true { enterThinking(markers.defaultReasoningClose) }
     }
 
     mutating func feed(_ delta: String) -> [ToolCallParser.Event] {
@@ -33,14 +44,19 @@ struct ToolCallStream: Sendable {
 
     mutating func finish() -> [ToolCallParser.Event] {
         run(isFinal: true)
+        inLead = false
         buffer = []
         position = 0
         return takeEvents()
     }
 
     private mutating func takeEvents() -> [ToolCallParser.Event] {
+        if inLead { return [] }
         if position > 65_536, position * 2 > buffer.count {
             buffer.removeFirst(position)
+            closeSearch = max(0, closeSearch - position)
+            callSearch = max(0, callSearch - position)
+            callInThinking = callInThinking.map { $0 - position }
             position = 0
         }
         defer { events = [] }
@@ -56,24 +72,44 @@ struct ToolCallStream: Sendable {
     private mutating func emitText(_ text: String) {
         guard !text.isEmpty else { return }
         if atStart, text.utf8.contains(where: { !ByteCursor.isSpace($0) }) { atStart = false }
-        if case .text(let previous)? = events.last {
-            events[events.count - 1] = .text(previous + text)
+        if case .text? = events.last, case .text(var merged) = events.removeLast() {
+            merged += text
+            events.append(.text(merged))
         } else {
             events.append(.text(text))
         }
     }
 
-    private mutating func emitReasoning(_ text: String) {
-        guard !text.isEmpty else { return }
-        if case .reasoning(let previous)? = events.last {
-            events[events.count - 1] = .reasoning(previous + text)
+    /// Adds thinking, merged with thinking just before it (appended in place, as a held turn
+    /// start keeps growing one event).
+    private mutating func emitReasoning(_ range: Range<Int>) {
+        guard !range.isEmpty else { return }
+        let text = String(decoding: buffer[range], as: UTF8.self)
+        if case .reasoning? = events.last, case .reasoning(var merged) = events.removeLast() {
+            merged += text
+            events.append(.reasoning(merged))
         } else {
             events.append(.reasoning(text))
         }
     }
 
+    private mutating func enterThinking(_ close: [UInt8]) {
+        reasoningClose = close
+        closeSearch = position
+        callSearch = position
+        callInThinking = nil
+    }
+
+    private func isAccepted(_ piece: Piece) -> Bool {
+        switch piece {
+        case .call(let name, _, _), .looseCall(let name, _, _): toolNames.map { $0.contains(name) } ?? true
+        case .builtinCall(let name, _): toolNames?.contains(name) == true
+        case .text, .openReasoning: false
+        }
+    }
+
     /// Turns a block's pieces into events; a call to an undeclared tool is rejected and the block's
-    /// text stays visible.
+    /// text stays visible (a built-in tool's markup is dropped).
     private mutating func deliver(_ loosePieces: [Piece], raw: Range<Int>) {
         let pieces = loosePieces.map(typed)
         var rejected: [ToolCallParser.RejectedCall] = []
@@ -90,12 +126,19 @@ struct ToolCallStream: Sendable {
             case .text(let text):
                 emitText(text)
             case .openReasoning(let close):
-                reasoningClose = close
+                if atStart { inLead = false }
+                enterThinking(close)
             case .looseCall:
                 break
             case .call(let name, let arguments, let id):
-                if toolNames.map({ $0.contains(name) }) ?? true {
-                    events.append(.toolCall(ToolCall(id: id ?? ids.next(), name: name, arguments: arguments)))
+                if isAccepted(piece) { events.append(.toolCall(ToolCall(id: id ?? ids.next(), name: name, arguments: arguments))) }
+            case .builtinCall(let name, let arguments):
+                if isAccepted(piece) {
+                    events.append(.toolCall(ToolCall(id: ids.next(), name: name, arguments: arguments)))
+                } else {
+                    events.append(.rejected(.init(name: name, arguments: arguments,
+                                                  reason: "'\(name)' is a built-in tool of the model, not a declared tool",
+                                                  text: String(decoding: buffer[raw], as: UTF8.self))))
                 }
             }
         }
@@ -132,15 +175,7 @@ struct ToolCallStream: Sendable {
         waitedAt = nil
         while position < buffer.count {
             if let close = reasoningClose {
-                if let end = ByteCursor.find(close, in: buffer, from: position) {
-                    emitReasoning(String(decoding: buffer[position..<end], as: UTF8.self))
-                    position = end + close.count
-                    reasoningClose = nil
-                    continue
-                }
-                let hold = isFinal ? 0 : heldBack(close)
-                emitReasoning(String(decoding: buffer[position..<(buffer.count - hold)], as: UTF8.self))
-                position = buffer.count - hold
+                if readThinking(close, isFinal: isFinal) { continue }
                 return
             }
             if atStart {
@@ -151,6 +186,61 @@ struct ToolCallStream: Sendable {
                 }
             }
             if !scanContent(isFinal: isFinal) { return }
+        }
+    }
+
+    /// Inside thinking: emits it up to its closing marker. While no closing marker has come, the first
+    /// accepted call in it would end it (the calls of unclosed thinking are calls, as llama.cpp reads
+    /// them), so the text from that call on is held. Returns true when the thinking has ended.
+    private mutating func readThinking(_ close: [UInt8], isFinal: Bool) -> Bool {
+        if let end = ByteCursor.find(close, in: buffer, from: max(position, closeSearch)) {
+            emitReasoning(position..<end)
+            position = end + close.count
+            reasoningClose = nil
+            callInThinking = nil
+            return true
+        }
+        closeSearch = max(position, buffer.count - close.count + 1)
+        if callInThinking == nil { callInThinking = firstCallInThinking(isFinal: isFinal) }
+        let end = min(callInThinking ?? callSearch, isFinal ? buffer.count : buffer.count - heldBack(close))
+        if end > position {
+            emitReasoning(position..<end)
+            position = end
+        }
+        if callInThinking == nil, callSearch < buffer.count { waitedAt = buffer.count - position }
+        guard isFinal, callInThinking != nil else { return false }
+        reasoningClose = nil
+        callInThinking = nil
+        return true
+    }
+
+    /// The first block after `callSearch` that reads as an accepted call; `callSearch` moves past
+    /// the text that holds none, up to a block or marker still undecided.
+    private mutating func firstCallInThinking(isFinal: Bool) -> Int? {
+        var i = max(position, callSearch)
+        while true {
+            i = nextCandidate(from: i)
+            guard i < buffer.count else {
+                callSearch = buffer.count
+                return nil
+            }
+            switch markers.markerMatch(buffer, at: i, isFinal: isFinal) {
+            case .partial?:
+                callSearch = i
+                return nil
+            case .full(let marker)?:
+                guard case .block(let reader) = marker.kind else { break }
+                var cursor = ByteCursor(buffer, at: i, isFinal: isFinal)
+                do {
+                    if try reader(&cursor).contains(where: isAccepted), cursor.index > i { return i }
+                } catch ScanStop.needMore {
+                    callSearch = i
+                    return nil
+                } catch {}
+            case nil:
+                break
+            }
+            i += 1
         }
     }
 
@@ -165,11 +255,13 @@ struct ToolCallStream: Sendable {
             if isFinal { emitText(position..<first); position = first }
             return .waiting
         }
-        for reader in markers.startReaders {
+        let readers = markers.startReaders.map { ($0, false) } + markers.declaredStartReaders.map { ($0, true) }
+        for (reader, needsDeclared) in readers {
             var cursor = ByteCursor(buffer, at: first, isFinal: isFinal)
             do {
                 let pieces = try reader(&cursor)
                 guard cursor.index > first else { continue }
+                if needsDeclared, !pieces.allSatisfy({ !$0.isCall || isAccepted($0) }) { continue }
                 emitText(position..<first)
                 deliver(pieces, raw: first..<cursor.index)
                 position = cursor.index
@@ -209,15 +301,30 @@ struct ToolCallStream: Sendable {
                     emitText(position..<i)
                     position = i + marker.literal.count
                     return true
+                case .thinkingEnd:
+                    if inLead {
+                        // The turn began inside thinking that the prompt opened.
+                        events = []
+                        emitReasoning(0..<i)
+                        inLead = false
+                        atStart = true
+                    } else {
+                        emitText(position..<i)
+                    }
+                    position = i + marker.literal.count
+                    return true
                 case .reasoning(let close):
-                    // Thinking opens only before any visible text, as llama.cpp reads it.
+                    // Thinking opens only before any visible text, as llama.cpp reads it; a closing
+                    // marker after an opening one in the text closes that, not thinking the prompt opened.
                     guard atStart, !buffer[position..<i].contains(where: { !ByteCursor.isSpace($0) }) else {
+                        inLead = false
                         i += 1
                         continue
                     }
                     emitText(position..<i)
                     position = i + marker.literal.count
-                    reasoningClose = close
+                    inLead = false
+                    enterThinking(close)
                     return true
                 case .block(let reader):
                     var cursor = ByteCursor(buffer, at: i, isFinal: isFinal)

@@ -21,8 +21,10 @@ enum XMLCallReaders {
     }
 
     /// `<function=NAME>` then either JSON arguments (Functionary v3.1) or `<parameter=P>value</parameter>`
-    /// tags (Qwen3-Coder, Qwen3.5, Seed-OSS, Nemotron 3), then `</function>`.
-    static func functionTag(_ c: inout ByteCursor) throws -> Piece {
+    /// tags (Qwen3-Coder, Qwen3.5, Seed-OSS, Nemotron 3), then `</function>`. Values keep their text
+    /// exactly but, unless `exactValues` (Seed-OSS), for the one line break after the opening tag and
+    /// the one before the closing tag that Qwen3-Coder's template writes.
+    static func functionTag(_ c: inout ByteCursor, exactValues: Bool = false) throws -> Piece {
         try c.expect(functionOpen)
         let name = try c.name()
         try c.expect(Lit.gt)
@@ -42,7 +44,8 @@ enum XMLCallReaders {
             guard try c.accept(parameterOpen) else { c.index = before; break }
             let key = try c.name()
             try c.expect(Lit.gt)
-            let raw = Piece.stripOneNewline(try c.read(upTo: parameterClose))
+            let value = try c.read(upTo: parameterClose)
+            let raw = exactValues ? value : Piece.stripOneNewline(value)
             arguments[key] = Piece.looseValue(raw)
             texts[key] = raw
         }
@@ -50,7 +53,13 @@ enum XMLCallReaders {
         return .looseCall(name: name, arguments: arguments, raw: texts)
     }
 
-    static let function: BlockReader = { c in [try functionTag(&c)] }
+    /// A `<function=…>` call without `<tool_call>` before it (Qwen3-Coder sometimes omits it, but
+    /// still writes the `</tool_call>` after it).
+    static let function: BlockReader = { c in
+        let call = try functionTag(&c)
+        try c.skipClosingTag(JSONCallReaders.toolCallClose)
+        return [call]
+    }
 
     private static let argKey = [UInt8](literal: "<arg_key>")
     private static let argKeyClose = [UInt8](literal: "</arg_key>")
@@ -58,7 +67,8 @@ enum XMLCallReaders {
     private static let argValueClose = [UInt8](literal: "</arg_value>")
 
     /// GLM 4.5 and later, after `<tool_call>`: `NAME` then `<arg_key>K</arg_key><arg_value>V</arg_value>`
-    /// pairs; the closing `</tool_call>` must follow.
+    /// pairs; the closing `</tool_call>` must follow (a call without it is unfinished, as llama.cpp
+    /// reads it), and is left for the caller.
     static func glmBody(_ c: inout ByteCursor) throws -> Piece {
         let name = try c.name()
         var arguments = JSONObject()
@@ -75,24 +85,25 @@ enum XMLCallReaders {
             texts[key] = raw
         }
         let before = c.index
-        try strictClose(&c, JSONCallReaders.toolCallClose)
+        c.skipSpaces()
+        try c.expect(JSONCallReaders.toolCallClose)
         c.index = before
         return .looseCall(name: name, arguments: arguments, raw: texts)
     }
 
-    /// `open`, one or more `<function=…>` calls, optional `close` (Seed-OSS, and a bare `<function=`).
+    /// `open`, one or more `<function=…>` calls with their values kept exactly, optional `close` (Seed-OSS).
     static func functionBlock(_ open: String, _ close: String) -> BlockReader {
         let openBytes = Array(open.utf8)
         let closeBytes = Array(close.utf8)
         return { c in
             try c.expect(openBytes)
             c.skipSpaces()
-            var pieces = [try functionTag(&c)]
+            var pieces = [try functionTag(&c, exactValues: true)]
             while true {
                 let before = c.index
                 c.skipSpaces()
                 switch c.check(functionOpen) {
-                case .yes: pieces.append(try functionTag(&c))
+                case .yes: pieces.append(try functionTag(&c, exactValues: true))
                 case .partial where !c.isFinal: throw ScanStop.needMore
                 default: c.index = before
                 }

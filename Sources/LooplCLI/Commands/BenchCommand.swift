@@ -18,13 +18,17 @@ struct BenchCommand: Command {
         has its first token to the end, over that time), each stream's speed, TTFT and inter-token
         latency. With --agent, a fixed conversation of tool calls and results is replayed on each
         backend instead (with --concurrency, that many at once, interleaved), showing per iteration
-        how many prompt tokens were evaluated and how many reused from the cache. Each ratio comes
-        with the interquartile range of its per-round ratios. Under the table, each speed goal of
-        docs/bench.md that the run has a figure for, with MISSED beside those not met.
+        how many prompt tokens were evaluated and how many reused from the cache; with
+        --think-template, the conversation of a model that thinks before each call is run by an
+        agent on the prompts that template renders, counted with the model's tokenizer as the
+        in-process cache reuses them. Each ratio comes with the interquartile range of its per-round
+        ratios. Under the table, each speed goal of docs/bench.md that the run has a figure for,
+        with MISSED beside those not met.
 
         USAGE: loopl bench [--backends LIST] [--config FILE] [--runs N] [--warmup N]
                            [--prompt TEXT | --prompt-tokens N] [--max-tokens N] [-t N] [-m FILE]
-                           [--concurrency LIST] [--agent] [--json FILE] [--svg FILE] [--no-reference]
+                           [--concurrency LIST] [--agent [--think-template FILE]] [--json FILE]
+                           [--svg FILE] [--no-reference]
 
         OPTIONS:
           --backends LIST      Comma-separated backend names (default: llama).
@@ -42,6 +46,8 @@ struct BenchCommand: Command {
           --concurrency LIST   Comma-separated stream counts, 1 to 64, such as 1,2,4,8: measure
                                throughput with that many conversations at once.
           --agent              Replay the agent conversation instead of timing prefill and decode.
+          --think-template F   With --agent: replay a thinking conversation on chat template F
+                               (Hermes or gpt-oss calls) instead of running the backends.
           --json FILE          Also write the results as JSON (schema: docs/bench.md).
           --svg FILE           Also draw decode speed and TTFT per backend (with --concurrency:
                                aggregate decode speed against N) as an SVG chart.
@@ -62,6 +68,8 @@ struct BenchCommand: Command {
     var agent: Bool
     /// The stream counts of `--concurrency`, ascending; empty without it.
     var concurrency: [Int]
+    /// The chat template of the thinking replay (`--think-template`).
+    var thinkTemplate: String?
     var jsonPath: String?
     var svgPath: String?
     var reference: Bool
@@ -84,6 +92,9 @@ struct BenchCommand: Command {
         threads = try arguments.integer("threads", short: "t", in: 1...256) ?? 2
         model = try arguments.option("model", short: "m") ?? LooplHome.defaultModel
         agent = arguments.flag("agent")
+        thinkTemplate = try arguments.option("think-template")
+        if thinkTemplate != nil, !agent { throw UsageError("--think-template goes with --agent.") }
+        if thinkTemplate != nil, concurrency.isEmpty == false { throw UsageError("--think-template replays one conversation: leave out --concurrency.") }
         jsonPath = try arguments.option("json")
         svgPath = try arguments.option("svg")
         reference = !arguments.flag("no-reference") && !agent
@@ -119,7 +130,15 @@ struct BenchCommand: Command {
                                  cores: ProcessInfo.processInfo.activeProcessorCount, llamaCppVersion: LlamaCppInstall.version,
                                  threads: threads, promptTokens: promptTokens, maxTokens: maxTokens, runs: runs, warmup: warmup)
         report.concurrency = concurrency
-        if agent {
+        if let thinkTemplate {
+            let steps = try await ThinkingReplay.run(template: try readText(thinkTemplate, what: "template"), model: model, reasoning: .auto)
+            console.out(ThinkingReplay.table(steps, name: (thinkTemplate as NSString).lastPathComponent) + "\n")
+            report.agent = steps.enumerated().map { index, step in
+                BenchReport.AgentStep(backend: "thinking", iteration: index + 1, promptTokens: step.promptTokens,
+                                      cachedPromptTokens: step.cachedPromptTokens,
+                                      newTokens: step.promptTokens - (index == 0 ? 0 : steps[index - 1].promptTokens), ttftMs: 0)
+            }
+        } else if agent {
             try await runAgent(router: router, report: &report, console: console)
         } else if !concurrency.isEmpty {
             try await runThroughput(router: router, report: &report, console: console)

@@ -19,6 +19,7 @@ struct ChatCommand: Command {
 
         COMMANDS (typed as a line):
           /backend NAME   Switch backend, keeping the conversation.
+          /think MODE     Thinking from the next turn on: auto, on, off, low, medium or high.
           /save FILE      Save the conversation to FILE.
           /load FILE      Replace the conversation with the one in FILE.
           /clear          Start a new conversation.
@@ -48,7 +49,7 @@ struct ChatCommand: Command {
     }
 
     func run(_ console: Console) async throws -> ExitCode {
-        let view = TranscriptView(style: .detect(fd: 1), verbose: settings.verbose)
+        let view = TranscriptView(style: .detect(fd: 1), verbose: settings.verbose, showThinking: settings.showThinking)
         var agent = try await settings.makeAgent(console: console)
         let path = settings.session ?? Self.conversationPath
         let interrupts = Interrupts()
@@ -89,8 +90,14 @@ struct ChatCommand: Command {
                       console: Console, interrupts: Interrupts) async throws -> Int {
         let turn = Task {
             var transcript = Transcript()
+            var thinking = ThinkingStream(view: view)
             for try await event in events {
                 try await AgentSettings.save(after: event, of: agent, to: path)
+                switch event {
+                case .reasoning(let delta): console.out(thinking.reasoning(delta))
+                case .metrics: break
+                default: console.out(thinking.end())
+                }
                 switch event {
                 case .text(let delta): console.out(delta)
                 case .toolFinished, .warning, .retrying:
@@ -129,17 +136,30 @@ struct ChatCommand: Command {
                 agent = await agent.restarted(with: try SessionFile.load(file))
                 note("loaded \(await agent.messages.count) messages from \(file)")
             } catch { console.out(view.render(.warning("\(error)")) + "\n") }
+        case ("/think", let word):
+            guard let setting = word.flatMap(ReasoningSetting.init(name:)) else {
+                let current = await agent.options.generation.reasoning.name
+                console.out(view.render(.warning("/think takes auto, on, off, low, medium or high (now: \(current)).")) + "\n")
+                break
+            }
+            var options = await agent.options
+            options.generation.reasoning = setting
+            await agent.setOptions(options)
+            note("thinking \(setting.name)")
         case ("/backend", let name?):
             do {
                 var settings = self.settings
                 settings.backend = name
                 let next = try await settings.makeAgent(console: console).restarted(with: await agent.messages)
+                var options = await next.options
+                options.generation.reasoning = await agent.options.generation.reasoning
+                await next.setOptions(options)
                 await agent.model.close()
                 agent = next
                 note("backend \(name)")
             } catch { console.out(view.render(.warning("\(error)")) + "\n") }
         default:
-            console.out(view.render(.warning("Unknown command \(line): use /backend NAME, /save FILE, /load FILE, /clear or /quit.")) + "\n")
+            console.out(view.render(.warning("Unknown command \(line): use /backend NAME, /think MODE, /save FILE, /load FILE, /clear or /quit.")) + "\n")
         }
         return false
     }

@@ -40,7 +40,7 @@ struct RunCommand: Command {
     func run(_ console: Console) async throws -> ExitCode {
         let prompt = self.prompt == "-" ? try StandardInput.readAll() : self.prompt
         let agent = try await options.makeAgent(console: console)
-        let printer = EventPrinter(console: console, json: options.json, verbose: options.verbose)
+        let printer = EventPrinter(console: console, json: options.json, verbose: options.verbose, showThinking: options.showThinking)
         do {
             let events = prompt.map { agent.stream($0) } ?? agent.resume()
             for try await event in events {

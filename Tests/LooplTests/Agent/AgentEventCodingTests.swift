@@ -24,6 +24,11 @@ import Testing
         .finished(iterations: 2, reason: .answered),
         .finished(iterations: 1, reason: .budget),
         .finished(iterations: 3, reason: .cancelled),
+        // Thinking: new kinds and keys, which a turn without thinking never writes.
+        .reasoning("Check 17*23 \"first\".\n"),
+        .assistantMessage(.assistant(text: "", toolCalls: [call], reasoning: "I should call calc.")),
+        .metrics(Metrics(promptTokens: 20, generatedTokens: 30, contextUsed: 50, contextMax: 4096, finished: true,
+                         stopReason: .toolCall, reasoningTokens: 12)),
     ]
 
     /// The lines `loopl run --json` printed for ``events`` before AgentEvent was Codable.
@@ -42,6 +47,9 @@ import Testing
         #"{"event":"finished","iterations":2,"reason":"answered"}"#,
         #"{"event":"finished","iterations":1,"reason":"budget"}"#,
         #"{"event":"finished","iterations":3,"reason":"cancelled"}"#,
+        #"{"event":"reasoning","text":"Check 17*23 \"first\".\n"}"#,
+        #"{"event":"assistantMessage","message":{"role":"assistant","content":null,"reasoning_content":"I should call calc.","tool_calls":[{"id":"call_1","type":"function","function":{"name":"calc","arguments":{"expression":"2+2","n":1,"x":1.0,"deep":{"a":[true,null]}}}}]}}"#,
+        #"{"event":"metrics","metrics":{"promptTokens":20,"cachedPromptTokens":0,"generatedTokens":30,"contextUsed":50,"contextMax":4096,"finished":true,"stopReason":"tool_call","estimated":false,"reasoningTokens":12}}"#,
     ]
 
     @Test func everyEventEncodesToItsDocumentedLine() throws {
@@ -60,7 +68,8 @@ import Testing
 
     @Test func everyCaseIsCovered() {
         let names = Set(Self.golden.compactMap { try? JSONValue(parsing: $0)["event"]?.stringValue })
-        #expect(names == ["iterationStarted", "text", "metrics", "assistantMessage", "toolStarted", "toolFinished", "warning", "retrying", "finished"])
+        #expect(names == ["iterationStarted", "text", "reasoning", "metrics", "assistantMessage", "toolStarted", "toolFinished", "warning",
+                          "retrying", "finished"])
     }
 
     /// Every example line of docs/events.md reads as an event and is written back byte for byte.
@@ -69,7 +78,7 @@ import Testing
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/events.md")
         let text = try String(contentsOf: docs, encoding: .utf8)
         let examples = text.split(separator: "\n").filter { $0.hasPrefix(#"{"event":"#) }.map(String.init)
-        #expect(examples.count == 9)
+        #expect(examples.count == 11)
         for line in examples {
             let event = try JSONValue(parsing: line).decode(AgentEvent.self)
             #expect(try JSONValue(encoding: event).jsonText() == line)
@@ -78,7 +87,7 @@ import Testing
     }
 
     @Test func badEventsNameWhatIsWrong() {
-        #expect(throws: LooplError(.invalidJSON, "AgentEvent 'event' is \"thinking\", not one of iterationStarted, text, metrics, assistantMessage, toolStarted, toolFinished, warning, retrying, finished.")) {
+        #expect(throws: LooplError(.invalidJSON, "AgentEvent 'event' is \"thinking\", not one of iterationStarted, text, reasoning, metrics, assistantMessage, toolStarted, toolFinished, warning, retrying, finished.")) {
             try JSONValue.object(["event": "thinking"]).decode(AgentEvent.self)
         }
         #expect(throws: LooplError(.invalidJSON, "AgentEvent 'reason' is \"bored\", not one of answered, budget, cancelled.")) {

@@ -42,7 +42,7 @@ import Testing
         var open: [String] = []
         for message in messages {
             switch message {
-            case .assistant(_, let calls):
+            case .assistant(_, let calls, _):
                 #expect(open.isEmpty, "a new turn began with calls unanswered", sourceLocation: sourceLocation)
                 open = calls.map(\.id)
             case .tool(_, let callId, _):

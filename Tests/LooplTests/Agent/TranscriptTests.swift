@@ -67,3 +67,38 @@ import Testing
                                      .note("retrying turn 2: the worker exited"), .assistant("whole")])
     }
 }
+
+/// Thinking in the transcript: deltas merge into one open reasoning item, and text after it starts
+/// its own item.
+@Suite struct TranscriptReasoningTests {
+    @Test func thinkingDeltasMergeIntoOneItem() {
+        var transcript = Transcript()
+        transcript.user("17*23?")
+        let steps: [(AgentEvent, Bool)] = [
+            (.iterationStarted(1), false),
+            (.reasoning("The user"), true),
+            (.metrics(Metrics(generatedTokens: 2)), false),
+            (.reasoning(" wants 17*23."), true),
+            (.reasoning(""), false),
+            (.text("It is 391."), true),
+            (.reasoning("Late thought."), true),
+            (.assistantMessage(.assistant(text: "It is 391.", toolCalls: [], reasoning: "The user wants 17*23.")), false),
+            (.reasoning("Next turn."), true),
+        ]
+        for (event, changes) in steps {
+            #expect(transcript.apply(event) == changes, "\(event)")
+        }
+        #expect(transcript.items == [.user("17*23?"), .reasoning("The user wants 17*23."), .assistant("It is 391."),
+                                     .reasoning("Late thought."), .reasoning("Next turn.")])
+    }
+
+    @Test func retryingWithdrawsTheThinkingOfThatIteration() {
+        var transcript = Transcript()
+        transcript.user("go")
+        transcript.apply(.iterationStarted(1))
+        transcript.apply(.reasoning("half a thought"))
+        transcript.apply(.retrying(iteration: 1, reason: "lost"))
+        transcript.apply(.reasoning("a whole thought"))
+        #expect(transcript.items == [.user("go"), .note("retrying turn 1: lost"), .reasoning("a whole thought")])
+    }
+}

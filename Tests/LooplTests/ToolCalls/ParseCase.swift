@@ -16,7 +16,7 @@ struct ParseCase: Sendable, CustomTestStringConvertible {
     var reasoning: String?
     var tools: Set<String>?
     var rejected: [String] = []
-    var startsInReasoning = false
+    var startsInReasoning: Bool?
     /// Whether `.auto` must give the same result.
     var sameUnderAuto = true
 

@@ -14,6 +14,8 @@ import Testing
         "<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", ">>>", "all\n", "functools", "```", "\n", " ", "é", "😀",
         "<|python_tag|>", "<|START_ACTION|>", "<|tool_calls_section_begin|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>",
         "<minimax:tool_call>", "<invoke name=\"", "<seed:think>", "<|tool_call_start|>", "True", "None", "1", "-", ".", "\\",
+        "[/THINK]", "<|END_THINKING|>", "[BEGIN FINAL RESPONSE]", "<channel|>", "<|start|>assistant", " to=assistant", " to=python",
+        "\"parameters\"", ";", "<|eot_id|>", "<|CHATBOT_TOKEN|>", "special_function\n",
     ]
 
     static func mutate(_ text: String, using rng: inout SeededGenerator) -> String {
@@ -101,6 +103,9 @@ import Testing
             "[f(a=" + String(repeating: "[", count: 5_000),
             "<|tool_call>call:f" + String(repeating: "{a:", count: 5_000),
             String(repeating: "<think>", count: 3_000),
+            "x " + String(repeating: "{\"name\": \"f\", \"parameters\": {}} ", count: 3_000) + "end",
+            "<think>" + String(repeating: "<tool_call>{\"name\": [", count: 2_000),
+            String(repeating: "a</think>", count: 5_000),
         ]
         let clock = ContinuousClock()
         for input in inputs {

@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct ToolCallStreamingTests {
     @Test func textIsReleasedAtOnceAndMarkersAreHeld() {
-        var parser = ToolCallParser(format: .hermes)
+        var parser = ToolCallParser(format: .hermes, startsInReasoning: false)
         #expect(parser.feed("Hello wor") == [.text("Hello wor")])
         #expect(parser.feed("ld <tool") == [.text("ld ")])
         #expect(parser.feed("_call>{\"name\": \"f\", ") == [])
@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func halfMarkerIsReleasedWhenItTurnsOutToBeText() {
-        var parser = ToolCallParser(format: .hermes)
+        var parser = ToolCallParser(format: .hermes, startsInReasoning: false)
         #expect(parser.feed("a <tool_ca") == [.text("a ")])
         #expect(parser.feed("r is red") == [.text("<tool_car is red")])
     }
@@ -32,13 +32,65 @@ import Testing
     }
 
     @Test func unfinishedCallIsDecidedAtTheEnd() {
-        var parser = ToolCallParser(format: .hermes)
+        var parser = ToolCallParser(format: .hermes, startsInReasoning: false)
         #expect(parser.feed("<tool_call>{\"name\": \"f\", \"arguments\": {}}") == [])
         let events = parser.finish()
         #expect(events.count == 1)
         if case .toolCall(let call)? = events.first { #expect(call.name == "f") } else { Issue.record("\(events)") }
         // The parser is ready for a new turn.
         #expect(parser.feed("plain") == [.text("plain")])
+    }
+
+    /// When the prompt may have opened thinking, the start of the turn waits for a bare closing
+    /// marker, an opening one or the end; thinking and calls after that stream as usual.
+    @Test func startOfTurnIsHeldUntilDecided() {
+        var parser = ToolCallParser(format: .hermes)
+        #expect(parser.feed("I'm thinking") == [])
+        #expect(parser.feed(" hard</th") == [])
+        #expect(parser.feed("ink>Hello") == [.reasoning("I'm thinking hard"), .text("Hello")])
+        #expect(parser.feed(" world") == [.text(" world")])
+
+        parser = ToolCallParser(format: .hermes)
+        #expect(parser.feed("Hello") == [])
+        #expect(parser.finish() == [.text("Hello")])
+
+        parser = ToolCallParser(format: .hermes)
+        #expect(parser.feed("<think>a") == [.reasoning("a")])
+        #expect(parser.feed("</think>b") == [.text("b")])
+
+        parser = ToolCallParser(format: .deepSeekR1)
+        #expect(parser.feed("Use <think> tags") == [.text("Use <think> tags")])
+    }
+
+    /// In thinking that has not been closed, text from a call on is held: a closing marker makes it
+    /// thinking, the end of the turn makes it a call.
+    @Test func callInUnclosedThinkingWaitsForTheEnd() {
+        let call = "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>"
+        var parser = ToolCallParser(format: .hermes)
+        #expect(parser.feed("<think>Plan. ") == [.reasoning("Plan. ")])
+        #expect(parser.feed(call) == [])
+        #expect(parser.feed(" more</think>") == [.reasoning(call + " more")])
+
+        parser = ToolCallParser(format: .hermes)
+        _ = parser.feed("<think>Plan. " + call + " after")
+        let events = parser.finish()
+        guard case .toolCall(let lifted)? = events.first else {
+            Issue.record("expected a call, got \(events)")
+            return
+        }
+        #expect(lifted.name == "f")
+        #expect(events.dropFirst().first == .text(" after"))
+    }
+
+    @Test func harmonyBuiltinCallIsRejectedWithoutItsMarkup() {
+        let result = ToolCallParser(format: .gptOSS, toolNames: ["f"]).parse(
+            "<|channel|>commentary to=browser.search <|constrain|>json<|message|>{\"q\": \"x\"}<|call|>")
+        #expect(result.content == "")
+        #expect(result.toolCalls.isEmpty)
+        #expect(result.rejected.map(\.name) == ["browser.search"])
+        let declared = ToolCallParser(format: .gptOSS, toolNames: ["python"]).parse(
+            "<|channel|>commentary to=python <|constrain|>code<|message|>print(1)<|call|>")
+        #expect(declared.toolCalls.map(\.arguments) == [["code": "print(1)"]])
     }
 
     @Test func rejectedCallKeepsItsText() {
@@ -84,6 +136,36 @@ import Testing
         #expect(ratio < 8, "4x the text took \(ratio)x the time (\(small.time) against \(large.time))")
         let code = String(repeating: "print('hello world')\n", count: 6_000)
         #expect(large.result.toolCalls.first?.arguments["code"] == .string(String(code.dropLast())))
+    }
+
+    /// Streams `lines` lines of plain text, 4 characters a delta, with the start of the turn held
+    /// (the prompt's state unknown); the fastest of `runs`.
+    static func streamHeldText(lines: Int, runs: Int = 3) -> (time: Duration, result: ToolCallParser.Result) {
+        let text = String(repeating: "The quick brown fox jumps over the lazy dog.\n", count: lines)
+        let clock = ContinuousClock()
+        var fastest = Duration.seconds(1_000_000)
+        var events: [ToolCallParser.Event] = []
+        for _ in 0..<runs {
+            var parser = ToolCallParser(format: .auto)
+            events = []
+            let start = clock.now
+            var rest = Substring(text)
+            while !rest.isEmpty {
+                events += parser.feed(String(rest.prefix(4)))
+                rest = rest.dropFirst(4)
+            }
+            events += parser.finish()
+            fastest = min(fastest, clock.now - start)
+        }
+        return (fastest, ToolCallParser.result(of: events))
+    }
+
+    /// A held turn start grows as one event without copying it on every delta.
+    @Test func heldTextStreamsInLinearTime() {
+        let small = Self.streamHeldText(lines: 2_000), large = Self.streamHeldText(lines: 8_000)
+        let ratio = large.time / small.time
+        #expect(ratio < 8, "4x the text took \(ratio)x the time (\(small.time) against \(large.time))")
+        #expect(large.result.content.hasSuffix("lazy dog."))
     }
 
     @Test func resultJSONForTheCLI() {

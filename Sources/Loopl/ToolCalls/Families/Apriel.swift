@@ -1,11 +1,11 @@
 extension ToolCallFamily {
     static let apriel = ToolCallFamily(
         format: .apriel, templateSigns: [["<tool_calls>"]],
-        markers: [.toolCallsTag, .drop("[BEGIN FINAL RESPONSE]"), .drop("[END FINAL RESPONSE]")],
+        markers: [.toolCallsTag, .drop("[END FINAL RESPONSE]")], thinkingEnd: "[BEGIN FINAL RESPONSE]",
         grammar: .forms([.jsonArray("<tool_calls>", "</tool_calls>")], triggers: [.word("<tool_calls>")]))
 }
 
 extension ToolCallFormat {
-    /// Apriel: `<tool_calls>[...]</tool_calls>` and `[BEGIN FINAL RESPONSE]`.
+    /// Apriel: `<tool_calls>[...]</tool_calls>`; thinking ends at `[BEGIN FINAL RESPONSE]`.
     public static let apriel = ToolCallFormat(rawValue: "apriel")
 }

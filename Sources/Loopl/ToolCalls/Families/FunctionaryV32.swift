@@ -2,6 +2,7 @@ extension ToolCallFamily {
     static let functionaryV32 = ToolCallFamily(
         format: .functionaryV32, templateSigns: [[">>>", "all"]],
         markers: [.block(">>>", ChannelCallReaders.functionaryRecipient)], startReaders: [ChannelCallReaders.functionaryStart],
+        autoStartReaders: [ChannelCallReaders.functionaryFirstCall],
         // The prompt ends with `>>>`, so the first call starts at the name.
         grammar: .forms([CallForm(prefix: #"">>>"?"#, body: .framed(head: { lit("\($0)\n") }), separator: lit(">>>"))],
                         triggers: [.toolName(before: "", after: "\n", atStart: true),

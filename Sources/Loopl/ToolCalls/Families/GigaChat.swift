@@ -2,7 +2,8 @@ extension ToolCallFamily {
     static let gigaChat = ToolCallFamily(
         format: .gigaChat, templateSigns: [["<|function_call|>"], ["function call", "<|role_sep|>"]],
         markers: [.block("<|function_call|>", JSONCallReaders.block("<|function_call|>", nil)),
-                  .block("function call<|role_sep|>", JSONCallReaders.block("function call<|role_sep|>", nil))],
+                  .block("function call<|role_sep|>", JSONCallReaders.block("function call<|role_sep|>", nil)),
+                  .drop("<|message_sep|>")],
         grammar: .forms([CallForm(prefix: lit("<|function_call|>"), body: .json(), separator: nil)],
                         triggers: [.word("<|function_call|>")]))
 }

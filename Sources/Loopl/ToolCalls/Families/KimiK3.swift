@@ -2,7 +2,7 @@ extension ToolCallFamily {
     static let kimiK3 = ToolCallFamily(
         format: .kimiK3, templateSigns: [["'<|open|>'", "'<|sep|>'"]],
         markers: [.block("<|open|>tools<|sep|>", TagTreeCallReaders.kimiK3),
-                  .drop("<|close|>think<|sep|>"), .drop("<|open|>response<|sep|>"), .drop("<|close|>response<|sep|>"),
+                  .drop("<|open|>response<|sep|>"), .drop("<|close|>response<|sep|>"),
                   .drop("<|close|>message<|sep|>"), .drop("<|end_of_msg|>")],
         reasoning: Reasoning(open: "<|open|>think<|sep|>", close: "<|close|>think<|sep|>"),
         grammar: .forms([CallForm(prefix: lit("<|open|>tools<|sep|>"), body: .tagged(TaggedParameters(

@@ -1,7 +1,7 @@
 extension ToolCallFamily {
     static let minimaxM3 = ToolCallFamily(
         format: .minimaxM3, templateSigns: [["]<]minimax[>["]],
-        markers: [.block("]<]minimax[>[<tool_call>", NestedXMLCallReaders.minimaxM3), .drop("</mm:think>"), .drop("[e~[")],
+        markers: [.block("]<]minimax[>[<tool_call>", NestedXMLCallReaders.minimaxM3), .drop("[e~[")],
         reasoning: Reasoning(open: "<mm:think>", close: "</mm:think>"),
         grammar: .unavailable(because: "its arguments nest as XML tags whose bare text values are typed by guessing"))
 }

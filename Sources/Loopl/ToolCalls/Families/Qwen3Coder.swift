@@ -2,8 +2,8 @@ extension ToolCallFamily {
     static let qwen3Coder = ToolCallFamily(
         format: .qwen3Coder, templateSigns: [["<function=", "<parameter="]],
         markers: [.toolCall, .bareFunction],
-        grammar: .forms([CallForm(open: lit("<tool_call>\n"), body: .tagged(.functionTags), close: lit("</tool_call>"),
-                                  separator: lit("\n"))],
+        grammar: .forms([CallForm(open: lit("<tool_call>\n"), body: .tagged(.functionTags(valuesOnOwnLines: true)),
+                                  close: lit("</tool_call>"), separator: lit("\n"))],
                         triggers: [.word("<tool_call>")], aliases: ["qwen3coder", "qwen3_xml", "qwen3_5"]))
 }
 

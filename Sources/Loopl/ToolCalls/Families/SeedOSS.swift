@@ -4,8 +4,8 @@ extension ToolCallFamily {
         markers: [.block("<seed:tool_call>", XMLCallReaders.functionBlock("<seed:tool_call>", "</seed:tool_call>")),
                   .drop("<seed:eos>")],
         reasoning: Reasoning(open: "<seed:think>", close: "</seed:think>"),
-        grammar: .forms([CallForm(open: lit("<seed:tool_call>\n"), body: .tagged(.functionTags), close: lit("</seed:tool_call>"),
-                                  separator: lit("\n"))],
+        grammar: .forms([CallForm(open: lit("<seed:tool_call>\n"), body: .tagged(.functionTags(valuesOnOwnLines: false)),
+                                  close: lit("</seed:tool_call>"), separator: lit("\n"))],
                         triggers: [.word("<seed:tool_call>")]))
 }
 

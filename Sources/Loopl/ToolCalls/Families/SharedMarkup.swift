@@ -48,9 +48,13 @@ extension TaggedParameters {
                          trimmed: true)
     }
 
-    /// `<function=F>` calls with `<parameter=P>` tags (Qwen3-Coder, Seed-OSS).
-    static let functionTags = TaggedParameters(
-        callOpen: { ToolCallFamily.lit("<function=\($0)>\n") }, callClose: ToolCallFamily.lit("</function>\n"),
-        parameterOpen: { name, _, _ in ToolCallFamily.lit("<parameter=\(name)>\n") },
-        parameterClose: ToolCallFamily.lit("\n</parameter>\n"), delimiter: "</parameter>")
+    /// `<function=F>` calls with `<parameter=P>` tags: Qwen3-Coder writes each value on lines of its
+    /// own, Seed-OSS right after the tag.
+    static func functionTags(valuesOnOwnLines: Bool) -> TaggedParameters {
+        let lineBreak = valuesOnOwnLines ? "\n" : ""
+        return TaggedParameters(
+            callOpen: { ToolCallFamily.lit("<function=\($0)>\n") }, callClose: ToolCallFamily.lit("</function>\n"),
+            parameterOpen: { name, _, _ in ToolCallFamily.lit("<parameter=\(name)>" + lineBreak) },
+            parameterClose: ToolCallFamily.lit(lineBreak + "</parameter>\n"), delimiter: "</parameter>")
+    }
 }

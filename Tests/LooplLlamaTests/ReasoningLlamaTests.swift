@@ -1,0 +1,69 @@
+import Foundation
+import Loopl
+@testable import LooplLlama
+import Testing
+
+/// Thinking in process on the real default model, with a ChatML template whose generation prompt
+/// opens `<think>` (the default model does not think by itself).
+@Suite(.serialized) struct ReasoningLlamaTests {
+    static let thinkingTemplate = """
+        {% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n<think>\\n' }}{% endif %}
+        """
+
+    static func load() throws -> LlamaModel {
+        try LlamaModel(configuration: .init(contextLength: 1024, threads: 2, chatTemplate: thinkingTemplate))
+    }
+
+    static func generate(_ model: LlamaModel, _ options: GenerationOptions) async throws -> (text: String, metrics: Metrics?) {
+        var text = ""
+        var metrics: Metrics?
+        for try await event in model.generate(messages: [.user("Tell me a long story about a fox.")], tools: [], options: options) {
+            switch event {
+            case .text(let chunk): text += chunk
+            case .metrics(let m): metrics = m
+            case .reasoning, .toolCall: break
+            }
+        }
+        return (text, metrics)
+    }
+
+    /// A budget of 8: after 8 tokens of thinking the backend writes `</think>` and the model goes
+    /// on; the count is in the metrics.
+    @Test(.timeLimit(.minutes(5)))
+    func aBudgetOfEightClosesTheThinking() async throws {
+        let model = try Self.load()
+        var options = GenerationOptions.greedy(maxTokens: 32)
+        options.ignoreEndOfGeneration = true
+        options.reasoningBudget = 8
+        let (text, metrics) = try await Self.generate(model, options)
+        let final = try #require(metrics)
+        #expect(final.reasoningTokens == 8)
+        let close = try #require(text.range(of: "</think>"), "no closing marker in \(text.debugDescription)")
+        let thinking = String(text[..<close.lowerBound])
+        #expect(model.weights.tokenize(thinking, addSpecial: false).count <= 9, "\(thinking.debugDescription)")
+        #expect(!text[close.upperBound...].isEmpty, "the model went on after the thinking")
+        #expect(final.generatedTokens == 32)
+
+        // Without a budget the same greedy run thinks on: no closing marker at that point.
+        var free = options
+        free.reasoningBudget = nil
+        let unbounded = try await Self.generate(model, free)
+        #expect(unbounded.metrics?.reasoningTokens ?? 0 > 8)
+        #expect(unbounded.text.hasPrefix(thinking))
+        #expect(!unbounded.text.hasPrefix(thinking + "</think>"))
+        await model.close()
+    }
+
+    /// `--think off` and a budget of 0 close the thinking in the prompt itself.
+    @Test(.timeLimit(.minutes(2)))
+    func offClosesThinkingInThePrompt() throws {
+        let model = try Self.load()
+        var options = GenerationOptions()
+        #expect(try model.renderPrompt(messages: [.user("Hi")], tools: [], options: options).hasSuffix("<think>\n"))
+        options.reasoning = .off
+        #expect(try model.renderPrompt(messages: [.user("Hi")], tools: [], options: options).hasSuffix("<think>\n</think>"))
+        options.reasoning = .on
+        options.reasoningBudget = 0
+        #expect(try model.renderPrompt(messages: [.user("Hi")], tools: [], options: options).hasSuffix("<think>\n</think>"))
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Loopl
+import Testing
+
+/// Readings of model outputs taken from llama.cpp's own parser tests and code
+/// (Tests/Data/ToolCalls/llama-goldens.json, each case naming its source): parsed whole under its
+/// format and `.auto`, and streamed at every split into two, one scalar at a time and in random
+/// splits with a fixed seed, always to the same result.
+@Suite struct ToolCallGoldenTests {
+    static let rows = GoldenCase.load("llama-goldens.json")
+
+    @Test func goldensArePresent() {
+        #expect(Self.rows.count >= 150)
+        #expect(Set(Self.rows.map(\.id)).count == Self.rows.count)
+    }
+
+    @Test(arguments: rows)
+    func parsesLikeLlamaCpp(_ row: GoldenCase) {
+        for format in row.formats {
+            row.check(row.parser(format).parse(row.text), under: format)
+        }
+    }
+
+    @Test(arguments: rows)
+    func streamsToTheSameResult(_ row: GoldenCase) {
+        let scalars = row.text.unicodeScalars.map { String($0) }
+        var rng = SeededGenerator(seed: UInt64(row.text.utf8.count) &+ 0x5851_F42D_4C95_7F2D)
+        var splits: [[String]] = [scalars]
+        for cut in 1..<max(1, scalars.count) { splits.append([scalars[..<cut].joined(), scalars[cut...].joined()]) }
+        for _ in 0..<8 { splits.append(randomSplit(row.text, using: &rng)) }
+        for format in row.formats {
+            let whole = row.parser(format).parse(row.text).withoutIds
+            for pieces in splits {
+                var parser = row.parser(format)
+                var events: [ToolCallParser.Event] = []
+                for piece in pieces { events += parser.feed(piece) }
+                events += parser.finish()
+                #expect(ToolCallParser.result(of: events).withoutIds == whole, "\(row.id) [\(format)] split \(pieces.count)")
+                let shown = events.map { if case .text(let text) = $0 { text } else { "" } }.joined()
+                for marker in GoldenCase.thinkingMarkers where shown.contains(marker) && !row.content.contains(marker) {
+                    Issue.record("\(row.id) [\(format)]: text events carry \(marker)")
+                }
+            }
+        }
+    }
+}
+
+/// One case of a golden file: a model's text, the tools, and what must be read from it.
+struct GoldenCase: Sendable, CustomTestStringConvertible {
+    let id: String
+    let format: ToolCallFormat
+    let text: String
+    let content: String
+    let calls: [ParseCase.Call]
+    let reasoning: String?
+    let toolNames: Set<String>?
+    let tools: [ToolSpec]?
+    let rejected: [String]?
+    let startsInReasoning: Bool?
+    let sameUnderAuto: Bool
+    let family: String?
+
+    var testDescription: String { id }
+
+    /// The formats the case must read alike under.
+    var formats: [ToolCallFormat] { sameUnderAuto && format != .auto ? [format, .auto] : [format] }
+
+    static let thinkingMarkers = ["<think>", "</think>", "[THINK]", "[/THINK]", "<seed:think>", "</seed:think>", "<|START_THINKING|>",
+                                  "<|END_THINKING|>", "<mm:think>", "</mm:think>", "<|channel>thought", "<channel|>", "<|inner_prefix|>",
+                                  "<|inner_suffix|>", "<|open|>think<|sep|>", "<|close|>think<|sep|>", "[BEGIN FINAL RESPONSE]"]
+
+    func parser(_ format: ToolCallFormat) -> ToolCallParser {
+        if let tools { return ToolCallParser(format: format, tools: tools, startsInReasoning: startsInReasoning) }
+        return ToolCallParser(format: format, toolNames: toolNames, startsInReasoning: startsInReasoning)
+    }
+
+    /// Whether a result reads the case right: content and reasoning (trimmed), calls and, when the
+    /// case names them, the rejected calls.
+    func matches(_ result: ToolCallParser.Result) -> Bool {
+        result.content == content && result.reasoning == reasoning
+            && result.toolCalls.map { ParseCase.Call(name: $0.name, arguments: $0.arguments) } == calls
+            && (rejected.map { result.rejected.map(\.name) == $0 } ?? true)
+    }
+
+    func check(_ result: ToolCallParser.Result, under format: ToolCallFormat, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.content == content, "\(id) [\(format)] content", sourceLocation: sourceLocation)
+        #expect(result.toolCalls.map { ParseCase.Call(name: $0.name, arguments: $0.arguments) } == calls,
+                "\(id) [\(format)] calls", sourceLocation: sourceLocation)
+        #expect(result.reasoning == reasoning, "\(id) [\(format)] reasoning", sourceLocation: sourceLocation)
+        if let rejected {
+            #expect(result.rejected.map(\.name) == rejected, "\(id) [\(format)] rejected", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// The cases of a file in Tests/Data/ToolCalls.
+    static func load(_ file: String) -> [GoldenCase] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Data/ToolCalls/\(file)")
+        guard let data = try? Data(contentsOf: url),
+              let items = (try? JSONValue(parsing: String(decoding: data, as: UTF8.self)))?["cases"]?.arrayValue else { return [] }
+        return items.compactMap { item in
+            guard let id = item["id"]?.stringValue, let format = item["format"]?.stringValue, let text = item["text"]?.stringValue,
+                  let content = item["content"]?.stringValue, let calls = item["tool_calls"]?.arrayValue else { return nil }
+            var names: Set<String>?
+            var specs: [ToolSpec]?
+            switch item["tools"] {
+            case .array(let list)?: names = Set(list.compactMap(\.stringValue))
+            case .object(let schemas)?:
+                specs = schemas.map { ToolSpec(name: $0.key, description: "", parameters: ["type": "object", "properties": $0.value]) }
+            default: break
+            }
+            return GoldenCase(
+                id: id, format: ToolCallFormat(rawValue: format), text: text, content: content,
+                calls: calls.compactMap { call in
+                    guard let name = call["name"]?.stringValue, let arguments = call["arguments"]?.objectValue else { return nil }
+                    return ParseCase.Call(name: name, arguments: arguments)
+                },
+                reasoning: item["reasoning"]?.stringValue, toolNames: names, tools: specs,
+                rejected: item["rejected"]?.arrayValue?.compactMap(\.stringValue),
+                startsInReasoning: item["starts_in_reasoning"].flatMap { if case .bool(let b) = $0 { b } else { nil } },
+                sameUnderAuto: item["auto"] != .bool(false), family: item["family"]?.stringValue)
+        }
+    }
+}
