@@ -3,7 +3,8 @@
 //   loopl-test-host hold [MODEL [WORKERS]] start a child llama-server (on WORKERS local RPC workers),
 //                                          print "child <pid>" and the workers' pids, wait for
 //                                          "exit" or the end of standard input
-//   loopl-test-host soak BACKEND RUNS      RUNS agent runs on one backend instance; prints figures (JSON)
+//   loopl-test-host soak BACKEND RUNS [N]  RUNS agent runs on one backend instance, N at once (default 1);
+//                                          prints figures (JSON)
 //   loopl-test-host generate BACKEND       print "child <pid>", then "generating" at the first text, and
 //                                          keep generating until killed
 //   loopl-test-host save FILE              save two sessions to FILE in turn, forever (FILE.a and FILE.b
@@ -30,10 +31,12 @@ do {
     case ("hold", 3):
         guard let workers = Int(arguments[2]), workers >= 0 else { throw LooplError(.invalidRequest, "WORKERS must be a number, 0 or more.") }
         try await HostBackend.hold(modelPath: arguments[1], rpcWorkers: workers)
-    case ("soak", 3):
+    case ("soak", 3), ("soak", 4):
         guard let runs = Int(arguments[2]), runs > 0 else { throw LooplError(.invalidRequest, "RUNS must be a positive number.") }
+        let concurrency = arguments.count == 4 ? Int(arguments[3]) : 1
+        guard let concurrency, concurrency > 0 else { throw LooplError(.invalidRequest, "N must be a positive number.") }
         let backend = try HostBackend(name: arguments[1])
-        say(try await Soak(backend: backend, runs: runs).run().jsonText())
+        say(try await Soak(backend: backend, runs: runs, concurrency: concurrency).run().jsonText())
     case ("generate", 2):
         try await HostBackend(name: arguments[1]).generateForever()
     case ("save", 2):
@@ -42,7 +45,7 @@ do {
         guard let trials = Int(arguments[2]), trials > 0 else { throw LooplError(.invalidRequest, "TRIALS must be a positive number.") }
         say(try await KillTrials(target: arguments[1], trials: trials).run().jsonText())
     default:
-        throw LooplError(.invalidRequest, "Usage: loopl-test-host hold [MODEL [WORKERS]] | soak BACKEND RUNS | generate BACKEND | save FILE | kill TARGET TRIALS")
+        throw LooplError(.invalidRequest, "Usage: loopl-test-host hold [MODEL [WORKERS]] | soak BACKEND RUNS [N] | generate BACKEND | save FILE | kill TARGET TRIALS")
     }
     exit(0)
 } catch {

@@ -18,11 +18,40 @@ import Testing
         for (name, decode) in [("llama", 90.0), ("server", 86.5), ("a<b&\"c'", 10.0)] {
             report.backends.append(.init(backend: name, startupMs: spread(150), ttftMs: spread(2100), overheadMs: name == "llama" ? spread(1.5) : nil,
                                          prefillTokensPerSecond: spread(240), decodeTokensPerSecond: spread(decode),
-                                         prefillRatio: 0.99, decodeRatio: decode / 95, hostRSSMiB: 240.5, childRSSMiB: 0))
+                                         prefillByRound: [216, 240, 288], decodeByRound: [decode * 0.9, decode, decode * 1.2],
+                                         prefillRatio: 0.99, decodeRatio: decode / 95, prefillRatioRounds: Quartiles([0.9, 0.99, 1.1]),
+                                         decodeRatioRounds: Quartiles([0.9, decode / 95, 1.0]), hostRSSMiB: 240.5, childRSSMiB: 0))
         }
-        report.reference = .init(prefillTokensPerSecond: spread(242), decodeTokensPerSecond: spread(95))
+        report.reference = .init(prefillTokensPerSecond: spread(242), decodeTokensPerSecond: spread(95),
+                                 prefillByRound: [217.8, 242, 290.4], decodeByRound: [85.5, 95, 114])
         report.agent = [.init(backend: "llama", iteration: 1, promptTokens: 239, cachedPromptTokens: 0, newTokens: 239, ttftMs: 900),
-                        .init(backend: "llama", iteration: 2, promptTokens: 298, cachedPromptTokens: 239, newTokens: 59, ttftMs: 250.5)]
+                        .init(backend: "llama", iteration: 2, promptTokens: 298, cachedPromptTokens: 239, newTokens: 59, ttftMs: 250.5),
+                        .init(backend: "llama", concurrency: 4, conversation: 3, iteration: 2, promptTokens: 298, cachedPromptTokens: 0,
+                              newTokens: 59, ttftMs: 700)]
+        return report
+    }
+
+    /// A `--concurrency 1,4` report: llama scales 84 to 140 (the engine 85 to 145), server keeps up.
+    static var throughputSample: BenchReport {
+        var report = BenchReport(model: "m.gguf", cores: 2, llamaCppVersion: "0.3.36", threads: 2, promptTokens: 41,
+                                 maxTokens: 128, runs: 3, warmup: 1)
+        report.concurrency = [1, 4]
+        func row(_ backend: String, _ count: Int, _ rounds: [Double]) -> ThroughputRow {
+            ThroughputRow(backend: backend, concurrency: count, promptTokens: 41, generatedTokens: 128, aggregateDecode: Spread(rounds)!,
+                          byRound: rounds, streamDecode: Spread(rounds.map { $0 / Double(count) }), ttftP50Ms: 300, ttftP95Ms: 420,
+                          interTokenP95Ms: 30, wallMs: Spread([1500, 1600, 1700])!)
+        }
+        for count in [1, 4] {
+            let engine = count == 1 ? [84, 85, 86.0] : [144, 145, 146.0]
+            for (backend, rounds) in [("llama", count == 1 ? [83, 84, 85.0] : [138, 140, 142.0]),
+                                      ("server", count == 1 ? [80, 81, 82.0] : [120, 136, 141.0])] {
+                var measured = row(backend, count, rounds)
+                measured.decodeRatio = measured.aggregateDecode.median / Spread(engine)!.median
+                measured.decodeRatioRounds = Quartiles.ofRatios(rounds, engine)
+                report.throughput.append(measured)
+            }
+            report.throughput.append(row("llama-batched-bench", count, engine))
+        }
         return report
     }
 
@@ -36,12 +65,35 @@ import Testing
     }
 
     @Test func jsonRoundTripsThroughText() throws {
-        let report = Self.sample
-        let text = report.json.jsonText(style: .python)
-        let back = try BenchReport(json: JSONValue(parsing: text))
-        #expect(back == report)
-        #expect(back.json["schemaVersion"] == .integer(BenchReport.schemaVersion))
+        for report in [Self.sample, Self.throughputSample] {
+            let text = report.json.jsonText(style: .python)
+            let back = try BenchReport(json: JSONValue(parsing: text))
+            #expect(back == report)
+            #expect(back.json["schemaVersion"] == .integer(BenchReport.schemaVersion))
+        }
         #expect(throws: LooplError.self) { try BenchReport(json: ["schemaVersion": 99]) }
+        // A report written before the concurrency fields still reads: one conversation, no rounds.
+        var old = Self.sample.json
+        if case .object(var object) = old {
+            object["agent"] = [["backend": "llama", "iteration": 1, "promptTokens": 9, "cachedPromptTokens": 0, "newTokens": 9, "ttftMs": 1.0]]
+            object["concurrency"] = nil
+            object["throughput"] = nil
+            old = .object(object)
+        }
+        let back = try BenchReport(json: old)
+        #expect(back.agent.first?.concurrency == 1 && back.agent.first?.conversation == 1 && back.throughput.isEmpty)
+    }
+
+    /// Each throughput row carries backend, concurrency and aggregateDecode, and no other key names an aggregate.
+    @Test func throughputRowsHaveOneAggregate() throws {
+        let rows = try #require(Self.throughputSample.json["throughput"]?.arrayValue)
+        #expect(rows.count == 6)
+        for row in rows {
+            let keys = try #require(row.objectValue?.keys)
+            #expect(keys.contains("backend") && keys.contains("concurrency"))
+            #expect(keys.filter { $0.lowercased().contains("aggregate") } == ["aggregateDecode"])
+            #expect(Spread(json: row["aggregateDecode"]) != nil)
+        }
     }
 
     @Test func chartIsWellFormedWithOneBarPerBackend() throws {
@@ -56,11 +108,29 @@ import Testing
         #expect(svg.contains("a&lt;b&amp;\"c&apos;"))
     }
 
+    /// With --concurrency: aggregate decode against N, one line per backend, the reference dashed.
+    @Test func throughputChartHasALinePerBackend() throws {
+        let svg = BenchChart.svg(Self.throughputSample)
+        let parser = XMLParser(data: Data(svg.utf8))
+        let counter = ElementCounter()
+        parser.delegate = counter
+        #expect(parser.parse(), "\(parser.parserError.map(String.init(describing:)) ?? "")")
+        #expect(counter.classes["line"] == 2 && counter.classes["reference"] == 1)
+        #expect(counter.elements["circle"] == 6)
+        #expect(svg.contains("llama-batched-bench") && svg.contains("concurrent streams (N)"))
+    }
+
     @Test func tableShowsRatiosBesideEachBackend() {
         let table = Self.sample.table
         #expect(table.contains("0.947x"))  // 90 / 95
         #expect(table.split(separator: "\n").contains { $0.hasPrefix("llama-bench") && $0.contains("1.000x") })
         #expect(table.contains("evaluated"))
+        // The interquartile range of the per-round ratios beside each ratio: 0.9 to 1.0 is 0.050 (q1 0.924, q3 0.974 for llama).
+        #expect(table.split(separator: "\n").contains { $0.hasPrefix("llama ") && $0.contains("0.947x") && $0.contains("0.050") }, "\(table)")
+        let throughput = Self.throughputSample.table
+        #expect(throughput.contains("aggregate t/s") && throughput.contains("TTFT p95") && throughput.contains("ITL p95"))
+        #expect(throughput.split(separator: "\n").contains { $0.hasPrefix("llama-batched-bench   4") && $0.contains("1.000x") }, "\(throughput)")
+        #expect(throughput.contains("0.966x"), "\(throughput)")  // llama at 4: 140 / 145
     }
 
     /// Each goal of docs/bench.md beside its figure; a miss is marked, and only a miss.
@@ -81,12 +151,41 @@ import Testing
         for (line, goal) in zip(lines, goals) {
             #expect(line.hasPrefix(goal.name) && line.hasSuffix(goal.met ? "  ok" : "  MISSED"), "\(line)")
         }
-        #expect(table.contains("0.947x    >= 0.980x  MISSED"), "\(table)")
-        #expect(table.contains("1.5 ms    <= 3.0 ms  ok"), "\(table)")
+        #expect(table.contains("0.947x   0.050    >= 0.980x  MISSED"), "\(table)")
+        #expect(table.contains("1.5 ms       -    <= 3.0 ms  ok"), "\(table)")
         var slow = Self.sample
         slow.agent[1].cachedPromptTokens = 0
         #expect(BenchGoal.goals(for: slow).first { $0.name == "llama agent: evaluated beyond the new tokens" }?.met == false)
+        // Four conversations interleaved are judged on their own: conversation 3 evaluated its whole prompt again.
+        #expect(byName["llama agent, 4 conversations: evaluated beyond the new tokens"].map { $0.measured == 239 && !$0.met } == true)
         #expect(BenchGoal.table([]) == "")
+    }
+
+    /// The goals of docs/bench.md for --concurrency, with the spread of their per-round ratios.
+    @Test func throughputGoalsAreReadOffTheRows() throws {
+        let goals = BenchGoal.goals(for: Self.throughputSample)
+        let byName = Dictionary(uniqueKeysWithValues: goals.map { ($0.name, $0) })
+        #expect(Set(byName.keys) == ["llama at 1 vs llama-batched-bench", "server at 1 vs llama", "llama at 4 vs llama-batched-bench",
+                                     "server at 4 vs llama", "llama scaling 1 to 4 vs llama-batched-bench"])
+        let four = try #require(byName["llama at 4 vs llama-batched-bench"])
+        #expect(abs(four.measured - 140.0 / 145) < 1e-9 && four.goal == 0.95 && four.met)
+        #expect(abs((four.iqr ?? 0) - (Quartiles([138.0 / 144, 140.0 / 145, 142.0 / 146])?.iqr ?? -1)) < 1e-12)
+        let one = try #require(byName["llama at 1 vs llama-batched-bench"])
+        #expect(abs(one.measured - 84.0 / 85) < 1e-9 && one.goal == 0.98 && one.met)
+        let server = try #require(byName["server at 4 vs llama"])
+        #expect(abs(server.measured - 136.0 / 140) < 1e-9 && server.met && (server.iqr ?? 0) > 0.05)  // a wide spread: noise, not a gap
+        #expect(byName["server at 1 vs llama"].map { abs($0.measured - 81.0 / 84) < 1e-9 && $0.met } == true)
+        let scaling = try #require(byName["llama scaling 1 to 4 vs llama-batched-bench"])
+        #expect(abs(scaling.measured - (140.0 / 84) / (145.0 / 85)) < 1e-9 && scaling.goal == 0.9 && scaling.met)
+        #expect(scaling.iqr != nil)
+        var flat = Self.throughputSample
+        flat.throughput = flat.throughput.map { row in
+            var row = row
+            if row.backend == "llama", row.concurrency == 4 { row.aggregateDecode = Spread([84, 85, 86])!; row.byRound = [84, 85, 86] }
+            return row
+        }
+        let missed = BenchGoal.goals(for: flat).filter { !$0.met }.map(\.name)
+        #expect(missed == ["llama at 4 vs llama-batched-bench", "llama scaling 1 to 4 vs llama-batched-bench"])
     }
 
     @Test func promptAndPromptTokensExcludeEachOther() async {
@@ -120,11 +219,48 @@ import Testing
                                                    "--max-tokens", "2", "--json", directory + "/a.json"])
         #expect(agent.status == 0, "\(agent.err)")
         let steps = try BenchReport(json: JSONValue(parsing: String(contentsOfFile: directory + "/a.json", encoding: .utf8))).agent
-        #expect(steps.count == 3 * AgentConversation.iterations.count)
+        #expect(steps.count == 3 * AgentConversation.iterations().count)
         // After the first iteration every backend reuses its cache: it evaluates about the new tokens only.
         for step in steps where step.iteration > 1 {
             #expect(step.cachedPromptTokens > 0 && step.evaluatedTokens <= step.newTokens + 8, "\(step)")
         }
+    }
+
+    /// `--concurrency 1,2` on the three backends with tiny token counts, and llama-batched-bench
+    /// at the same N, through the real binary: correctness only.
+    @Test(.timeLimit(.minutes(10))) func realConcurrencyRunOfTheThreeBackends() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-bench-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try ToolingCommandTests.loopl(["bench", "--backends", "llama,server,stdio", "--concurrency", "1,2", "--runs", "1",
+                                                    "--warmup", "0", "--max-tokens", "8", "--threads", "2",
+                                                    "--json", directory + "/c.json", "--svg", directory + "/c.svg"])
+        #expect(result.status == 0, "\(result.err)")
+        let report = try BenchReport(json: JSONValue(parsing: String(contentsOfFile: directory + "/c.json", encoding: .utf8)))
+        #expect(report.concurrency == [1, 2])
+        #expect(report.throughput.map(\.backend) == ["llama", "server", "stdio", "llama-batched-bench"] + ["llama", "server", "stdio", "llama-batched-bench"])
+        #expect(report.throughput.map(\.concurrency) == [1, 1, 1, 1, 2, 2, 2, 2])
+        for row in report.throughput {
+            #expect(row.aggregateDecode.median > 0 && row.byRound.count == 1 && row.generatedTokens == 8, "\(row)")
+            #expect(row.promptTokens == report.promptTokens && report.promptTokens > 10, "\(row)")
+            #expect((row.ttftP95Ms ?? 0) >= (row.ttftP50Ms ?? .infinity) && row.interTokenP95Ms != nil && row.wallMs.median > 0, "\(row)")
+            #expect(row.backend == "llama-batched-bench" ? row.decodeRatio == nil : (row.decodeRatio ?? 0) > 0, "\(row)")
+        }
+        #expect(result.out.contains("llama at 1 vs llama-batched-bench") && result.out.contains("stdio at 1 vs llama"), "\(result.out)")
+        #expect(try String(contentsOfFile: directory + "/c.svg", encoding: .utf8).contains("polyline"))
+
+        // Agent mode's conversations side by side run through the same Model calls on every backend: one is enough here.
+        let agent = try ToolingCommandTests.loopl(["bench", "--agent", "--concurrency", "2", "--backends", "llama", "--runs", "1",
+                                                   "--warmup", "0", "--max-tokens", "2", "--json", directory + "/a.json"])
+        #expect(agent.status == 0, "\(agent.err)")
+        let steps = try BenchReport(json: JSONValue(parsing: String(contentsOfFile: directory + "/a.json", encoding: .utf8))).agent
+        #expect(steps.count == 2 * AgentConversation.iterations().count)
+        for conversation in [1, 2] {
+            let turns = steps.filter { $0.conversation == conversation }
+            #expect(turns.map(\.iteration) == [1, 2, 3, 4] && turns.allSatisfy { $0.concurrency == 2 && $0.backend == "llama" }, "\(turns)")
+            #expect(zip(turns.dropFirst(), turns).allSatisfy { $0.promptTokens == $1.promptTokens + $0.newTokens }, "\(turns)")
+        }
+        #expect(agent.out.contains("llama agent, 2 conversations: evaluated beyond the new tokens"), "\(agent.out)")
     }
 }
 
@@ -132,8 +268,11 @@ import Testing
 private final class ElementCounter: NSObject, XMLParserDelegate, @unchecked Sendable {
     var classes: [String: Int] = [:]
 
+    var elements: [String: Int] = [:]
+
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
                 attributes: [String: String] = [:]) {
+        elements[elementName, default: 0] += 1
         if let name = attributes["class"] { classes[name, default: 0] += 1 }
     }
 }

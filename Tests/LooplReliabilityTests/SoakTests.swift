@@ -3,15 +3,30 @@ import Loopl
 import Testing
 
 /// A short soak: 20 agent runs (4 with a calculator call) on one instance of each backend, in one
-/// host process. Its descriptors and children stay flat and its memory barely grows.
-/// scripts/soak runs the long version (500 runs) and writes its figures under bench/results/.
+/// host process, and 24 runs with 4 agents at once on the one model. Its descriptors and children
+/// stay flat and its memory barely grows. scripts/soak runs the long versions (500 runs, and 200
+/// at 4) and writes their figures under bench/results/.
 @Suite(.serialized) struct SoakTests {
     @Test(.timeLimit(.minutes(5)), arguments: ["llama", "server", "stdio"])
     func resourcesStayFlat(_ backend: String) async throws {
         let figures = try await TestHost.figures(["soak", backend, "20"])
+        try Self.checkFlat(figures, backend: backend, runs: 20)
+    }
+
+    /// Four agents at once, each its own conversation, a new one starting as soon as one ends.
+    @Test(.timeLimit(.minutes(5)), arguments: ["llama", "server", "stdio"])
+    func resourcesStayFlatWithFourAtOnce(_ backend: String) async throws {
+        let figures = try await TestHost.figures(["soak", backend, "24", "4"])
+        #expect(figures["concurrency"] == 4 && figures["startRun"] == 4, "\(figures.jsonText())")
+        try Self.checkFlat(figures, backend: backend, runs: 24)
+    }
+
+    static func checkFlat(_ figures: JSONValue, backend: String, runs: Int) throws {
         let start = try #require(figures["start"]), end = try #require(figures["end"]), closed = try #require(figures["closed"])
         #expect(figures["failures"] == 0, "runs failed: \(figures.jsonText())")
+        #expect(figures["toolRuns"]?.intValue == (runs + 4) / 5, "\(figures.jsonText())")
         #expect((figures["toolCalls"]?.intValue ?? 0) >= 1, "no run called the calculator: \(figures.jsonText())")
+        #expect(figures["samples"]?.arrayValue?.last?.arrayValue?.first?.intValue == runs, "the last sample is not after every run: \(figures.jsonText())")
         func count(_ snapshot: JSONValue, _ key: String) throws -> Int {
             try #require(snapshot[key]?.intValue, "no \(key) figure: \(figures.jsonText())")
         }

@@ -14,47 +14,98 @@ struct BenchGoal: Sendable, Equatable {
     /// True when the measured value must reach the goal; false when it must stay within it.
     var atLeast: Bool
     var unit: Unit
+    /// For a ratio, the interquartile range of its per-round ratios: a gap smaller than this is noise.
+    var iqr: Double? = nil
 
     var met: Bool { atLeast ? measured >= goal : measured <= goal }
 
     /// The in-process backend's row name: the other backends' decode speed is compared with its.
     static let inProcess = "llama"
 
-    /// The goals that `report` has figures for (ratios need the llama-bench reference, overheads
-    /// the engine's own prompt time).
+    /// The goals that `report` has figures for (ratios need the reference, overheads the
+    /// engine's own prompt time).
     static func goals(for report: BenchReport) -> [BenchGoal] {
+        single(report) + throughput(report) + agent(report)
+    }
+
+    /// The single-stream goals: decode and prefill against llama-bench, and TTFT overheads.
+    private static func single(_ report: BenchReport) -> [BenchGoal] {
         var goals: [BenchGoal] = []
         let local = report.backends.first { $0.backend == inProcess }
         for row in report.backends {
             if row.backend == inProcess {
                 if let ratio = row.decodeRatio {
-                    goals.append(BenchGoal(name: "\(row.backend) decode vs llama-bench", measured: ratio, goal: 0.98, atLeast: true, unit: .ratio))
+                    goals.append(BenchGoal(name: "\(row.backend) decode vs llama-bench", measured: ratio, goal: 0.98, atLeast: true,
+                                           unit: .ratio, iqr: row.decodeRatioRounds?.iqr))
                 }
                 if let ratio = row.prefillRatio {
-                    goals.append(BenchGoal(name: "\(row.backend) prefill vs llama-bench", measured: ratio, goal: 0.97, atLeast: true, unit: .ratio))
+                    goals.append(BenchGoal(name: "\(row.backend) prefill vs llama-bench", measured: ratio, goal: 0.97, atLeast: true,
+                                           unit: .ratio, iqr: row.prefillRatioRounds?.iqr))
                 }
             } else if let local {
                 goals.append(BenchGoal(name: "\(row.backend) decode vs \(inProcess)",
                                        measured: row.decodeTokensPerSecond.median / local.decodeTokensPerSecond.median,
-                                       goal: 0.96, atLeast: true, unit: .ratio))
+                                       goal: 0.96, atLeast: true, unit: .ratio,
+                                       iqr: Quartiles.ofRatios(row.decodeByRound, local.decodeByRound)?.iqr))
             }
             if let overhead = row.overheadMs {
                 goals.append(BenchGoal(name: "\(row.backend) TTFT overhead", measured: overhead.median,
                                        goal: row.backend == inProcess ? 3 : 10, atLeast: false, unit: .milliseconds))
             }
         }
-        var seen: [String] = []
-        for step in report.agent where !seen.contains(step.backend) { seen.append(step.backend) }
-        for backend in seen {
-            let later = report.agent.filter { $0.backend == backend && $0.iteration > 1 }
-            guard let worst = later.map({ $0.evaluatedTokens - $0.newTokens }).max() else { continue }
-            goals.append(BenchGoal(name: "\(backend) agent: evaluated beyond the new tokens", measured: Double(max(worst, 0)),
-                                   goal: 8, atLeast: false, unit: .tokens))
+        return goals
+    }
+
+    /// The goals of `--concurrency` at 1 and 4 streams: in process against llama-batched-bench
+    /// (and its scaling from 1 to 4 against the engine's own), the others against in process.
+    private static func throughput(_ report: BenchReport) -> [BenchGoal] {
+        func row(_ backend: String, _ count: Int) -> ThroughputRow? {
+            report.throughput.first { $0.backend == backend && $0.concurrency == count }
+        }
+        func ratio(_ name: String, _ row: ThroughputRow, over base: ThroughputRow, goal: Double) -> BenchGoal {
+            BenchGoal(name: name, measured: row.aggregateDecode.median / base.aggregateDecode.median, goal: goal, atLeast: true,
+                      unit: .ratio, iqr: Quartiles.ofRatios(row.byRound, base.byRound)?.iqr)
+        }
+        var goals: [BenchGoal] = []
+        let backends = report.throughput.map(\.backend).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        for (count, inProcessGoal, othersGoal) in [(1, 0.98, 0.96), (4, 0.95, 0.95)] {
+            guard let local = row(inProcess, count) else { continue }
+            if let reference = row(ThroughputRow.reference, count) {
+                goals.append(ratio("\(inProcess) at \(count) vs \(ThroughputRow.reference)", local, over: reference, goal: inProcessGoal))
+            }
+            for backend in backends where backend != inProcess && backend != ThroughputRow.reference {
+                if let other = row(backend, count) { goals.append(ratio("\(backend) at \(count) vs \(inProcess)", other, over: local, goal: othersGoal)) }
+            }
+        }
+        if let one = row(inProcess, 1), let four = row(inProcess, 4),
+           let engineOne = row(ThroughputRow.reference, 1), let engineFour = row(ThroughputRow.reference, 4) {
+            let scaling = four.aggregateDecode.median / one.aggregateDecode.median
+            let engineScaling = engineFour.aggregateDecode.median / engineOne.aggregateDecode.median
+            func perRound(_ high: [Double], _ low: [Double]) -> [Double] { zip(high, low).map { $0 / $1 } }
+            let rounds = Quartiles.ofRatios(perRound(four.byRound, one.byRound), perRound(engineFour.byRound, engineOne.byRound))
+            goals.append(BenchGoal(name: "\(inProcess) scaling 1 to 4 vs \(ThroughputRow.reference)", measured: scaling / engineScaling,
+                                   goal: 0.9, atLeast: true, unit: .ratio, iqr: rounds?.iqr))
         }
         return goals
     }
 
+    /// In agent mode, per backend and concurrency: iterations after the first evaluate only their new tokens.
+    private static func agent(_ report: BenchReport) -> [BenchGoal] {
+        var groups: [(backend: String, concurrency: Int)] = []
+        for step in report.agent where !groups.contains(where: { $0 == (step.backend, step.concurrency) }) {
+            groups.append((step.backend, step.concurrency))
+        }
+        return groups.compactMap { backend, concurrency in
+            let later = report.agent.filter { $0.backend == backend && $0.concurrency == concurrency && $0.iteration > 1 }
+            guard let worst = later.map({ $0.evaluatedTokens - $0.newTokens }).max() else { return nil }
+            let name = concurrency == 1 ? "\(backend) agent" : "\(backend) agent, \(concurrency) conversations"
+            return BenchGoal(name: "\(name): evaluated beyond the new tokens", measured: Double(max(worst, 0)),
+                             goal: 8, atLeast: false, unit: .tokens)
+        }
+    }
+
     /// The goals as an aligned table, each line ending in `ok` or `MISSED`; empty without goals.
+    /// A ratio shows the interquartile range of its per-round ratios beside it.
     static func table(_ goals: [BenchGoal]) -> String {
         guard !goals.isEmpty else { return "" }
         let width = max(4, goals.map(\.name.count).max() ?? 0)
@@ -62,9 +113,10 @@ struct BenchGoal: Sendable, Equatable {
             let space = String(repeating: " ", count: max(0, count - text.count))
             return left ? text + space : space + text
         }
-        var lines = [pad("goal", width, left: true) + " " + pad("measured", 10) + " " + pad("goal", 12)]
+        var lines = [pad("goal", width, left: true) + " " + pad("measured", 10) + " " + pad("IQR", 7) + " " + pad("goal", 12)]
         for goal in goals {
-            lines.append(pad(goal.name, width, left: true) + " " + pad(format(goal.measured, goal.unit), 10) + " "
+            let iqr = goal.iqr.map { String(format: "%.3f", $0) } ?? "-"
+            lines.append(pad(goal.name, width, left: true) + " " + pad(format(goal.measured, goal.unit), 10) + " " + pad(iqr, 7) + " "
                          + pad((goal.atLeast ? ">= " : "<= ") + format(goal.goal, goal.unit), 12) + "  " + (goal.met ? "ok" : "MISSED"))
         }
         return lines.joined(separator: "\n") + "\n"

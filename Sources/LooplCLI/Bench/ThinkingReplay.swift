@@ -36,7 +36,7 @@ enum ThinkingReplay {
                                      weights: try LlamaWeights(path: model))
         var options = AgentOptions(maxIterations: thoughts.count)
         options.generation.reasoning = reasoning
-        let conversation = AgentConversation.iterations[0]
+        let conversation = AgentConversation.iterations()[0]
         let agent = Agent(model: replay, tools: [CalculatorTool()], options: options, messages: Array(conversation.dropLast()))
         for try await _ in agent.stream(conversation.last?.text ?? "") {}
         return replay.steps

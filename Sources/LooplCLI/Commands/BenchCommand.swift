@@ -12,16 +12,23 @@ struct BenchCommand: Command {
         llama-bench with the same model, threads and token counts. Prefill is timed on the long
         prompt (one token generated); decode on a short prompt, --max-tokens generated regardless of
         end-of-generation. Startup is load or spawn until ready; overhead is the TTFT minus the
-        engine's own time on the prompt. With --agent, a fixed conversation of tool calls and results
-        is replayed on each backend instead, showing per iteration how many prompt tokens were
-        evaluated and how many reused from the cache; with --think-template, the conversation of a
-        model that thinks before each call is run by an agent on the prompts that template renders,
-        counted with the model's tokenizer as the in-process cache reuses them. Under the table, each
-        speed goal of docs/bench.md that the run has a figure for, with MISSED beside those not met.
+        engine's own time on the prompt. With --concurrency, N conversations start together on one
+        model for each N instead (different prompts of one length), against llama-batched-bench at
+        the same N: their aggregate decode speed (all tokens generated from the moment every stream
+        has its first token to the end, over that time), each stream's speed, TTFT and inter-token
+        latency. With --agent, a fixed conversation of tool calls and results is replayed on each
+        backend instead (with --concurrency, that many at once, interleaved), showing per iteration
+        how many prompt tokens were evaluated and how many reused from the cache; with
+        --think-template, the conversation of a model that thinks before each call is run by an
+        agent on the prompts that template renders, counted with the model's tokenizer as the
+        in-process cache reuses them. Each ratio comes with the interquartile range of its per-round
+        ratios. Under the table, each speed goal of docs/bench.md that the run has a figure for,
+        with MISSED beside those not met.
 
         USAGE: loopl bench [--backends LIST] [--config FILE] [--runs N] [--warmup N]
                            [--prompt TEXT | --prompt-tokens N] [--max-tokens N] [-t N] [-m FILE]
-                           [--agent [--think-template FILE]] [--json FILE] [--svg FILE] [--no-reference]
+                           [--concurrency LIST] [--agent [--think-template FILE]] [--json FILE]
+                           [--svg FILE] [--no-reference]
 
         OPTIONS:
           --backends LIST      Comma-separated backend names (default: llama).
@@ -29,17 +36,22 @@ struct BenchCommand: Command {
           --runs N             Measured runs per backend, 1 to 100 (default: 5).
           --warmup N           Unmeasured runs first, 0 to 10 (default: 1).
           --prompt TEXT        The long prompt for prefill.
-          --prompt-tokens N    Or a filler prompt of about N tokens, 16 to 8192 (default: 512).
-          --max-tokens N       Tokens to generate for decode, 1 to 4096 (default: 128).
+          --prompt-tokens N    Or a filler prompt of about N tokens, 16 to 8192 (default: 512; with
+                               --concurrency, each stream's prompt is padded to about N tokens).
+          --max-tokens N       Tokens to generate for decode, 1 to 4096 (default: 128; 2 or more
+                               with --concurrency).
           -t, --threads N      CPU threads for every backend and llama-bench, 1 to 256 (default: 2).
           -m, --model FILE     The GGUF model for every backend and llama-bench (default: $LOOPL_MODEL,
                                else the default model of scripts/bootstrap).
+          --concurrency LIST   Comma-separated stream counts, 1 to 64, such as 1,2,4,8: measure
+                               throughput with that many conversations at once.
           --agent              Replay the agent conversation instead of timing prefill and decode.
           --think-template F   With --agent: replay a thinking conversation on chat template F
                                (Hermes or gpt-oss calls) instead of running the backends.
           --json FILE          Also write the results as JSON (schema: docs/bench.md).
-          --svg FILE           Also draw decode speed and TTFT per backend as an SVG chart.
-          --no-reference       Skip llama-bench.
+          --svg FILE           Also draw decode speed and TTFT per backend (with --concurrency:
+                               aggregate decode speed against N) as an SVG chart.
+          --no-reference       Skip llama-bench and llama-batched-bench.
           -h, --help           Show this help.
 
         """
@@ -54,11 +66,15 @@ struct BenchCommand: Command {
     var threads: Int
     var model: String
     var agent: Bool
+    /// The stream counts of `--concurrency`, ascending; empty without it.
+    var concurrency: [Int]
     /// The chat template of the thinking replay (`--think-template`).
     var thinkTemplate: String?
     var jsonPath: String?
     var svgPath: String?
     var reference: Bool
+    /// True when `--prompt-tokens` was given: `--concurrency` pads each stream's prompt to it.
+    var paddedStreams: Bool
 
     init(arguments: inout Arguments) throws(UsageError) {
         backends = (try arguments.option("backends") ?? "llama").split(separator: ",").map(String.init)
@@ -70,26 +86,50 @@ struct BenchCommand: Command {
         if prompt != nil, tokens != nil { throw UsageError("Give --prompt or --prompt-tokens, not both.") }
         if prompt?.isEmpty == true { throw UsageError("--prompt needs some text.") }
         promptTokens = tokens ?? 512
+        paddedStreams = tokens != nil
         maxTokens = try arguments.integer("max-tokens", in: 1...4096) ?? 128
+        concurrency = try Self.counts(arguments.option("concurrency"))
         threads = try arguments.integer("threads", short: "t", in: 1...256) ?? 2
         model = try arguments.option("model", short: "m") ?? LooplHome.defaultModel
         agent = arguments.flag("agent")
         thinkTemplate = try arguments.option("think-template")
         if thinkTemplate != nil, !agent { throw UsageError("--think-template goes with --agent.") }
+        if thinkTemplate != nil, concurrency.isEmpty == false { throw UsageError("--think-template replays one conversation: leave out --concurrency.") }
         jsonPath = try arguments.option("json")
         svgPath = try arguments.option("svg")
         reference = !arguments.flag("no-reference") && !agent
         if backends.isEmpty { throw UsageError("--backends needs at least one name.") }
+        if !concurrency.isEmpty, !agent {
+            if maxTokens < 2 { throw UsageError("--concurrency needs --max-tokens 2 or more: the decode phase starts after the first token.") }
+            if prompt != nil { throw UsageError("--concurrency gives each stream a prompt of its own: use --prompt-tokens to lengthen them.") }
+        }
+    }
+
+    /// The counts of `--concurrency`: whole numbers from 1 to 64, ascending, each once.
+    static func counts(_ list: String?) throws(UsageError) -> [Int] {
+        guard let list else { return [] }
+        var counts: [Int] = []
+        for word in list.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let count = Int(word.trimmingCharacters(in: .whitespaces)), (1...64).contains(count) else {
+                throw UsageError("--concurrency takes comma-separated whole numbers from 1 to 64, such as 1,4, not '\(list)'.")
+            }
+            if !counts.contains(count) { counts.append(count) }
+        }
+        return counts.sorted()
     }
 
     func run(_ console: Console) async throws -> ExitCode {
         var config = try BackendFactory.config(path: config)
         try config.apply(BackendOverrides(model: model, threads: threads))
+        if let most = concurrency.max(), most > Self.defaultParallel {
+            config = Self.raisingParallel(config, to: most, for: backends) { console.err($0) }
+        }
         let router = Router(config: config)
         for name in backends { _ = try config.backend(name) }
         var report = BenchReport(model: (model as NSString).lastPathComponent,
                                  cores: ProcessInfo.processInfo.activeProcessorCount, llamaCppVersion: LlamaCppInstall.version,
                                  threads: threads, promptTokens: promptTokens, maxTokens: maxTokens, runs: runs, warmup: warmup)
+        report.concurrency = concurrency
         if let thinkTemplate {
             let steps = try await ThinkingReplay.run(template: try readText(thinkTemplate, what: "template"), model: model, reasoning: .auto)
             console.out(ThinkingReplay.table(steps, name: (thinkTemplate as NSString).lastPathComponent) + "\n")
@@ -100,6 +140,8 @@ struct BenchCommand: Command {
             }
         } else if agent {
             try await runAgent(router: router, report: &report, console: console)
+        } else if !concurrency.isEmpty {
+            try await runThroughput(router: router, report: &report, console: console)
         } else {
             try await runSpeed(router: router, report: &report, console: console)
         }
@@ -113,7 +155,7 @@ struct BenchCommand: Command {
 
     private func runSpeed(router: Router, report: inout BenchReport, console: Console) async throws {
         // About ten tokens a sentence, and about forty for the template: just under --prompt-tokens.
-        let filler = String(repeating: "The quick brown fox jumps over the lazy dog. ", count: max(1, (promptTokens - 40) / 10))
+        let filler = Self.filler(tokens: promptTokens - 40)
         let longPrompt: [Message] = [.user(prompt ?? filler + "Summarise.")]
         let shortPrompt: [Message] = [.user("Tell me a long story about a fox.")]
         var prefillOptions = GenerationOptions.greedy(maxTokens: 1)
@@ -156,56 +198,92 @@ struct BenchCommand: Command {
         }
         report.promptTokens = measuredPromptTokens
         if let prefill = Spread(referenceSamples.map(\.prefill)), let decode = Spread(referenceSamples.map(\.decode)) {
-            report.reference = BenchReport.Reference(prefillTokensPerSecond: prefill, decodeTokensPerSecond: decode)
+            report.reference = BenchReport.Reference(prefillTokensPerSecond: prefill, decodeTokensPerSecond: decode,
+                                                     prefillByRound: referenceSamples.map(\.prefill), decodeByRound: referenceSamples.map(\.decode))
         }
         for name in backends {
             let list = samples[name] ?? []
             guard let startup = Spread(list.map(\.startupMs)), let ttft = Spread(list.map(\.ttftMs)),
                   let prefill = Spread(list.map(\.prefillTokensPerSecond)), let decode = Spread(list.map(\.decodeTokensPerSecond)) else { continue }
+            let reference = report.reference
             report.backends.append(BenchReport.Row(
                 backend: name, startupMs: startup, ttftMs: ttft, overheadMs: Spread(list.compactMap(\.overheadMs)),
                 prefillTokensPerSecond: prefill, decodeTokensPerSecond: decode,
-                prefillRatio: report.reference.map { prefill.median / $0.prefillTokensPerSecond.median },
-                decodeRatio: report.reference.map { decode.median / $0.decodeTokensPerSecond.median },
+                prefillByRound: list.map(\.prefillTokensPerSecond), decodeByRound: list.map(\.decodeTokensPerSecond),
+                prefillRatio: reference.map { prefill.median / $0.prefillTokensPerSecond.median },
+                decodeRatio: reference.map { decode.median / $0.decodeTokensPerSecond.median },
+                prefillRatioRounds: reference.flatMap { Quartiles.ofRatios(list.map(\.prefillTokensPerSecond), $0.prefillByRound) },
+                decodeRatioRounds: reference.flatMap { Quartiles.ofRatios(list.map(\.decodeTokensPerSecond), $0.decodeByRound) },
                 hostRSSMiB: list.map(\.hostRSSMiB).max() ?? 0, childRSSMiB: list.map(\.childRSSMiB).max() ?? 0))
         }
     }
 
+    /// One agent-mode conversation on one backend: its concurrency and its number (from 1).
+    private struct AgentKey: Hashable {
+        let backend: String, concurrency: Int, conversation: Int
+    }
+
+    /// Replays the agent conversation on each backend; with `--concurrency`, N of them at once
+    /// (each its own variant and conversation), for each N.
     private func runAgent(router: Router, report: inout BenchReport, console: Console) async throws {
         var options = GenerationOptions.greedy(maxTokens: min(maxTokens, 16))
         options.ignoreEndOfGeneration = true
-        let iterations = AgentConversation.iterations
-        var ttfts: [String: [[Double]]] = [:]
-        var tokens: [String: [(prompt: Int, cached: Int)]] = [:]
+        var ttfts: [AgentKey: [[Double]]] = [:]
+        var tokens: [AgentKey: [(prompt: Int, cached: Int)]] = [:]
         for step in BenchPlan(backends: backends, warmup: warmup, runs: runs, reference: false).steps {
             guard case .backend(let name) = step.target else { continue }
             let backend = try await router.model(named: name)
-            var counts: [(prompt: Int, cached: Int)] = []
-            var times: [Double] = []
-            for messages in iterations {
-                let turn = try await Self.timed { backend.generate(messages: messages, tools: AgentConversation.tools, options: options) }
-                counts.append((turn.metrics.promptTokens, turn.metrics.cachedPromptTokens))
-                times.append(turn.ttftMs)
+            for count in concurrency.isEmpty ? [1] : concurrency {
+                let conversations = try await withThrowingTaskGroup(of: (Int, [(prompt: Int, cached: Int)], [Double]).self) { group in
+                    for variant in 0..<count {
+                        var turnOptions = options
+                        turnOptions.conversation = "bench-agent-\(step.round)-\(count)-\(variant + 1)"
+                        group.addTask { [turnOptions] in
+                            var counts: [(prompt: Int, cached: Int)] = []
+                            var times: [Double] = []
+                            for messages in AgentConversation.iterations(variant: variant) {
+                                let turn = try await Self.timed { backend.generate(messages: messages, tools: AgentConversation.tools, options: turnOptions) }
+                                counts.append((turn.metrics.promptTokens, turn.metrics.cachedPromptTokens))
+                                times.append(turn.ttftMs)
+                            }
+                            return (variant + 1, counts, times)
+                        }
+                    }
+                    var all: [(Int, [(prompt: Int, cached: Int)], [Double])] = []
+                    for try await conversation in group { all.append(conversation) }
+                    return all.sorted { $0.0 < $1.0 }
+                }
+                let evaluated = conversations.map { $0.1.map { String($0.prompt - $0.cached) }.joined(separator: ", ") }
+                console.err("round \(step.round)\(step.measured ? "" : " (warm-up)") \(name)\(count > 1 ? " x\(count)" : ""): evaluated "
+                            + evaluated.joined(separator: "; "))
+                guard step.measured else { continue }
+                for (conversation, counts, times) in conversations {
+                    let key = AgentKey(backend: name, concurrency: count, conversation: conversation)
+                    ttfts[key, default: []].append(times)
+                    tokens[key] = counts
+                }
             }
             await backend.close()
-            console.err("round \(step.round)\(step.measured ? "" : " (warm-up)") \(name): evaluated " + counts.map { String($0.prompt - $0.cached) }.joined(separator: ", "))
-            guard step.measured else { continue }
-            ttfts[name, default: []].append(times)
-            tokens[name] = counts
         }
         for name in backends {
-            guard let counts = tokens[name], let runs = ttfts[name] else { continue }
-            for (index, count) in counts.enumerated() {
-                let previous = index == 0 ? 0 : counts[index - 1].prompt
-                report.agent.append(BenchReport.AgentStep(
-                    backend: name, iteration: index + 1, promptTokens: count.prompt, cachedPromptTokens: count.cached,
-                    newTokens: count.prompt - previous, ttftMs: Spread(runs.map { $0[index] })?.median ?? 0))
+            for count in concurrency.isEmpty ? [1] : concurrency {
+                for conversation in 1...count {
+                    let key = AgentKey(backend: name, concurrency: count, conversation: conversation)
+                    guard let counts = tokens[key], let runs = ttfts[key] else { continue }
+                    for (index, turn) in counts.enumerated() {
+                        let previous = index == 0 ? 0 : counts[index - 1].prompt
+                        report.agent.append(BenchReport.AgentStep(
+                            backend: name, concurrency: count, conversation: conversation, iteration: index + 1,
+                            promptTokens: turn.prompt, cachedPromptTokens: turn.cached, newTokens: turn.prompt - previous,
+                            ttftMs: Spread(runs.map { $0[index] })?.median ?? 0))
+                    }
+                }
             }
         }
     }
 
     /// Runs a generation to its end: its final metrics, and the TTFT as the host sees it.
-    private static func timed(_ generate: () -> AsyncThrowingStream<ModelEvent, any Error>) async throws -> (metrics: Metrics, ttftMs: Double) {
+    static func timed(_ generate: () -> AsyncThrowingStream<ModelEvent, any Error>) async throws -> (metrics: Metrics, ttftMs: Double) {
         let start = ContinuousClock.now
         let stream = generate()
         var first: ContinuousClock.Instant?
@@ -220,7 +298,7 @@ struct BenchCommand: Command {
         return (last, ((first ?? .now) - start).milliseconds)
     }
 
-    private func write(_ text: String, to path: String) throws {
+    func write(_ text: String, to path: String) throws {
         do {
             try text.write(toFile: path, atomically: true, encoding: .utf8)
         } catch {
