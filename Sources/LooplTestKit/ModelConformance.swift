@@ -111,8 +111,8 @@ public struct ModelConformance: Sendable {
 
     /// Cancelling mid-stream stops the model within a few tokens, and the next request works.
     ///
-    /// The tokens a cancelled generation goes on producing delay the next request, since requests
-    /// are served in order: its wait for the first event, beyond the same request's wait with
+    /// The tokens a cancelled generation goes on producing delay the next request, which shares the
+    /// engine with it: its wait for the first event, beyond the same request's wait with
     /// nothing before it, may come to at most ``tokensAfterCancel`` tokens at the cancelled stream's pace.
     public func checkCancellation() async throws {
         let check = "cancellation"
