@@ -137,4 +137,36 @@ import Testing
             _ = try await ModelConformance(model: model).run("closed", ModelConformance.greeting, options: .greedy(maxTokens: 4))
         }
     }
+
+    /// Two sequences decoding with an idle one between them (padded in the batch, so that they
+    /// stay in one pass): their answers are their own, and the idle one's cells are untouched.
+    @Test(.timeLimit(.minutes(5)))
+    func anIdleSequenceBetweenTwoDecodingOnesKeepsItsCells() async throws {
+        let suite = ModelConformance(model: try Self.load(parallel: 3))
+        var turns: [ModelConformance.Turn] = []
+        for (index, name) in ["a", "b", "c"].enumerated() {
+            turns.append(try await suite.run(name, Self.questions[index], options: Self.exactly(8, conversation: name)))
+        }
+        let first = turns
+        let together = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for index in [0, 2] {
+                group.addTask {
+                    let longer = Self.questions[index] + [.assistant(first[index].text), .user("Say it again, shorter.")]
+                    let turn = try await suite.run("outer", longer, options: Self.exactly(16, conversation: ["a", "b", "c"][index]))
+                    return (index, turn.text)
+                }
+            }
+            var texts: [Int: String] = [:]
+            for try await (index, text) in group { texts[index] = text }
+            return texts
+        }
+        let b = try await suite.run("b", Self.questions[1], options: Self.exactly(8, conversation: "b"))
+        #expect(b.text == first[1].text)
+        #expect(b.metrics.last?.cachedPromptTokens == (b.metrics.last?.promptTokens ?? 0) - 1)
+        for index in [0, 2] {
+            let longer = Self.questions[index] + [.assistant(first[index].text), .user("Say it again, shorter.")]
+            let again = try await suite.run("again", longer, options: Self.exactly(16, conversation: ["a", "b", "c"][index]))
+            #expect(again.text == together[index], "conversation \(index)")
+        }
+    }
 }

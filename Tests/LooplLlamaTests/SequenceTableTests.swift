@@ -1,3 +1,4 @@
+import Loopl
 @testable import LooplLlama
 import Testing
 
@@ -42,5 +43,32 @@ import Testing
     private func claim(_ table: inout SequenceTable, _ conversation: String?, _ prompt: [Int32]) throws -> Int {
         let index = table.claim(conversation: conversation, prompt: prompt)
         return try #require(index, "every sequence is busy")
+    }
+}
+
+/// The llama kind's `parallel` and `maxQueue` keys.
+@Suite struct LlamaConfigurationTests {
+    @Test func parallelAndMaxQueueAreRead() throws {
+        let config = try LooplConfig(json: #"{"backends": {"a": {"kind": "llama", "parallel": 2, "maxQueue": 0}}, "default": "a"}"#,
+                                     kinds: [LlamaModel.kind])
+        #expect(try config.backend("a").section["parallel"] == 2)
+        #expect(LlamaModel.Configuration().parallel == 4 && LlamaModel.Configuration().maxQueue == 64)
+    }
+
+    @Test(arguments: [
+        (#"{"kind": "llama", "parallel": 0}"#, "'parallel' must be from 1 to 256"),
+        (#"{"kind": "llama", "parallel": 257}"#, "'parallel' must be from 1 to 256"),
+        (#"{"kind": "llama", "maxQueue": -1}"#, "'maxQueue' must be a whole number"),
+    ])
+    func badValuesAreClearErrors(_ section: String, _ message: String) {
+        do {
+            _ = try LooplConfig(json: #"{"backends": {"a": "# + section + #"}, "default": "a"}"#, kinds: [LlamaModel.kind])
+            Issue.record("accepted: \(section)")
+        } catch let error as LooplError {
+            #expect(error.code == .invalidConfiguration)
+            #expect(error.message.contains(message), "\(error.message)")
+        } catch {
+            Issue.record("\(error)")
+        }
     }
 }
