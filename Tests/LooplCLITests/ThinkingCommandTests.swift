@@ -80,11 +80,13 @@ import Testing
             ("", "› ", 30),
             ("/think sometimes\n", "/think takes", 10),
             ("/think off\n", "thinking off", 10),
+            ("/think high\n", "thinking high", 10),
             ("What is 17*23?\n", "is 391.", 30),
             ("/quit\n", "", 10),
         ], ["--config", config, "--tools", "calc"], home: home)
         #expect(out.contains("(now: auto)"), "\(out)")
         #expect(out.contains("· thinking off"), "\(out)")
+        #expect(out.contains("· thinking high"), "\(out)")
         #expect(out.contains("▸ thought for 26 characters: Use the calculator: 17*23."), "\(out)")
         #expect(out.contains("EXIT 0"), "\(out)")
     }

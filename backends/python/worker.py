@@ -207,7 +207,8 @@ class ScriptedRuntime:
         setting = options.get("reasoning") or "auto"
         budget = options.get("reasoningBudget")
         thinking = list(turn.get("reasoning", [])) if thinking_events else []
-        if thinking_events and not thinking and setting in THINKING_ON:
+        writes_thinking = "<think>" in "".join(turn.get("chunks", []))
+        if thinking_events and not thinking and not writes_thinking and setting in THINKING_ON:
             thinking = DEFAULT_THOUGHT
         if setting == "off":
             thinking = []
