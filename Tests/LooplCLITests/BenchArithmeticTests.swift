@@ -166,11 +166,16 @@ import Testing
         let config = try LooplConfig.builtIn(kinds: BackendFactory.kinds)
         var warnings: [String] = []
         let raised = BenchCommand.raisingParallel(config, to: 8, for: ["llama", "server", "stdio"]) { warnings.append($0) }
+        // Every built-in kind takes 'parallel'.
         for name in ["llama", "server", "stdio"] {
-            let section = try #require(raised.backends[name]?.section)
-            // Either the kind took it, or the bench said it did not.
-            #expect((section["parallel"] == 8) != warnings.contains { $0.contains("'\(name)'") }, "\(name): \(section), \(warnings)")
+            #expect(raised.backends[name]?.section["parallel"] == 8, "\(name): \(String(describing: raised.backends[name]?.section))")
         }
+        #expect(warnings.isEmpty, "\(warnings)")
+        // A kind that takes no 'parallel' is left as it is, and named.
+        let other = BackendKind(name: "other", read: { _ in 0 }, start: { _ in throw LooplError(.invalidConfiguration, "not started") })
+        let otherConfig = try LooplConfig(json: #"{"default": "x", "backends": {"x": {"kind": "other"}}}"#, kinds: [other])
+        let kept = BenchCommand.raisingParallel(otherConfig, to: 8, for: ["x"]) { warnings.append($0) }
+        #expect(kept.backends["x"]?.section["parallel"] == nil && warnings.count == 1 && warnings[0].contains("'x'"), "\(warnings)")
         #expect(raised.backends["isolated"]?.section["parallel"] == nil, "a backend not measured is left alone")
         var none: [String] = []
         let same = BenchCommand.raisingParallel(config, to: 4, for: ["llama"]) { none.append($0) }

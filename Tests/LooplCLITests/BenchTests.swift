@@ -259,8 +259,12 @@ import Testing
             let turns = steps.filter { $0.conversation == conversation }
             #expect(turns.map(\.iteration) == [1, 2, 3, 4] && turns.allSatisfy { $0.concurrency == 2 && $0.backend == "llama" }, "\(turns)")
             #expect(zip(turns.dropFirst(), turns).allSatisfy { $0.promptTokens == $1.promptTokens + $0.newTokens }, "\(turns)")
+            // Interleaved with the other, each conversation keeps its cache: it evaluates about its new tokens only.
+            for turn in turns where turn.iteration > 1 {
+                #expect(turn.cachedPromptTokens > 0 && turn.evaluatedTokens <= turn.newTokens + 8, "\(turn)")
+            }
         }
-        #expect(agent.out.contains("llama agent, 2 conversations: evaluated beyond the new tokens"), "\(agent.out)")
+        #expect(agent.out.contains("llama agent, 2 conversations: evaluated beyond the new tokens") && agent.out.contains("  ok"), "\(agent.out)")
     }
 }
 
