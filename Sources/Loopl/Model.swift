@@ -2,8 +2,8 @@
 public enum ToolCallStyle: Sendable, Hashable {
     /// The backend emits `ModelEvent.toolCall` itself.
     case native
-    /// The backend emits the model's raw text, markup included; the caller lifts the calls with
-    /// ``ToolCallParser`` of this format.
+    /// The backend emits the model's raw text, markup included (and first the thinking marker its
+    /// prompt opened, if it did); the caller lifts the calls with ``ToolCallParser`` of this format.
     case text(ToolCallFormat)
 }
 

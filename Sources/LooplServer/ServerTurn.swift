@@ -74,6 +74,8 @@ struct ServerTurn {
         var finish: TurnAssembler.Finish?
         var terminated = false
         var received = false
+        // The turn's text starts with the thinking its prompt opened, so a reader sees it whole.
+        var opened = prompt.flatMap { ThinkingMarkup.opened(byPrompt: $0.text)?.open }
         do {
             for try await data in EventStream(response: response) {
                 received = true
@@ -88,6 +90,10 @@ struct ServerTurn {
                     throw ServerFailure.http(status: status, body: Data(chunk.jsonText().utf8), url: url)
                 }
                 if configuration.renderer != nil {
+                    if let open = opened {
+                        continuation.yield(.text(open))
+                        opened = nil
+                    }
                     if let event = assembler.text(chunk["content"]?.stringValue ?? "") { continuation.yield(event) }
                     if chunk["stop"]?.boolValue == true {
                         finish = Self.finish(stopType: chunk["stop_type"]?.stringValue)

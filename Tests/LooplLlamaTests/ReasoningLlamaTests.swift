@@ -38,8 +38,9 @@ import Testing
         let (text, metrics) = try await Self.generate(model, options)
         let final = try #require(metrics)
         #expect(final.reasoningTokens == 8)
+        #expect(text.hasPrefix("<think>"), "the turn does not start with the thinking its prompt opened: \(text.debugDescription)")
         let close = try #require(text.range(of: "</think>"), "no closing marker in \(text.debugDescription)")
-        let thinking = String(text[..<close.lowerBound])
+        let thinking = String(text[..<close.lowerBound].dropFirst("<think>".count))
         #expect(model.weights.tokenize(thinking, addSpecial: false).count <= 9, "\(thinking.debugDescription)")
         #expect(!text[close.upperBound...].isEmpty, "the model went on after the thinking")
         #expect(final.generatedTokens == 32)
@@ -49,8 +50,28 @@ import Testing
         free.reasoningBudget = nil
         let unbounded = try await Self.generate(model, free)
         #expect(unbounded.metrics?.reasoningTokens ?? 0 > 8)
-        #expect(unbounded.text.hasPrefix(thinking))
-        #expect(!unbounded.text.hasPrefix(thinking + "</think>"))
+        #expect(unbounded.text.hasPrefix("<think>" + thinking))
+        #expect(!unbounded.text.hasPrefix("<think>" + thinking + "</think>"))
+        await model.close()
+    }
+
+    /// Through an Agent, the thinking the prompt opened is reasoning, and no text event carries
+    /// its markup.
+    @Test(.timeLimit(.minutes(5)))
+    func anAgentSeesThinkingThePromptOpened() async throws {
+        let model = try Self.load()
+        var options = AgentOptions()
+        options.generation = .greedy(maxTokens: 24)
+        options.generation.ignoreEndOfGeneration = true
+        options.generation.reasoningBudget = 8
+        var reasoning = ""
+        var text = ""
+        for try await event in Agent(model: model, options: options).stream("Tell me a long story about a fox.") {
+            if case .reasoning(let delta) = event { reasoning += delta }
+            if case .text(let delta) = event { text += delta }
+        }
+        #expect(!reasoning.isEmpty)
+        #expect(!text.contains("<think>") && !text.contains("</think>"), "\(text.debugDescription)")
         await model.close()
     }
 

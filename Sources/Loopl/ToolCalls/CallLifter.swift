@@ -1,8 +1,8 @@
 /// Lifts tool calls out of a `.text` model's streamed text; passes a `.native` model's text through.
 ///
-/// The text streams as it comes: whether the model's prompt opened thinking is not known here, so
-/// the parser is told it did not (`startsInReasoning: false`) rather than holding the start of
-/// every turn back until it is decided.
+/// The text streams as it comes: a backend whose prompt opened thinking streams the opening
+/// marker first, so the parser is told the prompt did not (`startsInReasoning: false`) rather
+/// than holding the start of every turn back until it is decided.
 struct CallLifter {
     private var parser: ToolCallParser?
 
