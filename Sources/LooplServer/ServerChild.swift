@@ -120,8 +120,10 @@ final class ServerChild: Sendable {
                           configuration: LlamaServerModel.Configuration) -> [String] {
         // One slot per request served at once, each with a KV cache of its own of contextLength
         // cells (-c is the total; without a unified cache each of the -np sequences gets a share).
+        // No prompt cache in host memory: a conversation that lost its slot evaluates its prompt
+        // again, as in process, and the child's memory stays flat (extraArgs can turn it on).
         var arguments = ["-m", model, "--host", "127.0.0.1", "--port", String(port),
-                         "-np", String(configuration.parallel), "--no-kv-unified",
+                         "-np", String(configuration.parallel), "--no-kv-unified", "--cache-ram", "0",
                          "-t", String(configuration.resolvedThreads), "--no-webui", "--slots",
                          "-c", String(configuration.parallel * configuration.resolvedContext)]
         if !rpc.isEmpty {

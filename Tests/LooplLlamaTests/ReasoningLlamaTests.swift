@@ -1,17 +1,14 @@
 import Foundation
 import Loopl
 @testable import LooplLlama
+import LooplTestKit
 import Testing
 
 /// Thinking in process on the real default model, with a ChatML template whose generation prompt
 /// opens `<think>` (the default model does not think by itself).
 @Suite(.serialized) struct ReasoningLlamaTests {
-    static let thinkingTemplate = """
-        {% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n<think>\\n' }}{% endif %}
-        """
-
     static func load() throws -> LlamaModel {
-        try LlamaModel(configuration: .init(contextLength: 1024, threads: 2, chatTemplate: thinkingTemplate))
+        try LlamaModel(configuration: .init(contextLength: 1024, threads: 2, chatTemplate: ModelConformance.thinkingTemplate))
     }
 
     static func generate(_ model: LlamaModel, _ options: GenerationOptions) async throws -> (text: String, metrics: Metrics?) {
@@ -60,18 +57,7 @@ import Testing
     @Test(.timeLimit(.minutes(5)))
     func anAgentSeesThinkingThePromptOpened() async throws {
         let model = try Self.load()
-        var options = AgentOptions()
-        options.generation = .greedy(maxTokens: 24)
-        options.generation.ignoreEndOfGeneration = true
-        options.generation.reasoningBudget = 8
-        var reasoning = ""
-        var text = ""
-        for try await event in Agent(model: model, options: options).stream("Tell me a long story about a fox.") {
-            if case .reasoning(let delta) = event { reasoning += delta }
-            if case .text(let delta) = event { text += delta }
-        }
-        #expect(!reasoning.isEmpty)
-        #expect(!text.contains("<think>") && !text.contains("</think>"), "\(text.debugDescription)")
+        try await ModelConformance(model: model).checkThinkingThePromptOpened()
         await model.close()
     }
 

@@ -10,10 +10,6 @@ import Testing
 /// Thinking on the server backend: the switch, effort and budget in the request fields llama-server
 /// reads, `reasoning_content` deltas as reasoning, and the budget on a real llama-server child.
 @Suite(.serialized) struct ReasoningServerTests {
-    static let thinkingTemplate = """
-        {% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n<think>\\n' }}{% endif %}
-        """
-
     @Test(.timeLimit(.minutes(1)))
     func chatRequestsCarryTheSettingAndReadReasoningContent() async throws {
         let server = try ServerProtocolTests.server { _ in
@@ -73,7 +69,7 @@ import Testing
                                #"{"content":"","stop":true,"stop_type":"eos","tokens_predicted":5,"tokens_evaluated":20,"tokens_cached":0}"#])
         }
         defer { server.stop() }
-        let prompt = try ChatPrompt(modelFile: LooplHome.defaultModel, template: Self.thinkingTemplate)
+        let prompt = try ChatPrompt(modelFile: LooplHome.defaultModel, template: ModelConformance.thinkingTemplate)
         let model = try await LlamaServerModel.start(.init(target: .attach(url: server.url, apiKey: nil),
                                                            rendering: .custom(ChatPromptRenderer(prompt: prompt))))
         var options = GenerationOptions.greedy(maxTokens: 16)
@@ -93,7 +89,7 @@ import Testing
     /// On a real llama-server: after 8 tokens of thinking the server writes `</think>` and the model goes on.
     @Test(.timeLimit(.minutes(10)))
     func aBudgetOfEightOnARealServer() async throws {
-        let prompt = try ChatPrompt(modelFile: LooplHome.defaultModel, template: Self.thinkingTemplate)
+        let prompt = try ChatPrompt(modelFile: LooplHome.defaultModel, template: ModelConformance.thinkingTemplate)
         let model = try await LlamaServerModel.start(.init(rendering: .custom(ChatPromptRenderer(prompt: prompt)),
                                                            contextLength: 1024, threads: 2))
         do {
@@ -101,11 +97,13 @@ import Testing
             options.ignoreEndOfGeneration = true
             options.reasoningBudget = 8
             let turn = try await ModelConformance(model: model).run("real budget", [.user("Tell me a long story about a fox.")], options: options)
+            #expect(turn.text.hasPrefix("<think>"), "the turn does not start with the thinking its prompt opened")
             let close = try #require(turn.text.range(of: "</think>"), "no closing marker in \(turn.text.debugDescription)")
-            let thinking = String(turn.text[..<close.lowerBound])
+            let thinking = String(turn.text[..<close.lowerBound].dropFirst("<think>".count))
             let tokens = try LlamaWeights(path: LooplHome.defaultModel).tokenize(thinking, addSpecial: false).count
             #expect(tokens >= 7 && tokens <= 9, "\(turn.text.debugDescription)")
             #expect(!turn.text[close.upperBound...].isEmpty)
+            try await ModelConformance(model: model).checkThinkingThePromptOpened()
         } catch {
             await model.close()
             throw error

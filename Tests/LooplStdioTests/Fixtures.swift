@@ -22,12 +22,14 @@ enum Fixtures {
 
     /// A config file whose `llama` backend uses 2 threads and a small context, and whose `stdio`
     /// backend serves it through this build's `loopl worker`.
-    static func llamaConfig() throws -> String {
+    static func llamaConfig(chatTemplateFile: String? = nil) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-stdio-config-\(UUID()).json").path
+        var llama: JSONObject = ["kind": "llama", "model": .string(modelPath), "contextLength": 1024, "threads": 2]
+        if let chatTemplateFile { llama["chatTemplateFile"] = .string(chatTemplateFile) }
         let config: JSONValue = [
             "default": "stdio",
             "backends": [
-                "llama": ["kind": "llama", "model": .string(modelPath), "contextLength": 1024, "threads": 2],
+                "llama": .object(llama),
                 "stdio": ["kind": "stdio", "command": [.string(loopl), "worker", "--backend", "llama", "--config", .string(path)],
                           "initializeTimeoutSeconds": 60, "idleTimeoutSeconds": 120],
             ],

@@ -42,6 +42,21 @@ import Testing
         await small.close()
     }
 
+    /// A worker whose template opens thinking: its text starts with the opening marker, so the
+    /// host's Agent lifts the thinking as reasoning.
+    @Test(.timeLimit(.minutes(5)))
+    func thinkingThroughTheWorker() async throws {
+        let template = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-thinking-\(UUID()).jinja").path
+        try ModelConformance.thinkingTemplate.write(toFile: template, atomically: true, encoding: .utf8)
+        let config = try Fixtures.llamaConfig(chatTemplateFile: template)
+        defer { for file in [template, config] { try? FileManager.default.removeItem(atPath: file) } }
+        let model = try await StdioModel.start(StdioModel.Configuration(
+            command: [Fixtures.loopl, "worker", "--backend", "llama", "--config", config],
+            initializeTimeout: .seconds(60), idleTimeout: .seconds(120)))
+        try await ModelConformance(model: model).checkThinkingThePromptOpened()
+        await model.close()
+    }
+
     /// `loopl worker` offered version 1 answers as version 1: one request at a time, and a
     /// second one while the first runs is refused with -32600.
     @Test(.timeLimit(.minutes(5)))

@@ -1,0 +1,32 @@
+import Loopl
+
+extension ModelConformance {
+    /// A ChatML template whose generation prompt opens `<think>`, as R1 distills and QwQ do: a
+    /// model that does not think by itself (the default model) then thinks under it.
+    public static let thinkingTemplate = """
+        {% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n<think>\\n' }}{% endif %}
+        """
+
+    /// Under ``thinkingTemplate`` with a budget of 8 tokens, an ``Agent`` on the model sees the
+    /// thinking as reasoning, no text event carries thinking markup, and the answer follows.
+    public func checkThinkingThePromptOpened() async throws {
+        let check = "thinking the prompt opened"
+        var options = AgentOptions()
+        options.generation = .greedy(maxTokens: 24)
+        options.generation.ignoreEndOfGeneration = true
+        options.generation.reasoningBudget = 8
+        let agent = Agent(model: model, options: options)
+        let (reasoning, text) = try await within(requestBound, check, "the run did not finish") {
+            var reasoning = ""
+            var text = ""
+            for try await event in agent.stream("Tell me a long story about a fox.") {
+                if case .reasoning(let delta) = event { reasoning += delta }
+                if case .text(let delta) = event { text += delta }
+            }
+            return (reasoning, text)
+        }
+        try expect(!reasoning.isEmpty, check, "no reasoning was streamed; the text was \(text.debugDescription)")
+        try expect(!text.contains("<think>") && !text.contains("</think>"), check, "a text event carries thinking markup: \(text.debugDescription)")
+        try expect(!text.isEmpty, check, "the model did not go on to an answer after its thinking")
+    }
+}
