@@ -106,15 +106,13 @@ import Testing
         #expect(rejected.reason.contains("not a declared tool"))
     }
 
-    /// Streams a call whose argument has `lines` lines, 4 characters a delta; the fastest of `runs`.
-    static func streamLongCall(lines: Int, runs: Int = 3) -> (time: Duration, result: ToolCallParser.Result) {
-        let code = String(repeating: "print('hello world')\n", count: lines)
-        let text = "<tool_call>\n<function=python>\n<parameter=code>\n\(code)</parameter>\n</function>\n</tool_call>"
+    /// Streams `text` to a parser of `format`, 4 characters a delta; the fastest of `runs`.
+    static func stream(_ text: String, format: ToolCallFormat, runs: Int = 3) -> (time: Duration, result: ToolCallParser.Result) {
         let clock = ContinuousClock()
         var fastest = Duration.seconds(1_000_000)
         var events: [ToolCallParser.Event] = []
         for _ in 0..<runs {
-            var parser = ToolCallParser(format: .qwen3Coder)
+            var parser = ToolCallParser(format: format)
             events = []
             let start = clock.now
             var rest = Substring(text)
@@ -126,6 +124,12 @@ import Testing
             fastest = min(fastest, clock.now - start)
         }
         return (fastest, ToolCallParser.result(of: events))
+    }
+
+    /// A call whose argument has `lines` lines.
+    static func streamLongCall(lines: Int) -> (time: Duration, result: ToolCallParser.Result) {
+        let code = String(repeating: "print('hello world')\n", count: lines)
+        return stream("<tool_call>\n<function=python>\n<parameter=code>\n\(code)</parameter>\n</function>\n</tool_call>", format: .qwen3Coder)
     }
 
     /// Four times the text takes about four times as long (a parser that rescans what it holds
@@ -138,26 +142,9 @@ import Testing
         #expect(large.result.toolCalls.first?.arguments["code"] == .string(String(code.dropLast())))
     }
 
-    /// Streams `lines` lines of plain text, 4 characters a delta, with the start of the turn held
-    /// (the prompt's state unknown); the fastest of `runs`.
-    static func streamHeldText(lines: Int, runs: Int = 3) -> (time: Duration, result: ToolCallParser.Result) {
-        let text = String(repeating: "The quick brown fox jumps over the lazy dog.\n", count: lines)
-        let clock = ContinuousClock()
-        var fastest = Duration.seconds(1_000_000)
-        var events: [ToolCallParser.Event] = []
-        for _ in 0..<runs {
-            var parser = ToolCallParser(format: .auto)
-            events = []
-            let start = clock.now
-            var rest = Substring(text)
-            while !rest.isEmpty {
-                events += parser.feed(String(rest.prefix(4)))
-                rest = rest.dropFirst(4)
-            }
-            events += parser.finish()
-            fastest = min(fastest, clock.now - start)
-        }
-        return (fastest, ToolCallParser.result(of: events))
+    /// `lines` lines of plain text, with the start of the turn held (the prompt's state unknown).
+    static func streamHeldText(lines: Int) -> (time: Duration, result: ToolCallParser.Result) {
+        stream(String(repeating: "The quick brown fox jumps over the lazy dog.\n", count: lines), format: .auto)
     }
 
     /// A held turn start grows as one event without copying it on every delta.
