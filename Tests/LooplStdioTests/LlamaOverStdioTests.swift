@@ -31,8 +31,7 @@ import Testing
         let model = try await StdioModel.start(configuration)
         #expect(model.info.protocolVersion == 2 && model.info.concurrentRequests == 4 && model.parallel == 4)
         let pid = model.workerPID
-        // Batched decoding may round differently from one sequence alone: the first 16 tokens.
-        try await ModelConformance(model: model).runConcurrency(count: 4, matchingChunks: 16)
+        try await ModelConformance(model: model).runConcurrency(count: 4)
         #expect(model.workerPID == pid, "a cancellation or an error of one request restarted the worker")
         await model.close()
         var bounded = configuration
