@@ -28,14 +28,15 @@ import Testing
     }
 
     /// Streams a long answer until the first text arrives, then hands the consumer task back.
-    static func startLongAnswer(_ model: LlamaServerModel) async throws -> Task<Result<Void, any Error>, Never> {
-        var options = GenerationOptions.greedy(maxTokens: 1500)
+    static func startLongAnswer(_ model: LlamaServerModel, messages: [Message] = ModelConformance.greeting,
+                                maxTokens: Int = 1500) async throws -> Task<Result<Void, any Error>, Never> {
+        var options = GenerationOptions.greedy(maxTokens: maxTokens)
         options.ignoreEndOfGeneration = true
         let started = AsyncStream<Void>.makeStream()
         let consumer = Task { () -> Result<Void, any Error> in
             do {
                 var signalled = false
-                for try await event in model.generate(messages: ModelConformance.greeting, tools: [], options: options) {
+                for try await event in model.generate(messages: messages, tools: [], options: options) {
                     if case .text = event, !signalled { signalled = true; started.continuation.yield() }
                 }
                 return .success(())

@@ -92,26 +92,10 @@ import Testing
     func aKilledChildFailsEveryRequestInFlightAndTheNextStartsANewOne() async throws {
         try await Self.withModel(.init(contextLength: 256, parallel: 4, threads: 2)) { model in
             let pid = try #require(await model.serverProcessID)
-            var options = GenerationOptions.greedy(maxTokens: 200)
-            options.ignoreEndOfGeneration = true
-            let long = options
-            let started = AsyncStream<Void>.makeStream()
-            let requests = (0..<4).map { index in
-                Task { () -> Result<Void, any Error> in
-                    do {
-                        var signalled = false
-                        for try await event in model.generate(messages: Self.conversation(index), tools: [], options: long) {
-                            if case .text = event, !signalled { signalled = true; started.continuation.yield() }
-                        }
-                        return .success(())
-                    } catch {
-                        started.continuation.yield()
-                        return .failure(error)
-                    }
-                }
+            var requests: [Task<Result<Void, any Error>, Never>] = []
+            for index in 0..<4 {
+                requests.append(try await LlamaServerModelTests.startLongAnswer(model, messages: Self.conversation(index), maxTokens: 200))
             }
-            var iterator = started.stream.makeAsyncIterator()
-            for _ in 0..<4 { _ = await iterator.next() }
             kill(pid, SIGKILL)
             for request in requests {
                 guard case .failure(let error) = await request.value else {
