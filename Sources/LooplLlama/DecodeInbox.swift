@@ -33,7 +33,6 @@ final class DecodeInbox: @unchecked Sendable {
         defer { condition.unlock() }
         while wait, arrivals.isEmpty, !stopping { condition.wait() }
         guard !stopping else { return nil }
-        if arrivals.isEmpty { return ([], stepObserver) }
         defer { arrivals = [] }
         return (arrivals, stepObserver)
     }

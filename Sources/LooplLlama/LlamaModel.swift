@@ -71,11 +71,12 @@ public final class LlamaModel: Model {
             let offered = self.prompt.offered(tools, options: options)
             let (tokens, text) = try self.promptTokens(messages: messages, tools: offered, options: options)
             let grammar = try self.prompt.grammar(tools: offered, options: options, promptText: text)
+            let opened = ThinkingMarkup.opened(byPrompt: text)
             let request = try LlamaRequest(prompt: tokens, options: options, grammar: grammar,
-                                           thinking: ReasoningBudget(limit: options.reasoningBudget, promptText: text),
+                                           thinking: ReasoningBudget(limit: options.reasoningBudget, opened: opened),
                                            weights: self.weights, contextSize: self.session.contextSize, events: continuation)
             // The turn's text starts with the thinking its prompt opened, so a reader sees it whole.
-            if let opened = ThinkingMarkup.opened(byPrompt: text) { continuation.yield(.text(opened.open)) }
+            if let opened { continuation.yield(.text(opened.open)) }
             try await self.session.generate(request)
         }
     }

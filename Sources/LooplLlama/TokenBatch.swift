@@ -17,9 +17,6 @@ final class TokenBatch {
     /// The tokens added since the last ``clear()``.
     var count: Int { Int(batch.n_tokens) }
 
-    /// Room for this many more tokens.
-    var room: Int { capacity - count }
-
     func clear() { batch.n_tokens = 0 }
 
     /// Adds `token` at `position` of `sequence`; returns its index, where its logits are read.

@@ -44,8 +44,9 @@ enum ServerRequest {
         if llamaCpp, let budget = options.reasoningBudget { body["reasoning_budget_tokens"] = .integer(budget) }
     }
 
-    /// A streamed `/completion` request on a prompt Loopl rendered.
-    static func completion(_ prompt: RenderedPrompt, options: GenerationOptions) -> JSONValue {
+    /// A streamed `/completion` request on a prompt Loopl rendered; `openedThinking` when the
+    /// prompt ends by opening the thinking.
+    static func completion(_ prompt: RenderedPrompt, openedThinking: Bool, options: GenerationOptions) -> JSONValue {
         var body: JSONObject = ["prompt": .string(prompt.text), "stream": true, "cache_prompt": true,
                                 "timings_per_token": true]
         addSampling(options, to: &body, llamaCpp: true)
@@ -60,7 +61,7 @@ enum ServerRequest {
             body["reasoning_budget_start_tag"] = .string(prompt.thinking.open)
             body["reasoning_budget_end_tags"] = [.string(prompt.thinking.close)]
             body["reasoning_budget_message"] = ""
-            if ThinkingMarkup.opened(byPrompt: prompt.text) != nil { body["generation_prompt"] = .string(prompt.thinking.open) }
+            if openedThinking { body["generation_prompt"] = .string(prompt.thinking.open) }
         }
         if let grammar = prompt.grammar {
             body["grammar"] = .string(grammar)

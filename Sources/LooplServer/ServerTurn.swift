@@ -13,15 +13,18 @@ struct ServerTurn {
     func run() async throws {
         guard !Task.isCancelled else { return }
         let prompt = try configuration.renderer?.render(messages: messages, tools: tools, options: options)
-        // What a slot is matched on: the prompt, or the messages when the server renders them.
-        let key = prompt?.text ?? JSONValue.array(messages.map(ServerRequest.wireMessage)).jsonText()
+        let opened = prompt.flatMap { ThinkingMarkup.opened(byPrompt: $0.text) }
+        // What a child's slot is matched on: the prompt, or the messages when the server renders
+        // them (attached servers have no slots of Loopl's).
+        let key = !configuration.target.urls.isEmpty ? ""
+            : prompt?.text ?? JSONValue.array(messages.map(ServerRequest.wireMessage)).jsonText()
         var skipped: Set<Int> = []
         var previous: (any Error)?
         while true {
             let lease = try await session.lease(conversation: options.conversation, prompt: key,
                                                 skipping: skipped, previous: previous)
             do {
-                try await stream(on: lease, prompt: prompt)
+                try await stream(on: lease, prompt: prompt, opened: opened)
                 await session.release(lease)
                 return
             } catch let unavailable as Unavailable {
@@ -45,8 +48,9 @@ struct ServerTurn {
         let beforeFirstEvent: Bool
     }
 
-    /// Sends the request to the leased server and streams its answer.
-    private func stream(on lease: Lease, prompt: RenderedPrompt?) async throws {
+    /// Sends the request to the leased server and streams its answer; `opened` is the thinking
+    /// the prompt opened.
+    private func stream(on lease: Lease, prompt: RenderedPrompt?, opened: ThinkingMarkup?) async throws {
         let info = lease.info
         let attached = !configuration.target.urls.isEmpty
         let start = ContinuousClock.now
@@ -55,7 +59,7 @@ struct ServerTurn {
         let promptCharacters: Int
         if let prompt {
             path = "/completion"
-            body = ServerRequest.completion(prompt, options: options)
+            body = ServerRequest.completion(prompt, openedThinking: opened != nil, options: options)
             promptCharacters = prompt.text.count
         } else {
             path = "/v1/chat/completions"
@@ -75,7 +79,7 @@ struct ServerTurn {
         var terminated = false
         var received = false
         // The turn's text starts with the thinking its prompt opened, so a reader sees it whole.
-        var opened = prompt.flatMap { ThinkingMarkup.opened(byPrompt: $0.text)?.open }
+        var opening = opened?.open
         do {
             for try await data in EventStream(response: response) {
                 received = true
@@ -90,9 +94,9 @@ struct ServerTurn {
                     throw ServerFailure.http(status: status, body: Data(chunk.jsonText().utf8), url: url)
                 }
                 if configuration.renderer != nil {
-                    if let open = opened {
+                    if let open = opening {
                         continuation.yield(.text(open))
-                        opened = nil
+                        opening = nil
                     }
                     if let event = assembler.text(chunk["content"]?.stringValue ?? "") { continuation.yield(event) }
                     if chunk["stop"]?.boolValue == true {

@@ -20,8 +20,6 @@ struct SlotTable: Sendable {
         slots = Array(repeating: Slot(), count: max(count, 1))
     }
 
-    var count: Int { slots.count }
-
     /// The slot that `conversation` keeps, if any.
     func slot(of conversation: String) -> Int? {
         slots.firstIndex { $0.conversation == conversation }

@@ -78,9 +78,6 @@ public final class StdioModel: Model {
     /// `concurrentRequests` (1 for a version 1 worker).
     public var parallel: Int { queue.parallel }
 
-    /// How many requests wait for a place now.
-    public var waitingRequests: Int { queue.waiting }
-
     public var contextSize: Int { get async throws { state.withLock { $0.info.contextMax } } }
 
     public func generate(messages: [Message], tools: [ToolSpec], options: GenerationOptions)

@@ -176,17 +176,17 @@ final class WorkerDispatcher: Sendable {
     /// Fails everything when the worker stays silent past the idle timeout while a request runs.
     private func watch() async {
         while true {
-            let (deadline, silent, ended) = state.withLock { state -> (ContinuousClock.Instant, Bool, Bool) in
-                let deadline = state.lastHeard + idleTimeout
-                return (deadline, !state.inFlight.isEmpty && deadline <= .now, state.ended)
+            let (deadline, idle, ended) = state.withLock { state -> (ContinuousClock.Instant, Bool, Bool) in
+                (state.lastHeard + idleTimeout, state.inFlight.isEmpty, state.ended)
             }
             if ended { return }
-            if silent {
+            if !idle, deadline <= .now {
                 await fail(LooplError(.timedOut, "The worker (\(connection.commandText)) sent nothing for \(idleTimeout.seconds) s while generating (idleTimeoutSeconds); it was stopped.\(connection.details)",
                                       engineLoss: .restarting))
                 return
             }
-            let wait = max(deadline - .now, .milliseconds(10))
+            // With nothing in flight the clock restarts at the next request: look again a timeout later.
+            let wait = idle ? idleTimeout : max(deadline - .now, .milliseconds(10))
             do { try await Task.sleep(for: min(wait, idleTimeout)) } catch { return }
         }
     }

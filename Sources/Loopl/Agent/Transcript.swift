@@ -77,8 +77,11 @@ public struct Transcript: Sendable, Hashable {
             return true
         case .text(let text):
             guard !text.isEmpty else { return false }
-            if assistantOpen, case .assistant(let previous)? = items.last {
-                items[items.count - 1] = .assistant(previous + text)
+            if assistantOpen, case .assistant(var merged)? = items.last {
+                // Taken out first, so the text grows in place rather than being copied per delta.
+                items.removeLast()
+                merged += text
+                items.append(.assistant(merged))
             } else {
                 items.append(.assistant(text))
                 closeOpenItems()
@@ -87,8 +90,11 @@ public struct Transcript: Sendable, Hashable {
             return true
         case .reasoning(let text):
             guard !text.isEmpty else { return false }
-            if reasoningOpen, case .reasoning(let previous)? = items.last {
-                items[items.count - 1] = .reasoning(previous + text)
+            if reasoningOpen, case .reasoning(var merged)? = items.last {
+                // Taken out first, so the text grows in place rather than being copied per delta.
+                items.removeLast()
+                merged += text
+                items.append(.reasoning(merged))
             } else {
                 items.append(.reasoning(text))
                 closeOpenItems()

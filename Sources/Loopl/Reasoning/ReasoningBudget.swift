@@ -14,8 +14,9 @@ public struct ReasoningBudget: Sendable {
     private enum State: Sendable {
         /// Before any visible text: thinking may still open. Holds the text so far.
         case watching([UInt8])
-        /// Inside thinking; holds the end of its text, where the closing marker may be forming.
-        case thinking(ThinkingMarkup, tail: [UInt8])
+        /// Inside thinking, with its closing marker's bytes; holds the end of its text, where the
+        /// closing marker may be forming.
+        case thinking(ThinkingMarkup, close: [UInt8], tail: [UInt8])
         /// Past the thinking, or there was none.
         case answering
     }
@@ -27,12 +28,13 @@ public struct ReasoningBudget: Sendable {
     /// A budget of `limit` thinking tokens (nil: only counting) for the text generated after
     /// `promptText`; a prompt that ends by opening thinking starts the count at the first token.
     public init(limit: Int?, promptText: String) {
+        self.init(limit: limit, opened: ThinkingMarkup.opened(byPrompt: promptText))
+    }
+
+    /// The same, for a prompt known to have opened the thinking of `opened` (nil: it did not).
+    public init(limit: Int?, opened: ThinkingMarkup?) {
         self.limit = limit
-        if let markup = ThinkingMarkup.opened(byPrompt: promptText) {
-            state = .thinking(markup, tail: [])
-        } else {
-            state = .watching([])
-        }
+        state = opened.map { .thinking($0, close: Array($0.close.utf8), tail: []) } ?? .watching([])
     }
 
     /// True while the model is thinking.
@@ -43,7 +45,7 @@ public struct ReasoningBudget: Sendable {
     /// The text to write before the next token when the budget is spent (the closing marker);
     /// nil otherwise. It is given once: the thinking is over after it.
     public mutating func closing() -> String? {
-        guard case .thinking(let markup, _) = state, let limit, tokens >= limit, !midCharacter else { return nil }
+        guard case .thinking(let markup, _, _) = state, let limit, tokens >= limit, !midCharacter else { return nil }
         state = .answering
         return markup.forcedClose
     }
@@ -61,21 +63,22 @@ public struct ReasoningBudget: Sendable {
             if let markup = ThinkingMarkup.all.first(where: { rest.starts(with: $0.open.utf8) }) {
                 // The opening token is not counted, whatever follows the marker in it.
                 let after = Array(rest.dropFirst(markup.open.utf8.count))
-                state = ByteCursor.find(Array(markup.close.utf8), in: after, from: 0) == nil ? .thinking(markup, tail: after) : .answering
+                let close = Array(markup.close.utf8)
+                state = ByteCursor.find(close, in: after, from: 0) == nil ? .thinking(markup, close: close, tail: after) : .answering
             } else if ThinkingMarkup.all.contains(where: { $0.open.utf8.starts(with: rest) }) {
                 state = .watching(seen)
             } else {
                 state = .answering
             }
-        case .thinking(let markup, var tail):
+        case .thinking(let markup, let close, var tail):
             tail += text.utf8
-            let close = Array(markup.close.utf8)
             if ByteCursor.find(close, in: tail, from: 0) != nil {
                 state = .answering
                 return
             }
             tokens += 1
-            state = .thinking(markup, tail: Array(tail.suffix(close.count - 1)))
+            tail.removeFirst(max(tail.count - (close.count - 1), 0))
+            state = .thinking(markup, close: close, tail: tail)
         }
     }
 }

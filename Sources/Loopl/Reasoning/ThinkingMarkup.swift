@@ -35,8 +35,9 @@ public struct ThinkingMarkup: Sendable, Hashable {
     /// The markup whose opener ends `prompt` (spaces and line breaks may follow it): the prompt
     /// opened the thinking, so the model's text starts inside it. nil when it does not.
     public static func opened(byPrompt prompt: String) -> ThinkingMarkup? {
-        let trimmed = prompt.trimmingWhitespace()
-        return all.first { trimmed.hasSuffix($0.open) }
+        let end = prompt.utf8.lastIndex { !ByteCursor.isSpace($0) }.map { prompt.utf8.index(after: $0) } ?? prompt.utf8.startIndex
+        let text = prompt.utf8[..<end]
+        return all.first { text.suffix($0.open.utf8.count).elementsEqual($0.open.utf8) }
     }
 
     /// The markup of a model whose tool calls are written in `format`: the family's own thinking

@@ -16,7 +16,7 @@ enum BareCallReaders {
     }
 
     private static let semicolon = [UInt8](literal: ";")
-    private static let llamaEnds: [[UInt8]] = [Array("<|eom_id|>".utf8), Array("<|eot_id|>".utf8)]
+    private static let llamaEnds = Marker.llamaEnds.map(\.literal)
 
     /// Llama 3 JSON calls after prose (`;`-separated), read as llama.cpp does only when nothing but
     /// spaces and end-of-message tokens follow them, so that JSON in the middle of prose stays text.

@@ -154,7 +154,7 @@ enum JSONCallReaders {
     }
 
     private static let pythonTag = [UInt8](literal: "<|python_tag|>")
-    private static let llamaEnds: [[UInt8]] = [Array("<|eom_id|>".utf8), Array("<|eot_id|>".utf8)]
+    private static let llamaEnds = Marker.llamaEnds.map(\.literal)
     private static let dotCall = [UInt8](literal: ".call(")
 
     /// Llama 3.1 `<|python_tag|>`: JSON calls, a built-in `NAME.call(k=v)`, or code for `python`.
