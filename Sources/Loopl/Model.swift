@@ -1,21 +1,22 @@
-/// How a model hands back tool calls.
+/// Where a backend's tool calls come from: events its engine makes, or markup in its text that
+/// a ``LiftingContinuation`` lifts before the events leave the backend.
 public enum ToolCallStyle: Sendable, Hashable {
-    /// The backend emits `ModelEvent.toolCall` itself.
+    /// The engine makes ``ModelEvent/toolCall(_:)`` and ``ModelEvent/reasoning(_:)`` itself.
     case native
-    /// The backend emits the model's raw text, markup included (and first the thinking marker its
-    /// prompt opened, if it did); the caller lifts the calls with ``ToolCallParser`` of this format.
+    /// The engine writes the model's raw text, markup of this format included.
     case text(ToolCallFormat)
 }
 
 /// A language model behind some runtime: the interface every backend implements.
 ///
+/// Its events are parsed: ``ModelEvent/text(_:)`` is visible text, ``ModelEvent/reasoning(_:)``
+/// thinking without its markup, ``ModelEvent/toolCall(_:)`` a complete call. A backend whose
+/// engine writes markup streams through a ``LiftingContinuation``.
+///
 /// A model serves several requests at once, up to its backend's `parallel` count; later ones wait
 /// in arrival order in a bounded queue, and one past it fails with ``LooplError/Code/busy``. Each
 /// request is cancelled on its own, and an error that belongs to one request fails only that one.
 public protocol Model: Sendable {
-    /// How this model hands back tool calls.
-    var toolCallStyle: ToolCallStyle { get }
-
     /// The context size in tokens (a backend that starts lazily may start to answer).
     var contextSize: Int { get async throws }
 

@@ -1,11 +1,10 @@
 /// What a model streams while it writes one assistant turn.
 public enum ModelEvent: Sendable, Hashable {
-    /// Visible text (for a `.text` tool-call style: the raw text, markup included).
+    /// Visible text, without markup.
     case text(String)
-    /// Thinking the model wrote before its answer, without its markup: from a backend that
-    /// separates it itself (a `.native` style, or a backend that parses its own output).
+    /// Thinking the model wrote before its answer, without its markup.
     case reasoning(String)
-    /// A complete tool call, from a model whose tool-call style is `.native`.
+    /// A complete tool call.
     case toolCall(ToolCall)
     /// Counts and speed so far; the last one of a turn has `finished` true.
     case metrics(Metrics)

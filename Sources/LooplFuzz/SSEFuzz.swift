@@ -16,7 +16,7 @@ public enum SSEFuzz {
         var options = GenerationOptions()
         if input.header.contains("stop") { options.stop = ["</s>", "\n\n"] }
         var assembler = TurnAssembler(options: options, contextMax: 4096, start: .now, promptCharacters: 10,
-                                      liftsLeakedCalls: input.header.contains("tools"), expectsTimings: completion)
+                                      expectsTimings: completion)
         var finish: TurnAssembler.Finish?
         let whole = Self.events(input.body, chunked: chunked, pieces: false)
         guard let events = Self.events(input.body, chunked: chunked, pieces: true) else {

@@ -3,7 +3,8 @@ import Loopl
 
 /// A GGUF model run inside this process by llama.cpp: the `llama` backend.
 ///
-/// Its tool-call style is `.text`: it streams the model's raw text and the caller lifts the calls.
+/// The model's text is lifted as it streams (``LiftingContinuation``, in the format its chat
+/// template writes calls in, ``toolCallFormat``), so its events carry no markup.
 ///
 /// Up to `parallel` requests (default 4) are served at once by one decode loop, which evaluates
 /// the next token of all of them in one llama.cpp batch, and a new request's prompt in chunks
@@ -23,7 +24,8 @@ import Loopl
 public final class LlamaModel: Model {
     /// The weights and vocabulary, which other ``LlamaModel``s may share.
     public let weights: LlamaWeights
-    public let toolCallStyle: ToolCallStyle
+    /// The family of tool-call markup its chat template writes, which its text is lifted from.
+    public var toolCallFormat: ToolCallFormat { prompt.toolCallFormat }
     let session: LlamaSession
     private let queue: RequestQueue
     private let prompt: ChatPrompt
@@ -38,7 +40,6 @@ public final class LlamaModel: Model {
         self.prompt = try ChatPrompt(modelFile: configuration.model, template: configuration.chatTemplate)
         self.session = try LlamaSession(weights: weights, configuration: configuration)
         self.queue = RequestQueue(parallel: configuration.resolvedParallel, maxQueue: configuration.maxQueue)
-        self.toolCallStyle = .text(prompt.toolCallFormat)
     }
 
     /// Loads the model, or gives it a context of its own over `weights` that another model
@@ -72,11 +73,10 @@ public final class LlamaModel: Model {
             let (tokens, text) = try self.promptTokens(messages: messages, tools: offered, options: options)
             let grammar = try self.prompt.grammar(tools: offered, options: options, promptText: text)
             let opened = ThinkingMarkup.opened(byPrompt: text)
+            let events = LiftingContinuation(continuation, style: .text(self.prompt.toolCallFormat), tools: offered, opened: opened)
             let request = try LlamaRequest(prompt: tokens, options: options, grammar: grammar,
                                            thinking: ReasoningBudget(limit: options.reasoningBudget, opened: opened),
-                                           weights: self.weights, contextSize: self.session.contextSize, events: continuation)
-            // The turn's text starts with the thinking its prompt opened, so a reader sees it whole.
-            if let opened { continuation.yield(.text(opened.open)) }
+                                           weights: self.weights, contextSize: self.session.contextSize, events: events)
             try await self.session.generate(request)
         }
     }

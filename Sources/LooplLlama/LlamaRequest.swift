@@ -12,7 +12,7 @@ final class LlamaRequest: Sendable {
     let thinking: ReasoningBudget
     /// The most tokens to generate.
     let budget: Int
-    let events: AsyncThrowingStream<ModelEvent, any Error>.Continuation
+    let events: LiftingContinuation
     /// When it reached the backend, for the time to first token.
     let start = ContinuousClock.now
     private let cancelled = Atomic(false)
@@ -20,7 +20,7 @@ final class LlamaRequest: Sendable {
     /// Checks that `prompt` and the tokens asked for fit in a conversation's `contextSize`
     /// (``LooplError/Code/contextOverflow`` when they do not), then makes its sampler.
     init(prompt: [llama_token], options: GenerationOptions, grammar: Grammar?, thinking: ReasoningBudget,
-         weights: LlamaWeights, contextSize: Int, events: AsyncThrowingStream<ModelEvent, any Error>.Continuation) throws {
+         weights: LlamaWeights, contextSize: Int, events: LiftingContinuation) throws {
         guard !prompt.isEmpty else { throw LooplError(.invalidRequest, "The prompt is empty.") }
         let budget = options.maxTokens ?? (contextSize - prompt.count)
         guard prompt.count + max(budget, 1) <= contextSize else {

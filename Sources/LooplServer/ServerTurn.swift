@@ -71,15 +71,13 @@ struct ServerTurn {
         let url = request.url ?? info.endpoint.baseURL
         var assembler = TurnAssembler(options: options, contextMax: info.contextSize ?? 0, start: start,
                                       promptCharacters: promptCharacters,
-                                      liftsLeakedCalls: configuration.renderer == nil && !tools.isEmpty && options.toolChoice != .none,
                                       expectsTimings: info.llamaCpp || configuration.renderer != nil)
+        let continuation = LiftingContinuation(self.continuation, style: markup, tools: tools, opened: opened)
         let response = HTTPResponseStream.open(request)
         let cancel = response.cancel
         var finish: TurnAssembler.Finish?
         var terminated = false
         var received = false
-        // The turn's text starts with the thinking its prompt opened, so a reader sees it whole.
-        var opening = opened?.open
         do {
             for try await data in EventStream(response: response) {
                 received = true
@@ -94,10 +92,6 @@ struct ServerTurn {
                     throw ServerFailure.http(status: status, body: Data(chunk.jsonText().utf8), url: url)
                 }
                 if configuration.renderer != nil {
-                    if let open = opening {
-                        continuation.yield(.text(open))
-                        opening = nil
-                    }
                     if let event = assembler.text(chunk["content"]?.stringValue ?? "") { continuation.yield(event) }
                     if chunk["stop"]?.boolValue == true {
                         finish = Self.finish(stopType: chunk["stop_type"]?.stringValue)
@@ -145,6 +139,13 @@ struct ServerTurn {
             throw error
         }
         for event in try assembler.finish(finish ?? .stopOrEnd) { continuation.yield(event) }
+    }
+
+    /// What the text is lifted from: the format of the prompt Loopl rendered, or `<tool_call>`
+    /// markup that a server rendering its own prompt let through into the content.
+    private var markup: ToolCallStyle {
+        if let renderer = configuration.renderer { return .text(renderer.toolCallFormat) }
+        return !tools.isEmpty && options.toolChoice != .none ? .text(.hermes) : .native
     }
 
     /// True for a failure that says the server is not there to serve: no connection, a

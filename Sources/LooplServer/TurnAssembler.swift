@@ -16,7 +16,6 @@ package struct TurnAssembler {
     private let promptCharacters: Int
     private let expectsTimings: Bool
     private var stops: StopStringFilter
-    private var leak: LeakedCallFilter?
     private var calls: [Int: PartialCall] = [:]
     private var textChunks = 0
     private var firstToken: ContinuousClock.Instant?
@@ -26,17 +25,15 @@ package struct TurnAssembler {
     /// True once a stop string was seen here (a server that does not apply stop strings itself).
     package private(set) var stoppedByFilter = false
 
-    /// `liftsLeakedCalls` holds back `<tool_call>` markup in the text and lifts it into calls;
     /// `expectsTimings` (llama-server) holds back metrics until exact counts have arrived.
     package init(options: GenerationOptions, contextMax: Int, start: ContinuousClock.Instant, promptCharacters: Int,
-         liftsLeakedCalls: Bool, expectsTimings: Bool) {
+                 expectsTimings: Bool) {
         self.expectsTimings = expectsTimings
         self.options = options
         self.contextMax = contextMax
         self.start = start
         self.promptCharacters = promptCharacters
         self.stops = StopStringFilter(stops: options.stop)
-        self.leak = liftsLeakedCalls ? LeakedCallFilter() : nil
         self.lastReport = start
     }
 
@@ -45,12 +42,8 @@ package struct TurnAssembler {
         guard !delta.isEmpty, !stoppedByFilter else { return nil }
         markToken()
         textChunks += 1
-        var visible = stops.feed(delta)
+        let visible = stops.feed(delta)
         if stops.stopped { stoppedByFilter = true }
-        if var leak {
-            visible = leak.feed(visible)
-            self.leak = leak
-        }
         return visible.isEmpty ? nil : .text(visible)
     }
 
@@ -88,30 +81,22 @@ package struct TurnAssembler {
     /// The last events: held-back text, the calls, and the final metrics.
     package mutating func finish(_ finish: Finish) throws -> [ModelEvent] {
         var events: [ModelEvent] = []
-        var rest = stoppedByFilter ? "" : stops.flush()
-        var lifted: [ToolCall] = []
-        if var leak {
-            rest = leak.feed(rest)
-            let (text, found) = leak.finish()
-            rest += text
-            lifted = found
-        }
+        let rest = stoppedByFilter ? "" : stops.flush()
         if !rest.isEmpty { events.append(.text(rest)) }
         for index in calls.keys.sorted() {
             guard let call = calls[index] else { continue }
             events.append(.toolCall(try call.toolCall()))
         }
-        events += lifted.map(ModelEvent.toolCall)
         let reason: Metrics.StopReason
         switch finish {
         case _ where stoppedByFilter: reason = .stop
         case .length: reason = .maxTokens
         case .toolCalls: reason = .toolCall
         case .stopString: reason = .stop
-        case .endOfGeneration: reason = lifted.isEmpty && calls.isEmpty ? .endTurn : .toolCall
+        case .endOfGeneration: reason = calls.isEmpty ? .endTurn : .toolCall
         case .stopOrEnd:
             // OpenAI streams say "stop" for both; with end-of-generation ignored only a stop string can end it.
-            if !calls.isEmpty || !lifted.isEmpty { reason = .toolCall }
+            if !calls.isEmpty { reason = .toolCall }
             else if !options.stop.isEmpty && options.ignoreEndOfGeneration { reason = .stop }
             else { reason = .endTurn }
         }
@@ -183,36 +168,6 @@ private struct PartialCall {
         } catch {
             throw LooplError(.protocolViolation, "The server streamed arguments for '\(name)' that are not a JSON object: \(arguments.prefix(200)).")
         }
-    }
-}
-
-/// Holds back text from the first `<tool_call>` on, and lifts the calls at the end.
-private struct LeakedCallFilter {
-    private static let marker = "<tool_call>"
-    private var pending = ""
-    private var leaked: String?
-
-    mutating func feed(_ delta: String) -> String {
-        if leaked != nil { leaked? += delta; return "" }
-        pending += delta
-        if let range = pending.range(of: Self.marker) {
-            leaked = String(pending[range.lowerBound...])
-            defer { pending = "" }
-            return String(pending[..<range.lowerBound])
-        }
-        var keep = min(Self.marker.count - 1, pending.count)
-        while keep > 0, !Self.marker.hasPrefix(pending.suffix(keep)) { keep -= 1 }
-        let cut = pending.index(pending.endIndex, offsetBy: -keep)
-        defer { pending = String(pending[cut...]) }
-        return String(pending[..<cut])
-    }
-
-    /// The text left to show and the calls found in the held-back markup.
-    mutating func finish() -> (String, [ToolCall]) {
-        defer { pending = ""; leaked = nil }
-        guard let leaked else { return (pending, []) }
-        let result = ToolCallParser(format: .hermes).parse(leaked)
-        return (result.content, result.toolCalls)
     }
 }
 

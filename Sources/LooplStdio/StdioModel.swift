@@ -40,6 +40,8 @@ public final class StdioModel: Model {
     }
 
     public let configuration: Configuration
+    /// Where the worker's calls come from: its own events, or markup in its text that this host
+    /// lifts before the events leave the model.
     public let toolCallStyle: ToolCallStyle
 
     private struct State {
@@ -83,7 +85,8 @@ public final class StdioModel: Model {
     public func generate(messages: [Message], tools: [ToolSpec], options: GenerationOptions)
         -> AsyncThrowingStream<ModelEvent, any Error> {
         .generating { continuation in
-            try await self.run(messages: messages, tools: tools, options: options, into: continuation)
+            let events = LiftingContinuation(continuation, style: self.toolCallStyle, tools: tools)
+            try await self.run(messages: messages, tools: tools, options: options, into: events)
         }
     }
 
@@ -109,7 +112,7 @@ public final class StdioModel: Model {
     // MARK: - One request
 
     private func run(messages: [Message], tools: [ToolSpec], options: GenerationOptions,
-                     into continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation) async throws {
+                     into continuation: LiftingContinuation) async throws {
         try await queue.acquire()
         defer { queue.release() }
         let worker = try await liveWorker()

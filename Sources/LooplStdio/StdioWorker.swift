@@ -81,14 +81,9 @@ public final class StdioWorker: Sendable {
             }
             let agreed = min(offered, StdioProtocol.version)
             do {
-                let native: Bool
-                var format: ToolCallFormat?
-                switch model.toolCallStyle {
-                case .native: native = true
-                case .text(let family): native = false; format = family
-                }
-                let info = WorkerInfo(protocolVersion: agreed, name: name, version: version, nativeToolCalls: native, toolCallFormat: format,
-                                      cancellation: true, reasoning: native, concurrentRequests: concurrentRequests,
+                // A Model's events are parsed: its calls and thinking go out as events of their own.
+                let info = WorkerInfo(protocolVersion: agreed, name: name, version: version, nativeToolCalls: true, toolCallFormat: nil,
+                                      cancellation: true, reasoning: true, concurrentRequests: concurrentRequests,
                                       contextMax: try await model.contextSize)
                 state.withLock { $0.protocolVersion = agreed }
                 send(.response(id: id, result: .success(info.wireValue)))

@@ -88,21 +88,13 @@ public struct ModelConformance: Sendable {
         try expect(try finalMetrics(stopped, check).stopReason == .stop, check, "stop reason is not stop")
     }
 
-    /// toolChoice required yields a call to the offered tool with a string `city`, in the declared style.
+    /// toolChoice required yields a call to the offered tool with a string `city`, as a parsed event.
     public func checkRequiredToolCall() async throws {
         let check = "required tool call"
         var options = GenerationOptions.greedy(maxTokens: 64)
         options.toolChoice = .required
         let turn = try await run(check, Self.weatherQuestion, tools: [Self.weatherTool], options: options)
-        let calls: [ToolCall]
-        switch model.toolCallStyle {
-        case .native:
-            calls = turn.toolCalls
-        case .text(let format):
-            try expect(turn.toolCalls.isEmpty, check, "a .text model emitted native calls")
-            calls = ToolCallParser(format: format).parse(turn.text).toolCalls
-        }
-        guard let call = calls.first else {
+        guard let call = turn.toolCalls.first else {
             throw ConformanceFailure(check: check, message: "no tool call in \(turn.text.debugDescription)")
         }
         try expect(call.name == Self.weatherTool.name, check, "called \(call.name), not get_weather")
@@ -199,7 +191,7 @@ public struct ModelConformance: Sendable {
     public func run(_ check: String, _ messages: [Message], tools: [ToolSpec] = [],
                     options: GenerationOptions) async throws -> Turn {
         let model = self.model
-        return try await within(requestBound, check, "the request did not finish") {
+        let turn = try await within(requestBound, check, "the request did not finish") {
             var turn = Turn()
             let start = ContinuousClock.now
             for try await event in model.generate(messages: messages, tools: tools, options: options) {
@@ -214,7 +206,14 @@ public struct ModelConformance: Sendable {
             }
             return turn
         }
+        if let marker = Self.markers.first(where: turn.text.contains) {
+            throw ConformanceFailure(check: check, message: "a text event carries markup (\(marker)): events must be parsed, see LiftingContinuation; the text was \(turn.text.debugDescription)")
+        }
+        return turn
     }
+
+    /// Markup that no text event may carry: tool-call blocks and thinking tags.
+    static let markers = ["<tool_call>", "</tool_call>", "<think>", "</think>"]
 
     private func finalMetrics(_ turn: Turn, _ check: String) throws -> Metrics {
         guard let last = turn.metrics.last, last.finished else {

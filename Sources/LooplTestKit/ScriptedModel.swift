@@ -53,8 +53,11 @@ public final class ScriptedModel: Model {
     public enum Fault: Sendable, Hashable {
         case ignoresMaxTokens, ignoresStop, omitsFinalMetrics, ignoresCancellation
         case ignoresContextSize, callsWrongTool, answersAfterClose
+        /// Streams a `.text` style's markup as it is, without lifting it.
+        case leaksMarkup
     }
 
+    /// Where its calls come from: native steps, or markup in its text that it lifts itself.
     public let toolCallStyle: ToolCallStyle
     private let size: Int
     private let faults: Set<Fault>
@@ -119,7 +122,9 @@ public final class ScriptedModel: Model {
     {
         let request = ScriptedRequest(messages: messages, tools: tools, options: options)
         return .generating { continuation in
-            try await self.queue.withPlace { try await self.play(request, into: continuation) }
+            let style = self.faults.contains(.leaksMarkup) ? .native : self.toolCallStyle
+            let events = LiftingContinuation(continuation, style: style, tools: tools)
+            try await self.queue.withPlace { try await self.play(request, into: events) }
         }
     }
 
@@ -127,7 +132,7 @@ public final class ScriptedModel: Model {
         state.withLock { $0.closed = true }
     }
 
-    private func play(_ request: ScriptedRequest, into continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation) async throws {
+    private func play(_ request: ScriptedRequest, into continuation: LiftingContinuation) async throws {
         guard faults.contains(.answersAfterClose) || !state.withLock({ $0.closed }) else { throw LooplError(.closed, "The scripted model was closed.") }
         state.withLock { $0.requests.append(request) }
         let options = request.options

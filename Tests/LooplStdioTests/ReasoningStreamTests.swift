@@ -71,7 +71,6 @@ import Testing
         let config = try LooplConfig(json: JSONValue.object(["default": "worker", "backends": ["worker": ["kind": "stdio", "command": command]]]).jsonText(),
                                      kinds: [StdioModel.kind()])
         let model = try await Router(config: config).model(named: nil)
-        #expect(model.toolCallStyle == .native, "the route lifts calls and thinking itself")
         try await Self.check(model)
         await model.close()
     }

@@ -18,6 +18,7 @@ import Testing
         (.ignoresContextSize, "context overflow"),
         (.callsWrongTool, "required tool call"),
         (.answersAfterClose, "close twice"),
+        (.leaksMarkup, "required tool call"),
     ])
     func brokenModelFailsTheSuite(_ fault: ScriptedModel.Fault, _ check: String) async throws {
         let model = ScriptedModel.conformant(style: .text(.hermes), delay: .milliseconds(10), faults: [fault])

@@ -207,41 +207,24 @@ public actor Agent {
         }
     }
 
-    /// Streams one model turn, lifting tool calls and thinking out of text for `.text` models.
+    /// Streams one model turn: its text and thinking to the channel, its calls into the turn.
     private func modelTurn(toolChoice: ToolChoice, into channel: EventChannel<AgentEvent>) async throws -> Turn {
         var generation = options.generation
         generation.toolChoice = toolChoice
         generation.conversation = generation.conversation ?? conversation
-        let specs = available.map(\.spec)
-        var lifter = CallLifter(style: model.toolCallStyle, tools: specs)
         var turn = Turn()
-        func take(_ events: [ToolCallParser.Event]) {
-            for event in events {
-                switch event {
-                case .text(let text):
-                    let shown = turn.add(text)
-                    if !shown.isEmpty { channel.send(.text(shown)) }
-                case .reasoning(let text):
-                    guard !text.isEmpty else { continue }
-                    turn.reasoning += text
-                    channel.send(.reasoning(text))
-                case .toolCall(let call):
-                    turn.calls.append(call)
-                case .rejected(let rejected):
-                    channel.send(.warning("The model called \(rejected.name), which is not a declared tool: \(rejected.reason)"))
-                    turn.calls.append(ToolCall(name: rejected.name, arguments: rejected.arguments))
-                }
-            }
-        }
         do {
-            for try await event in model.generate(messages: messages, tools: specs, options: generation) {
+            for try await event in model.generate(messages: messages, tools: available.map(\.spec), options: generation) {
                 switch event {
                 case .text(let delta):
-                    take(lifter.feed(delta))
+                    let shown = turn.add(delta)
+                    if !shown.isEmpty { channel.send(.text(shown)) }
+                case .reasoning(let delta):
+                    guard !delta.isEmpty else { continue }
+                    turn.reasoning += delta
+                    channel.send(.reasoning(delta))
                 case .toolCall(let call):
                     turn.calls.append(call)
-                case .reasoning(let delta):
-                    take([.reasoning(delta)])
                 case .metrics(let metrics):
                     channel.send(.metrics(metrics))
                     if metrics.stopReason == .cancelled { turn.cancelled = true }
@@ -253,7 +236,6 @@ public actor Agent {
         } catch is CancellationError {
             turn.cancelled = true
         }
-        take(lifter.finish())
         if Task.isCancelled { turn.cancelled = true }
         if turn.cancelled { turn.calls = [] }
         return turn
@@ -268,7 +250,7 @@ public actor Agent {
         }
         guard let tool = available.first(where: { $0.name == call.name }) else {
             let names = available.map(\.name).joined(separator: ", ")
-            if model.toolCallStyle == .native { warn("The model called \(call.name), which is not a declared tool.") }
+            warn("The model called \(call.name), which is not a declared tool.")
             return result("Error: there is no tool named \(call.name). Available tools: \(names.isEmpty ? "none" : names).", error: true)
         }
         if let problem = ArgumentCheck.problem(call.arguments, schema: tool.parameters) {

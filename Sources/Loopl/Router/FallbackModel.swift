@@ -7,8 +7,6 @@ import Synchronization
 /// moves on and says so in the error (``LooplError/EngineLoss/fellBack``), so that the ``Agent``
 /// tries the turn again, from scratch, on the next backend.
 ///
-/// Its tool-call style is `.native`: it lifts calls out of a `.text` backend's output itself, so a
-/// fallback to a backend of another style is invisible to the caller.
 final class FallbackModel: Model {
     typealias Candidate = (name: String, make: @Sendable () async throws -> any Model)
 
@@ -36,8 +34,6 @@ final class FallbackModel: Model {
         throw lastError ?? LooplError(.invalidConfiguration, "No backend is configured.")
     }
 
-    let toolCallStyle = ToolCallStyle.native
-
     var contextSize: Int { get async throws { try await state.withLock { $0.current }.contextSize } }
 
     /// The backend in use now.
@@ -53,18 +49,12 @@ final class FallbackModel: Model {
                      into continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation) async throws {
         while true {
             let model = state.withLock { $0.current }
-            var lifter = CallLifter(style: model.toolCallStyle, tools: tools)
             var started = false
             do {
                 for try await event in model.generate(messages: messages, tools: tools, options: options) {
                     started = true
-                    if case .text(let delta) = event {
-                        forward(lifter.feed(delta), into: continuation)
-                    } else {
-                        continuation.yield(event)
-                    }
+                    continuation.yield(event)
                 }
-                forward(lifter.finish(), into: continuation)
                 state.withLock { $0.lostEngine = false }
                 return
             } catch {
@@ -77,17 +67,6 @@ final class FallbackModel: Model {
                 }
                 guard again, try await moveOn(after: error) else { throw error }
                 throw LooplError(lost.code, lost.message + " Backend '\(currentName)' takes the turn.", underlying: lost.underlying, engineLoss: .fellBack)
-            }
-        }
-    }
-
-    private func forward(_ events: [ToolCallParser.Event], into continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation) {
-        for event in events {
-            switch event {
-            case .text(let text): continuation.yield(.text(text))
-            case .toolCall(let call): continuation.yield(.toolCall(call))
-            case .rejected(let rejected): continuation.yield(.toolCall(ToolCall(name: rejected.name, arguments: rejected.arguments)))
-            case .reasoning(let text): continuation.yield(.reasoning(text))
             }
         }
     }

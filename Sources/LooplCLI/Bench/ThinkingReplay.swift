@@ -55,13 +55,12 @@ enum ThinkingReplay {
     }
 }
 
-/// A `.text` model that writes the replay's turns (thinking, then a calculator call or the answer)
+/// A model that writes the replay's turns (thinking, then a calculator call or the answer)
 /// in its template's markup, and counts prompt tokens as the in-process cache would reuse them.
 final class ReplayModel: Model {
     private let prompt: ChatPrompt
     private let weights: LlamaWeights
     private let state = Mutex<(cache: [Int32], steps: [ThinkingReplay.Step])>(([], []))
-    let toolCallStyle: ToolCallStyle
 
     init(prompt: ChatPrompt, weights: LlamaWeights) throws {
         guard [.hermes, .gptOSS].contains(prompt.toolCallFormat) else {
@@ -69,7 +68,6 @@ final class ReplayModel: Model {
         }
         self.prompt = prompt
         self.weights = weights
-        toolCallStyle = .text(prompt.toolCallFormat)
     }
 
     /// The iterations so far.
@@ -78,12 +76,14 @@ final class ReplayModel: Model {
     var contextSize: Int { get async throws { 1 << 20 } }
 
     func generate(messages: [Message], tools: [ToolSpec], options: GenerationOptions) -> AsyncThrowingStream<ModelEvent, any Error> {
-        .generating { continuation in
-            let text = try self.prompt.text(messages: messages, tools: self.prompt.offered(tools, options: options),
-                                            reasoning: TemplateReasoning.setting(of: options))
+        .generating { raw in
+            let offered = self.prompt.offered(tools, options: options)
+            let text = try self.prompt.text(messages: messages, tools: offered, reasoning: TemplateReasoning.setting(of: options))
+            let opened = ThinkingMarkup.opened(byPrompt: text)
+            let continuation = LiftingContinuation(raw, style: .text(self.prompt.toolCallFormat), tools: offered, opened: opened)
             let tokens = self.weights.tokenize(text, addSpecial: true)
             let index = self.state.withLock { $0.steps.count }
-            let output = self.turn(index, opened: ThinkingMarkup.opened(byPrompt: text) != nil)
+            let output = self.turn(index, opened: opened != nil)
             let written = self.weights.tokenize(output, addSpecial: false)
             let step = self.state.withLock { state -> ThinkingReplay.Step in
                 // The in-process rule: the longest common prefix, and at least one token evaluated.

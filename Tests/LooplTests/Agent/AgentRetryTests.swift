@@ -23,7 +23,6 @@ final class LosingModel: Model {
         self.live = live
     }
 
-    var toolCallStyle: ToolCallStyle { base.toolCallStyle }
     var contextSize: Int { get async throws { try await base.contextSize } }
     func close() async { await base.close() }
 

@@ -162,7 +162,6 @@ import Testing
         let kind = BackendKind(name: "test", read: { _ in () }, start: { ScriptedModel(style: .text(.hermes), turns: [.toolCallText([call])]) })
         let config = try LooplConfig(json: #"{"default": "a", "backends": {"a": {"kind": "test"}}}"#, kinds: [kind])
         let model = try await Router(config: config).model(named: nil)
-        #expect(model.toolCallStyle == .native)
         let turn = try await ModelConformance(model: model).run("lift", [.user("go")], tools: [ToolSpec(name: "f", description: "")], options: .greedy())
         #expect(turn.toolCalls.map(\.name) == ["f"])
         #expect(turn.text.isEmpty)
@@ -178,7 +177,6 @@ final class Started: Sendable {
 struct FailingModel: Model {
     let base: ScriptedModel
     let when: String
-    var toolCallStyle: ToolCallStyle { base.toolCallStyle }
     var contextSize: Int { get async throws { try await base.contextSize } }
     func close() async { await base.close() }
     func generate(messages: [Message], tools: [ToolSpec], options: GenerationOptions) -> AsyncThrowingStream<ModelEvent, any Error> {
