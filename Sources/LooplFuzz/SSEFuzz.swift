@@ -17,7 +17,6 @@ public enum SSEFuzz {
         if input.header.contains("stop") { options.stop = ["</s>", "\n\n"] }
         var assembler = TurnAssembler(options: options, contextMax: 4096, start: .now, promptCharacters: 10,
                                       expectsTimings: completion)
-        var finish: TurnAssembler.Finish?
         let whole = Self.events(input.body, chunked: chunked, pieces: false)
         guard let events = Self.events(input.body, chunked: chunked, pieces: true) else {
             return whole == nil ? nil : "the body in pieces failed to decode, whole it gave \(whole ?? [])"
@@ -28,17 +27,17 @@ public enum SSEFuzz {
             guard let chunk = try? JSONValue(parsing: data), chunk.objectValue != nil else { return nil }
             if completion {
                 _ = assembler.text(chunk["content"]?.stringValue ?? "")
-                if chunk["stop"]?.boolValue == true { finish = .endOfGeneration }
+                if chunk["stop"]?.boolValue == true { assembler.ending = .endOfGeneration }
             } else if let choice = chunk["choices"]?.arrayValue?.first {
                 _ = assembler.text(choice["delta"]?["content"]?.stringValue ?? "")
                 for call in choice["delta"]?["tool_calls"]?.arrayValue ?? [] { assembler.toolCallDelta(call) }
-                if let reason = choice["finish_reason"]?.stringValue { finish = reason == "length" ? .length : .stopOrEnd }
+                if let reason = choice["finish_reason"]?.stringValue { assembler.ending = reason == "length" ? .length : .stopOrEnd }
             }
             assembler.record(timings: chunk["timings"], usage: chunk["usage"])
             if assembler.stoppedByFilter { break }
             _ = assembler.interimMetrics()
         }
-        _ = try? assembler.finish(finish ?? .stopOrEnd)
+        _ = try? assembler.finish()
         return nil
     }
 

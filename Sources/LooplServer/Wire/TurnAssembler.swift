@@ -24,6 +24,8 @@ package struct TurnAssembler {
     private var usage: JSONValue?
     /// True once a stop string was seen here (a server that does not apply stop strings itself).
     package private(set) var stoppedByFilter = false
+    /// Why the server said it stopped, once it said so.
+    package var ending: Finish?
 
     /// `expectsTimings` (llama-server) holds back metrics until exact counts have arrived.
     package init(options: GenerationOptions, contextMax: Int, start: ContinuousClock.Instant, promptCharacters: Int,
@@ -79,7 +81,8 @@ package struct TurnAssembler {
     }
 
     /// The last events: held-back text, the calls, and the final metrics.
-    package mutating func finish(_ finish: Finish) throws -> [ModelEvent] {
+    package mutating func finish() throws -> [ModelEvent] {
+        let finish = ending ?? .stopOrEnd
         var events: [ModelEvent] = []
         let rest = stoppedByFilter ? "" : stops.flush()
         if !rest.isEmpty { events.append(.text(rest)) }

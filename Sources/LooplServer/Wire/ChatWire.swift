@@ -1,0 +1,42 @@
+import Loopl
+
+/// OpenAI's `/v1/chat/completions`, where the server renders the prompt: deltas of `content`,
+/// `reasoning_content` and `tool_calls`, and a `finish_reason` at the end.
+struct ChatWire: ServerWire {
+    let messages: [Message]
+    let tools: [ToolSpec]
+    let options: GenerationOptions
+
+    var path: String { "/v1/chat/completions" }
+    var promptCharacters: Int { messages.reduce(0) { $0 + $1.text.count } }
+    func expectsTimings(_ info: ServerInfo) -> Bool { info.llamaCpp }
+
+    /// The server parses calls and thinking itself; a call that leaks into the content as
+    /// `<tool_call>` markup (a template without tool support) is lifted from the text.
+    var markup: ToolCallStyle { !tools.isEmpty && options.toolChoice != .none ? .text(.hermes) : .native }
+
+    func body(_ info: ServerInfo) -> JSONValue {
+        ServerRequest.chat(messages: messages, tools: tools, options: options, llamaCpp: info.llamaCpp)
+    }
+
+    func read(_ chunk: JSONValue, into assembler: inout TurnAssembler, events: LiftingContinuation) -> Bool {
+        if let choice = chunk["choices"]?.arrayValue?.first {
+            let delta = choice["delta"]
+            let thinking = delta?["reasoning_content"]?.stringValue ?? delta?["reasoning"]?.stringValue
+            if let thinking, let event = assembler.reasoning(thinking) { events.yield(event) }
+            if let content = delta?["content"]?.stringValue, let event = assembler.text(content) { events.yield(event) }
+            for call in delta?["tool_calls"]?.arrayValue ?? [] { assembler.toolCallDelta(call) }
+            if let reason = choice["finish_reason"]?.stringValue { assembler.ending = Self.finish(reason: reason) }
+        }
+        assembler.record(timings: chunk["timings"], usage: chunk["usage"])
+        return false
+    }
+
+    private static func finish(reason: String) -> TurnAssembler.Finish {
+        switch reason {
+        case "length": .length
+        case "tool_calls", "function_call": .toolCalls
+        default: .stopOrEnd
+        }
+    }
+}

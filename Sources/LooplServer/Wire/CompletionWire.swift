@@ -1,0 +1,45 @@
+import Loopl
+
+/// llama-server's `/completion`, on a prompt Loopl rendered: the text comes as `content`, and
+/// the last chunk says `stop` with the counts.
+struct CompletionWire: ServerWire {
+    let prompt: RenderedPrompt
+    let format: ToolCallFormat
+    let openedThinking: Bool
+    let options: GenerationOptions
+
+    var path: String { "/completion" }
+    var markup: ToolCallStyle { .text(format) }
+    var promptCharacters: Int { prompt.text.count }
+    func expectsTimings(_ info: ServerInfo) -> Bool { true }
+
+    func body(_ info: ServerInfo) -> JSONValue {
+        ServerRequest.completion(prompt, openedThinking: openedThinking, options: options)
+    }
+
+    func read(_ chunk: JSONValue, into assembler: inout TurnAssembler, events: LiftingContinuation) -> Bool {
+        if let event = assembler.text(chunk["content"]?.stringValue ?? "") { events.yield(event) }
+        guard chunk["stop"]?.boolValue == true else {
+            assembler.record(timings: chunk["timings"], usage: chunk["usage"])
+            return false
+        }
+        assembler.ending = Self.finish(stopType: chunk["stop_type"]?.stringValue)
+        assembler.record(timings: chunk["timings"], usage: Self.usage(completion: chunk))
+        return true
+    }
+
+    private static func finish(stopType: String?) -> TurnAssembler.Finish {
+        switch stopType {
+        case "word": .stopString
+        case "limit": .length
+        default: .endOfGeneration
+        }
+    }
+
+    /// OpenAI-style usage from a `/completion` final chunk.
+    private static func usage(completion chunk: JSONValue) -> JSONValue? {
+        guard let predicted = chunk["tokens_predicted"]?.intValue, let evaluated = chunk["tokens_evaluated"]?.intValue else { return nil }
+        return ["prompt_tokens": .integer(evaluated), "completion_tokens": .integer(predicted),
+                "prompt_tokens_details": ["cached_tokens": .integer(chunk["tokens_cached"]?.intValue ?? 0)]]
+    }
+}
