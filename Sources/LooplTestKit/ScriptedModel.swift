@@ -140,52 +140,26 @@ public final class ScriptedModel: Model {
         if !faults.contains(.ignoresContextSize), promptTokens + (options.maxTokens ?? 0) > size {
             throw LooplError(.contextOverflow, "The prompt needs \(promptTokens) tokens plus \(options.maxTokens ?? 0) to generate, but the context holds \(size).")
         }
-        let turn = respond(request)
         let limit = faults.contains(.ignoresMaxTokens) ? Int.max : (options.maxTokens ?? Int.max)
         var metrics = Metrics(promptTokens: promptTokens, contextMax: size, estimated: true)
         var filter = StopStringFilter(stops: faults.contains(.ignoresStop) ? [] : options.stop)
-        let textSteps = turn.steps.filter { if case .text = $0 { true } else { false } }
-        var steps = turn.steps
-        if options.ignoreEndOfGeneration, !textSteps.isEmpty, limit != Int.max {
-            while steps.count < limit { steps += textSteps }
-        }
+        var budget = ScriptedBudget(limit: options.reasoningBudget)
         var reason = Metrics.StopReason.endTurn
-        // The thinking budget, as a backend that samples itself applies it: when it is spent the
-        // closing marker comes next and the rest of the script's thinking is cut.
-        var thinking = ReasoningBudget(limit: options.reasoningBudget, promptText: "")
-        var scripted = ReasoningBudget(limit: nil, promptText: "")
-        var cut = false
-        for var step in steps {
-            if case .text(let chunk) = step {
-                let inScriptedThinking = scripted.isThinking
-                scripted.record(chunk)
-                if cut, inScriptedThinking { continue }
-                if let close = thinking.closing() {
-                    // Only thinking spends the budget: this chunk is thinking, and is dropped.
-                    cut = true
-                    step = .text(close)
-                }
-                if case .text(let text) = step { thinking.record(text) }
-                metrics.reasoningTokens = thinking.tokens
-            }
-            if faults.contains(.ignoresCancellation) {
-                let delay = self.delay
-                await Task.detached { try? await Task.sleep(for: delay) }.value
-            } else {
-                try await Task.sleep(for: delay)
-            }
+        for var step in steps(of: respond(request), options: options, limit: limit) {
+            guard budget.take(&step) else { continue }
+            metrics.reasoningTokens = budget.tokens
+            try await pause()
             if metrics.generatedTokens >= limit { reason = .maxTokens; break }
             metrics.generatedTokens += 1
             switch step {
             case .text(let chunk):
                 let visible = filter.feed(chunk)
                 if !visible.isEmpty { continuation.yield(.text(visible)) }
-                if filter.stopped { reason = .stop; break }
             case .toolCall(let call):
                 continuation.yield(.toolCall(call))
                 reason = .toolCall
             }
-            if filter.stopped { break }
+            if filter.stopped { reason = .stop; break }
         }
         if metrics.generatedTokens >= limit, reason == .endTurn { reason = .maxTokens }
         let rest = filter.flush()
@@ -194,6 +168,53 @@ public final class ScriptedModel: Model {
         metrics.stopReason = reason
         metrics.contextUsed = promptTokens + metrics.generatedTokens
         if !faults.contains(.omitsFinalMetrics) { continuation.yield(.metrics(metrics)) }
+    }
+
+    /// The turn's steps; its text repeated up to `limit` when end-of-generation is ignored.
+    private func steps(of turn: ScriptedTurn, options: GenerationOptions, limit: Int) -> [ScriptedTurn.Step] {
+        let textSteps = turn.steps.filter { if case .text = $0 { true } else { false } }
+        var steps = turn.steps
+        if options.ignoreEndOfGeneration, !textSteps.isEmpty, limit != Int.max {
+            while steps.count < limit { steps += textSteps }
+        }
+        return steps
+    }
+
+    /// One token's delay; a model that ignores cancellation sleeps where cancelling cannot reach.
+    private func pause() async throws {
+        if faults.contains(.ignoresCancellation) {
+            let delay = self.delay
+            await Task.detached { try? await Task.sleep(for: delay) }.value
+        } else {
+            try await Task.sleep(for: delay)
+        }
+    }
+}
+
+/// The thinking budget, as a backend that samples itself applies it: when it is spent the
+/// closing marker comes next and the rest of the script's thinking is cut.
+private struct ScriptedBudget {
+    var thinking: ReasoningBudget
+    var scripted = ReasoningBudget(limit: nil, promptText: "")
+    var cut = false
+
+    init(limit: Int?) { thinking = ReasoningBudget(limit: limit, promptText: "") }
+
+    var tokens: Int { thinking.tokens }
+
+    /// Whether `step` is written; a text step may become the closing marker.
+    mutating func take(_ step: inout ScriptedTurn.Step) -> Bool {
+        guard case .text(let chunk) = step else { return true }
+        let inScriptedThinking = scripted.isThinking
+        scripted.record(chunk)
+        if cut, inScriptedThinking { return false }
+        if let close = thinking.closing() {
+            // Only thinking spends the budget: this chunk is thinking, and is dropped.
+            cut = true
+            step = .text(close)
+        }
+        if case .text(let text) = step { thinking.record(text) }
+        return true
     }
 }
 
