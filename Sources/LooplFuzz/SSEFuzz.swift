@@ -15,8 +15,15 @@ public enum SSEFuzz {
         let completion = input.header.contains("completion")
         var options = GenerationOptions()
         if input.header.contains("stop") { options.stop = ["</s>", "\n\n"] }
-        var assembler = TurnAssembler(options: options, contextMax: 4096, start: .now, promptCharacters: 10,
-                                      expectsTimings: completion)
+        let wire: any ServerWire = completion
+            ? CompletionWire(prompt: RenderedPrompt(text: "Hi"), format: .hermes, openedThinking: false, options: options)
+            : ChatWire(messages: [.user("Hi")], tools: input.header.contains("tools") ? [probe] : [], options: options)
+        var assembler = TurnAssembler(options: options, contextMax: 4096, start: .now, promptCharacters: wire.promptCharacters,
+                                      expectsTimings: wire.expectsTimings(llamaCpp: true))
+        // The lifted events are dropped: the fuzzer looks for crashes and hangs in the lifting too.
+        let continuation = AsyncThrowingStream<ModelEvent, any Error>.makeStream(bufferingPolicy: .bufferingNewest(0)).continuation
+        defer { continuation.finish() }
+        let sink = LiftingContinuation(continuation, style: wire.markup, tools: [probe])
         let whole = Self.events(input.body, chunked: chunked, pieces: false)
         guard let events = Self.events(input.body, chunked: chunked, pieces: true) else {
             return whole == nil ? nil : "the body in pieces failed to decode, whole it gave \(whole ?? [])"
@@ -25,19 +32,10 @@ public enum SSEFuzz {
         for data in events {
             if data == "[DONE]" { break }
             guard let chunk = try? JSONValue(parsing: data), chunk.objectValue != nil else { return nil }
-            if completion {
-                _ = assembler.text(chunk["content"]?.stringValue ?? "")
-                if chunk["stop"]?.boolValue == true { assembler.ending = .endOfGeneration }
-            } else if let choice = chunk["choices"]?.arrayValue?.first {
-                _ = assembler.text(choice["delta"]?["content"]?.stringValue ?? "")
-                for call in choice["delta"]?["tool_calls"]?.arrayValue ?? [] { assembler.toolCallDelta(call) }
-                if let reason = choice["finish_reason"]?.stringValue { assembler.ending = reason == "length" ? .length : .stopOrEnd }
-            }
-            assembler.record(timings: chunk["timings"], usage: chunk["usage"])
-            if assembler.stoppedByFilter { break }
+            if wire.read(chunk, into: &assembler, events: sink) || assembler.stoppedByFilter { break }
             _ = assembler.interimMetrics()
         }
-        _ = try? assembler.finish()
+        for event in (try? assembler.finish()) ?? [] { sink.yield(event) }
         return nil
     }
 
@@ -62,6 +60,9 @@ public enum SSEFuzz {
         if let last = decoder.finish() { events.append(last) }
         return events
     }
+
+    /// The tool a `tools` input offers.
+    static let probe = ToolSpec(name: "get_weather", description: "Get the weather.")
 
     static let dictionary = [
         "data: ", "data:", ": keep-alive\n", "\n\n", "\r\n", "event: ", "id: ", "[DONE]", "\"choices\"", "\"delta\"",

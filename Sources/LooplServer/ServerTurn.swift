@@ -66,9 +66,9 @@ struct ServerTurn {
     private func stream(_ wire: any ServerWire, on lease: Lease, opened: ThinkingMarkup?) async throws {
         let info = lease.info
         var assembler = TurnAssembler(options: options, contextMax: info.contextSize ?? 0, start: .now,
-                                      promptCharacters: wire.promptCharacters, expectsTimings: wire.expectsTimings(info))
+                                      promptCharacters: wire.promptCharacters, expectsTimings: wire.expectsTimings(llamaCpp: info.llamaCpp))
         let events = LiftingContinuation(continuation, style: wire.markup, tools: tools, opened: opened)
-        let request = info.endpoint.request(wire.path, method: "POST", body: ServerRequest.pinned(wire.body(info), slot: lease.slot),
+        let request = info.endpoint.request(wire.path, method: "POST", body: ServerRequest.pinned(wire.body(llamaCpp: info.llamaCpp), slot: lease.slot),
                                             timeout: configuration.idleTimeout)
         let url = request.url ?? info.endpoint.baseURL
         let response = HTTPResponseStream.open(request)

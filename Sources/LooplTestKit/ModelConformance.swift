@@ -206,8 +206,9 @@ public struct ModelConformance: Sendable {
             }
             return turn
         }
-        if let marker = Self.markers.first(where: turn.text.contains) {
-            throw ConformanceFailure(check: check, message: "a text event carries markup (\(marker)): events must be parsed, see LiftingContinuation; the text was \(turn.text.debugDescription)")
+        for (kind, streamed) in [("text", turn.text), ("reasoning", turn.reasoning)] {
+            guard let marker = Self.markers.first(where: streamed.contains) else { continue }
+            throw ConformanceFailure(check: check, message: "a \(kind) event carries markup (\(marker)): events must be parsed, see LiftingContinuation; it was \(streamed.debugDescription)")
         }
         return turn
     }

@@ -2,24 +2,30 @@ import Loopl
 
 /// OpenAI's `/v1/chat/completions`, where the server renders the prompt: deltas of `content`,
 /// `reasoning_content` and `tool_calls`, and a `finish_reason` at the end.
-struct ChatWire: ServerWire {
-    let messages: [Message]
-    let tools: [ToolSpec]
-    let options: GenerationOptions
+package struct ChatWire: ServerWire {
+    package let messages: [Message]
+    package let tools: [ToolSpec]
+    package let options: GenerationOptions
 
-    var path: String { "/v1/chat/completions" }
-    var promptCharacters: Int { messages.reduce(0) { $0 + $1.text.count } }
-    func expectsTimings(_ info: ServerInfo) -> Bool { info.llamaCpp }
+    package init(messages: [Message], tools: [ToolSpec], options: GenerationOptions) {
+        self.messages = messages
+        self.tools = tools
+        self.options = options
+    }
+
+    package var path: String { "/v1/chat/completions" }
+    package var promptCharacters: Int { messages.reduce(0) { $0 + $1.text.count } }
+    package func expectsTimings(llamaCpp: Bool) -> Bool { llamaCpp }
 
     /// The server parses calls and thinking itself; a call that leaks into the content as
     /// `<tool_call>` markup (a template without tool support) is lifted from the text.
-    var markup: ToolCallStyle { !tools.isEmpty && options.toolChoice != .none ? .text(.hermes) : .native }
+    package var markup: ToolCallStyle { !tools.isEmpty && options.toolChoice != .none ? .text(.hermes) : .native }
 
-    func body(_ info: ServerInfo) -> JSONValue {
-        ServerRequest.chat(messages: messages, tools: tools, options: options, llamaCpp: info.llamaCpp)
+    package func body(llamaCpp: Bool) -> JSONValue {
+        ServerRequest.chat(messages: messages, tools: tools, options: options, llamaCpp: llamaCpp)
     }
 
-    func read(_ chunk: JSONValue, into assembler: inout TurnAssembler, events: LiftingContinuation) -> Bool {
+    package func read(_ chunk: JSONValue, into assembler: inout TurnAssembler, events: LiftingContinuation) -> Bool {
         if let choice = chunk["choices"]?.arrayValue?.first {
             let delta = choice["delta"]
             let thinking = delta?["reasoning_content"]?.stringValue ?? delta?["reasoning"]?.stringValue

@@ -2,22 +2,29 @@ import Loopl
 
 /// llama-server's `/completion`, on a prompt Loopl rendered: the text comes as `content`, and
 /// the last chunk says `stop` with the counts.
-struct CompletionWire: ServerWire {
-    let prompt: RenderedPrompt
-    let format: ToolCallFormat
-    let openedThinking: Bool
-    let options: GenerationOptions
+package struct CompletionWire: ServerWire {
+    package let prompt: RenderedPrompt
+    package let format: ToolCallFormat
+    package let openedThinking: Bool
+    package let options: GenerationOptions
 
-    var path: String { "/completion" }
-    var markup: ToolCallStyle { .text(format) }
-    var promptCharacters: Int { prompt.text.count }
-    func expectsTimings(_ info: ServerInfo) -> Bool { true }
+    package init(prompt: RenderedPrompt, format: ToolCallFormat, openedThinking: Bool, options: GenerationOptions) {
+        self.prompt = prompt
+        self.format = format
+        self.openedThinking = openedThinking
+        self.options = options
+    }
 
-    func body(_ info: ServerInfo) -> JSONValue {
+    package var path: String { "/completion" }
+    package var markup: ToolCallStyle { .text(format) }
+    package var promptCharacters: Int { prompt.text.count }
+    package func expectsTimings(llamaCpp: Bool) -> Bool { true }
+
+    package func body(llamaCpp: Bool) -> JSONValue {
         ServerRequest.completion(prompt, openedThinking: openedThinking, options: options)
     }
 
-    func read(_ chunk: JSONValue, into assembler: inout TurnAssembler, events: LiftingContinuation) -> Bool {
+    package func read(_ chunk: JSONValue, into assembler: inout TurnAssembler, events: LiftingContinuation) -> Bool {
         if let event = assembler.text(chunk["content"]?.stringValue ?? "") { events.yield(event) }
         guard chunk["stop"]?.boolValue == true else {
             assembler.record(timings: chunk["timings"], usage: chunk["usage"])

@@ -2,17 +2,18 @@ import Loopl
 
 /// One of the two HTTP formats a turn can take: its request body, and how a streamed chunk
 /// becomes events.
-protocol ServerWire {
+package protocol ServerWire {
     /// The endpoint's path.
     var path: String { get }
     /// Where the turn's calls and thinking come from, for its ``LiftingContinuation``.
     var markup: ToolCallStyle { get }
     /// The prompt's length in characters, for estimates when the server sends no counts.
     var promptCharacters: Int { get }
-    /// Whether the server sends llama-server's `timings` (exact counts worth waiting for).
-    func expectsTimings(_ info: ServerInfo) -> Bool
-    /// The request body for the server `info`.
-    func body(_ info: ServerInfo) -> JSONValue
+    /// Whether the server sends llama-server's `timings` (exact counts worth waiting for);
+    /// `llamaCpp`: the server is llama-server.
+    func expectsTimings(llamaCpp: Bool) -> Bool
+    /// The request body; `llamaCpp`: the server is llama-server, which takes fields of its own.
+    func body(llamaCpp: Bool) -> JSONValue
     /// Reads one chunk into `assembler`; returns true when it ends the answer.
     func read(_ chunk: JSONValue, into assembler: inout TurnAssembler, events: LiftingContinuation) -> Bool
 }
