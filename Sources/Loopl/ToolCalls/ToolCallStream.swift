@@ -129,6 +129,14 @@ struct ToolCallStream: Sendable {
         if case .lead(let atStart) = state { state = .text(atStart: atStart) }
     }
 
+    /// A bare closing marker at `end` ends the lead: the turn began inside thinking that the prompt
+    /// opened, and the visible text starts after the marker.
+    private mutating func leadWasThinking(upTo end: Int) {
+        events = []
+        emitReasoning(0..<end)
+        state = .text(atStart: true)
+    }
+
     /// Something visible came: bare calls can no longer start.
     private mutating func leaveStart() {
         switch state {
@@ -349,10 +357,7 @@ struct ToolCallStream: Sendable {
             emitText(position..<i)
         case .thinkingEnd:
             if case .lead = state {
-                // The turn began inside thinking that the prompt opened.
-                events = []
-                emitReasoning(0..<i)
-                state = .text(atStart: true)
+                leadWasThinking(upTo: i)
             } else {
                 emitText(position..<i)
             }
