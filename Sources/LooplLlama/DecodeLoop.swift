@@ -81,13 +81,15 @@ final class DecodeLoop: @unchecked Sendable {
     private func step(_ pointer: OpaquePointer, start: ContinuousClock.Instant) -> LlamaModel.Step {
         for run in runs where run.request.isCancelled { end(run, .cancelled) }
         var step = LlamaModel.Step()
-        for run in runs where !run.isDone && !run.isEvaluatingPrompt {
+        for run in runs {
+            guard case .generating = run.phase else { continue }
             run.inBatch = 1
             step.generating += 1
         }
         // Prompts take what room is left in arrival order, in chunks while others generate.
         var room = step.generating > 0 ? min(Self.promptChunk, context.promptBatch) : context.promptBatch
-        for run in runs where !run.isDone && run.isEvaluatingPrompt && room > 0 {
+        for run in runs where room > 0 {
+            guard case .prompt = run.phase else { continue }
             run.inBatch = run.startChunk(limit: room, now: start)
             room -= run.inBatch
             step.promptTokens += run.inBatch
@@ -97,22 +99,22 @@ final class DecodeLoop: @unchecked Sendable {
         context.abort.watch(runs)
         let status = batch.decode(in: pointer)
         forgetPadding()
-        guard status == 0 else {
+        guard status == .ok else {
             failed(status)
             return step
         }
         let now = ContinuousClock.now
         for run in runs where run.inBatch > 0 {
-            if let token = run.pending {
-                table.entries[run.sequence].tokens.append(token)
-            } else {
-                table.entries[run.sequence].tokens.append(contentsOf: run.unevaluated.prefix(run.inBatch))
+            switch run.phase {
+            case .generating(let token): table.entries[run.sequence].tokens.append(token)
+            case .prompt(let unevaluated): table.entries[run.sequence].tokens.append(contentsOf: unevaluated.prefix(run.inBatch))
+            case .sampling, .done: break
             }
             run.evaluated(now: now)
         }
-        for run in runs where run.output >= 0 {
-            let index = run.output
-            run.output = -1
+        for run in runs {
+            guard let index = run.output else { continue }
+            run.output = nil
             sample(run, at: index, in: pointer, now: now)
         }
         return step
@@ -138,12 +140,13 @@ final class DecodeLoop: @unchecked Sendable {
                 batch.add(table.entries[sequence].tokens.last ?? 0, at: position, of: Int32(sequence), logits: false)
                 continue
             }
-            if let token = run.pending {
+            if case .generating(let token) = run.phase {
                 run.output = batch.add(token, at: position, of: Int32(sequence), logits: true)
                 continue
             }
-            let completes = run.inBatch == run.unevaluated.count
-            for (offset, token) in run.unevaluated.prefix(run.inBatch).enumerated() {
+            guard case .prompt(let unevaluated) = run.phase else { continue }
+            let completes = run.inBatch == unevaluated.count
+            for (offset, token) in unevaluated.prefix(run.inBatch).enumerated() {
                 let last = completes && offset == run.inBatch - 1
                 let index = batch.add(token, at: position + offset, of: Int32(sequence), logits: last)
                 if last { run.output = index }
@@ -176,14 +179,12 @@ final class DecodeLoop: @unchecked Sendable {
 
     /// The batch failed: its sequences lose what it added. Aborted, it was closing or every
     /// request in it was cancelled, and the next step deals with them; otherwise they fail.
-    private func failed(_ status: Int32) {
+    private func failed(_ status: DecodeStatus) {
         for run in runs where run.inBatch > 0 {
             context.forget(run.sequence, from: table.entries[run.sequence].tokens.count)
-            run.inBatch = 0
-            run.output = -1
-            guard status != 2 else { continue }
-            let reason = status == 1 ? "found no room in the KV cache for the batch" : "failed with status \(status)"
-            fail(run, LooplError(.generationFailed, "llama_decode \(reason) after \(table.entries[run.sequence].tokens.count) tokens of this conversation."))
+            run.lostBatch()
+            guard status != .aborted else { continue }
+            fail(run, LooplError(.generationFailed, "llama_decode \(status.reason) after \(table.entries[run.sequence].tokens.count) tokens of this conversation."))
         }
     }
 
@@ -201,7 +202,6 @@ final class DecodeLoop: @unchecked Sendable {
     private func release(_ run: SequenceRun) {
         table.release(run.sequence)
         bySequence[run.sequence] = nil
-        run.isDone = true
-        run.inBatch = 0
+        run.close()
     }
 }

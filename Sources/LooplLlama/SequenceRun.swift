@@ -1,22 +1,29 @@
 import CLlama
 import Loopl
 
-/// A request while the decode loop serves it in a sequence of its own: the prompt tokens still
-/// to evaluate, the token to evaluate next, its text, stop strings and metrics.
+/// A request while the decode loop serves it in a sequence of its own: where it is (its ``Phase``),
+/// its text, stop strings and metrics.
 final class SequenceRun {
+    /// Where a run is between two decode steps.
+    enum Phase {
+        /// Evaluating its prompt: the tokens not in the cache yet.
+        case prompt(ArraySlice<llama_token>)
+        /// Its batch was evaluated and its logits came out: its next token is to be sampled.
+        case sampling
+        /// Generating: the last sampled token, to evaluate in the next step.
+        case generating(llama_token)
+        /// Ended or failed: the loop drops it after the step.
+        case done
+    }
+
     let request: LlamaRequest
     let completion: CheckedContinuation<Void, any Error>
     /// Its sequence in the ``SequenceTable``, which is also its llama.cpp `seq_id`.
     let sequence: Int
-    /// Prompt tokens not in the cache yet.
-    private(set) var unevaluated: ArraySlice<llama_token>
-    /// The last sampled token, to evaluate in the next step; nil while the prompt is evaluated.
-    private(set) var pending: llama_token?
+    private(set) var phase: Phase
     /// The tokens this run has in the batch being built, and where its logits will be.
     var inBatch = 0
-    var output: Int32 = -1
-    /// Ended or failed: the loop drops it after the step.
-    var isDone = false
+    var output: Int32?
     private(set) var metrics: Metrics
     private var text = UTF8Assembler()
     private var stops: StopStringFilter
@@ -32,31 +39,50 @@ final class SequenceRun {
         self.request = request
         self.completion = completion
         self.sequence = sequence
-        unevaluated = request.prompt[reused...]
+        phase = .prompt(request.prompt[reused...])
         metrics = Metrics(promptTokens: request.prompt.count, cachedPromptTokens: reused, contextMax: contextSize)
         stops = StopStringFilter(stops: request.options.stop)
         thinking = request.thinking
         lastReport = request.start
     }
 
-    /// Whether it still evaluates its prompt.
-    var isEvaluatingPrompt: Bool { pending == nil }
+    var isDone: Bool {
+        if case .done = phase { true } else { false }
+    }
 
     /// How many prompt tokens it puts in the batch now, at most `limit`; the first chunk at `now`.
     func startChunk(limit: Int, now: ContinuousClock.Instant) -> Int {
+        guard case .prompt(let unevaluated) = phase else { return 0 }
         if promptStart == nil { promptStart = now }
         return min(limit, unevaluated.count)
     }
 
     /// The batch was evaluated: the tokens it held for this run are in the cache now.
     func evaluated(now: ContinuousClock.Instant) {
-        if pending != nil {
-            pending = nil
-        } else {
+        switch phase {
+        case .generating:
+            phase = .sampling
+        case .prompt(var unevaluated):
             unevaluated.removeFirst(inBatch)
             if unevaluated.isEmpty, let promptStart { metrics.promptEvalMs = (now - promptStart).milliseconds }
+            phase = unevaluated.isEmpty ? .sampling : .prompt(unevaluated)
+        case .sampling, .done:
+            break
         }
         inBatch = 0
+    }
+
+    /// The batch failed: none of the tokens it held for this run reached the cache.
+    func lostBatch() {
+        inBatch = 0
+        output = nil
+    }
+
+    /// Ended or failed: it leaves the batch and the loop.
+    func close() {
+        phase = .done
+        inBatch = 0
+        output = nil
     }
 
     /// Its next token: sampled from `logits`, or the next of the closing marker's tokens when the
@@ -82,7 +108,7 @@ final class SequenceRun {
         if !visible.isEmpty { request.events.yield(.text(visible)) }
         if stops.stopped { return .stop }
         if metrics.generatedTokens >= request.budget { return .maxTokens }
-        pending = token
+        phase = .generating(token)
         if now - lastReport >= .milliseconds(250) {
             lastReport = now
             request.events.yield(.metrics(report(cached: cached, now: now)))

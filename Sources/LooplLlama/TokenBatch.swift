@@ -32,8 +32,8 @@ final class TokenBatch {
         return Int32(index)
     }
 
-    /// Evaluates the batch; llama.cpp's status (0 is success).
-    func decode(in context: OpaquePointer) -> Int32 {
-        llama_decode(context, batch)
+    /// Evaluates the batch.
+    func decode(in context: OpaquePointer) -> DecodeStatus {
+        DecodeStatus(llama_decode(context, batch))
     }
 }

@@ -136,36 +136,8 @@ extension ModelConformance {
     public func checkQueueBoundGivesBusy(parallel: Int, maxQueue: Int) async throws {
         let check = "queue bound"
         let size = try await model.contextSize
-        let long = Self.exactly(max(min(2000, size - 200), 16))
-        let model = self.model
-        // Each running request reports once: nil when its first text came, or why it failed.
-        let (runningStream, runningContinuation) = AsyncStream<String?>.makeStream()
-        var holders: [Task<Void, Never>] = []
-        for index in 0..<parallel {
-            let prompt = Self.questions[index % Self.questions.count]
-            holders.append(Task {
-                var announced = false
-                do {
-                    for try await event in model.generate(messages: prompt, tools: [], options: long) {
-                        if case .text = event, !announced {
-                            announced = true
-                            runningContinuation.yield(nil)
-                        }
-                    }
-                } catch {
-                    if !announced { runningContinuation.yield("\(error)") }
-                }
-            })
-        }
+        let holders = try await startRunning(parallel, options: Self.exactly(max(min(2000, size - 200), 16)), check)
         defer { for holder in holders { holder.cancel() } }
-        try await within(requestBound, check, "\(parallel) requests did not all start") {
-            var started = 0
-            for await report in runningStream {
-                if let report { throw ConformanceFailure(check: check, message: "a request that should run failed: \(report)") }
-                started += 1
-                if started == parallel { return }
-            }
-        }
         let short = GenerationOptions.greedy(maxTokens: 4)
         let waiting = (0..<maxQueue).map { _ in
             Task { try await self.chunks(check, Self.greeting, options: short) }
@@ -197,6 +169,44 @@ extension ModelConformance {
             let turn = try await request.value
             try expect(turn.metrics?.finished == true, check, "a queued request did not end with final metrics after the running ones were cancelled")
         }
+    }
+
+    /// Starts `count` requests and returns them once each has streamed text; fails, cancelling
+    /// them, when one fails or they do not all start in time.
+    private func startRunning(_ count: Int, options: GenerationOptions, _ check: String) async throws -> [Task<Void, Never>] {
+        let model = self.model
+        // Each running request reports once: nil when its first text came, or why it failed.
+        let (runningStream, runningContinuation) = AsyncStream<String?>.makeStream()
+        let holders = (0..<count).map { index in
+            let prompt = Self.questions[index % Self.questions.count]
+            return Task {
+                var announced = false
+                do {
+                    for try await event in model.generate(messages: prompt, tools: [], options: options) {
+                        if case .text = event, !announced {
+                            announced = true
+                            runningContinuation.yield(nil)
+                        }
+                    }
+                } catch {
+                    if !announced { runningContinuation.yield("\(error)") }
+                }
+            }
+        }
+        do {
+            try await within(requestBound, check, "\(count) requests did not all start") {
+                var started = 0
+                for await report in runningStream {
+                    if let report { throw ConformanceFailure(check: check, message: "a request that should run failed: \(report)") }
+                    started += 1
+                    if started == count { return }
+                }
+            }
+        } catch {
+            for holder in holders { holder.cancel() }
+            throw error
+        }
+        return holders
     }
 
     // MARK: - Streaming with times

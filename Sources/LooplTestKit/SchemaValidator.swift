@@ -51,50 +51,61 @@ public struct SchemaValidator: Sendable {
             }
         }
         switch value {
-        case .object(let object):
-            let properties = s["properties"]?.objectValue ?? JSONObject()
-            for name in s["required"]?.arrayValue?.compactMap(\.stringValue) ?? [] where object[name] == nil {
-                found.append("\(path): missing \(name)")
-            }
-            for (key, member) in object {
-                if let propertySchema = properties[key] {
-                    check(member, propertySchema, path + "." + key, &found, depth: depth + 1)
-                } else if let additional = s["additionalProperties"] {
-                    check(member, additional, path + "." + key, &found, depth: depth + 1)
-                }
-            }
-        case .array(let items):
-            if let low = s["minItems"]?.intValue, items.count < low { found.append("\(path): fewer than \(low) items") }
-            if let high = s["maxItems"]?.intValue, items.count > high { found.append("\(path): more than \(high) items") }
-            var prefix: [JSONValue] = s["prefixItems"]?.arrayValue ?? []
-            var rest = s["items"]
-            if s["prefixItems"] == nil, case .array(let tuple)? = s["items"] {
-                prefix = tuple
-                rest = s["additionalItems"]
-            }
-            for (index, item) in items.enumerated() {
-                if index < prefix.count { check(item, prefix[index], "\(path)[\(index)]", &found, depth: depth + 1) }
-                else if let rest { check(item, rest, "\(path)[\(index)]", &found, depth: depth + 1) }
-            }
-        case .string(let text):
-            let length = text.unicodeScalars.count
-            if let low = s["minLength"]?.intValue, length < low { found.append("\(path): shorter than \(low)") }
-            if let high = s["maxLength"]?.intValue, length > high { found.append("\(path): longer than \(high)") }
-            if let pattern = s["pattern"]?.stringValue, let regex = try? Regex(pattern), (try? regex.firstMatch(in: text)) == nil {
-                found.append("\(path): does not match \(pattern)")
-            }
-            if let format = s["format"]?.stringValue, let regex = SchemaValidator.formats[format],
-               (try? Regex(regex).wholeMatch(in: text)) == nil {
-                found.append("\(path): not a \(format)")
-            }
-        case .integer, .double:
-            let number = value.doubleValue ?? 0
-            if let low = s["minimum"]?.doubleValue, number < low { found.append("\(path): below \(low)") }
-            if let high = s["maximum"]?.doubleValue, number > high { found.append("\(path): above \(high)") }
-            if let low = s["exclusiveMinimum"]?.doubleValue, number <= low { found.append("\(path): not above \(low)") }
-            if let high = s["exclusiveMaximum"]?.doubleValue, number >= high { found.append("\(path): not below \(high)") }
+        case .object(let object): checkObject(object, s, path, &found, depth: depth)
+        case .array(let items): checkArray(items, s, path, &found, depth: depth)
+        case .string(let text): checkString(text, s, path, &found)
+        case .integer, .double: checkNumber(value.doubleValue ?? 0, s, path, &found)
         default: break
         }
+    }
+
+    private func checkObject(_ object: JSONObject, _ s: JSONObject, _ path: String, _ found: inout [String], depth: Int) {
+        let properties = s["properties"]?.objectValue ?? JSONObject()
+        for name in s["required"]?.arrayValue?.compactMap(\.stringValue) ?? [] where object[name] == nil {
+            found.append("\(path): missing \(name)")
+        }
+        for (key, member) in object {
+            if let propertySchema = properties[key] {
+                check(member, propertySchema, path + "." + key, &found, depth: depth + 1)
+            } else if let additional = s["additionalProperties"] {
+                check(member, additional, path + "." + key, &found, depth: depth + 1)
+            }
+        }
+    }
+
+    private func checkArray(_ items: [JSONValue], _ s: JSONObject, _ path: String, _ found: inout [String], depth: Int) {
+        if let low = s["minItems"]?.intValue, items.count < low { found.append("\(path): fewer than \(low) items") }
+        if let high = s["maxItems"]?.intValue, items.count > high { found.append("\(path): more than \(high) items") }
+        var prefix: [JSONValue] = s["prefixItems"]?.arrayValue ?? []
+        var rest = s["items"]
+        if s["prefixItems"] == nil, case .array(let tuple)? = s["items"] {
+            prefix = tuple
+            rest = s["additionalItems"]
+        }
+        for (index, item) in items.enumerated() {
+            if index < prefix.count { check(item, prefix[index], "\(path)[\(index)]", &found, depth: depth + 1) }
+            else if let rest { check(item, rest, "\(path)[\(index)]", &found, depth: depth + 1) }
+        }
+    }
+
+    private func checkString(_ text: String, _ s: JSONObject, _ path: String, _ found: inout [String]) {
+        let length = text.unicodeScalars.count
+        if let low = s["minLength"]?.intValue, length < low { found.append("\(path): shorter than \(low)") }
+        if let high = s["maxLength"]?.intValue, length > high { found.append("\(path): longer than \(high)") }
+        if let pattern = s["pattern"]?.stringValue, let regex = try? Regex(pattern), (try? regex.firstMatch(in: text)) == nil {
+            found.append("\(path): does not match \(pattern)")
+        }
+        if let format = s["format"]?.stringValue, let regex = SchemaValidator.formats[format],
+           (try? Regex(regex).wholeMatch(in: text)) == nil {
+            found.append("\(path): not a \(format)")
+        }
+    }
+
+    private func checkNumber(_ number: Double, _ s: JSONObject, _ path: String, _ found: inout [String]) {
+        if let low = s["minimum"]?.doubleValue, number < low { found.append("\(path): below \(low)") }
+        if let high = s["maximum"]?.doubleValue, number > high { found.append("\(path): above \(high)") }
+        if let low = s["exclusiveMinimum"]?.doubleValue, number <= low { found.append("\(path): not above \(low)") }
+        if let high = s["exclusiveMaximum"]?.doubleValue, number >= high { found.append("\(path): not below \(high)") }
     }
 
     static let formats: [String: String] = [

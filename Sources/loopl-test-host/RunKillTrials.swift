@@ -90,6 +90,20 @@ struct RunKillTrials {
         }
     }
 
+    /// Writes a trial's script and config into `folder`; the arguments of its runs and its session file.
+    static func prepare(_ folder: URL) throws -> (arguments: [String], session: String) {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let script = folder.appendingPathComponent("script.json").path
+        let config = folder.appendingPathComponent("config.json").path
+        let session = folder.appendingPathComponent("session.json").path
+        try Self.script.jsonText().write(toFile: script, atomically: true, encoding: .utf8)
+        let worker = Self.packageRoot + "/backends/python/worker.py"
+        let configValue: JSONValue = ["default": "py", "backends": ["py": [
+            "kind": "stdio", "command": ["python3", .string(worker), "--script", .string(script), "--delay-ms", "40"]]]]
+        try configValue.jsonText().write(toFile: config, atomically: true, encoding: .utf8)
+        return (["--config", config, "--session", session, "--tools", "calc", "--json", "--max-iterations", "12"], session)
+    }
+
     func run() async throws -> JSONValue {
         var states: [String: Int] = ["user": 0, "pendingCalls": 0, "toolResult": 0, "answered": 0]
         var broken: [String] = []
@@ -100,17 +114,8 @@ struct RunKillTrials {
         var resumeMs: [Double] = []
         for trial in 1...trials {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-run-kill-\(getpid())-\(trial)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let script = folder.appendingPathComponent("script.json").path
-            let config = folder.appendingPathComponent("config.json").path
-            let session = folder.appendingPathComponent("session.json").path
-            try Self.script.jsonText().write(toFile: script, atomically: true, encoding: .utf8)
-            let worker = Self.packageRoot + "/backends/python/worker.py"
-            let configValue: JSONValue = ["default": "py", "backends": ["py": [
-                "kind": "stdio", "command": ["python3", .string(worker), "--script", .string(script), "--delay-ms", "40"]]]]
-            try configValue.jsonText().write(toFile: config, atomically: true, encoding: .utf8)
-            let common = ["--config", config, "--session", session, "--tools", "calc", "--json", "--max-iterations", "12"]
+            let (common, session) = try Self.prepare(folder)
 
             let (lines, killed, _) = try await Self.runLoopl(["run"] + common + [Self.prompt], kill: .random(trial: trial))
             if !killed { finishedBeforeKill += 1 }

@@ -22,6 +22,23 @@ struct Soak {
         var failure: String?
     }
 
+    /// The outcomes of the runs so far, added up.
+    private struct Tally {
+        var toolRuns = 0, toolCalls = 0, toolErrors = 0, tokens = 0, failures = 0
+        var firstFailure: String?
+
+        mutating func add(_ outcome: Outcome) {
+            if outcome.withTool { toolRuns += 1 }
+            toolCalls += outcome.toolCalls
+            toolErrors += outcome.toolErrors
+            tokens += outcome.tokens
+            if let failure = outcome.failure {
+                failures += 1
+                if firstFailure == nil { firstFailure = failure }
+            }
+        }
+    }
+
     private static func run(_ index: Int, on model: any Model) async -> Outcome {
         let withTool = index % 5 == 0
         var outcome = Outcome(withTool: withTool)
@@ -52,32 +69,19 @@ struct Soak {
         let loaded = ResourceSnapshot.now()
         var start = loaded
         var warm = loaded
-        var failures = 0
-        var firstFailure: String?
-        var toolRuns = 0, toolCalls = 0, toolErrors = 0, tokens = 0
+        var tally = Tally()
         // Every tenth of the way: [run, fds, rssKB, childRssKB].
         let step = max(1, runs / 10)
         let atOnce = max(1, min(concurrency, runs))
         var samples: [JSONValue] = []
         let clock = ContinuousClock.now
         await withTaskGroup(of: Outcome.self) { group in
-            var next = 0
-            while next < atOnce {
-                let index = next
-                group.addTask { await Self.run(index, on: model) }
-                next += 1
-            }
+            for index in 0..<atOnce { group.addTask { await Self.run(index, on: model) } }
+            var next = atOnce
             var completed = 0
             for await outcome in group {
                 completed += 1
-                if outcome.withTool { toolRuns += 1 }
-                toolCalls += outcome.toolCalls
-                toolErrors += outcome.toolErrors
-                tokens += outcome.tokens
-                if let failure = outcome.failure {
-                    failures += 1
-                    if firstFailure == nil { firstFailure = failure }
-                }
+                tally.add(outcome)
                 // The first runs allocate what every later run reuses (a sequence each, when
                 // several run at once): the baseline is taken once as many have ended as run at once.
                 if completed == atOnce { start = ResourceSnapshot.now() }
@@ -104,8 +108,9 @@ struct Soak {
             "backend": .string(backend.rawValue), "runs": .integer(runs), "concurrency": .integer(atOnce),
             "seconds": .double((seconds * 100).rounded() / 100),
             "runsPerSecond": .double((Double(runs) / max(seconds, 0.001) * 100).rounded() / 100),
-            "failures": .integer(failures), "firstFailure": firstFailure.map(JSONValue.string) ?? .null,
-            "toolRuns": .integer(toolRuns), "toolCalls": .integer(toolCalls), "toolErrors": .integer(toolErrors), "generatedTokens": .integer(tokens),
+            "failures": .integer(tally.failures), "firstFailure": tally.firstFailure.map(JSONValue.string) ?? .null,
+            "toolRuns": .integer(tally.toolRuns), "toolCalls": .integer(tally.toolCalls), "toolErrors": .integer(tally.toolErrors),
+            "generatedTokens": .integer(tally.tokens),
             "beforeLoad": beforeLoad.json, "loaded": loaded.json, "start": start.json, "end": end.json, "closed": closed.json,
             "startRun": .integer(atOnce), "samples": .array(samples), "rssGrowthPercent": growth(start.residentKilobytes, end.residentKilobytes),
             "childRssGrowthPercent": growth(start.childResidentKilobytes, end.childResidentKilobytes),

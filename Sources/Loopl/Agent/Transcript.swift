@@ -63,44 +63,12 @@ public struct Transcript: Sendable, Hashable {
             closeOpenItems()
             return false
         case .retrying(let n, let reason):
-            // The turn starts again: its partial text and thinking are withdrawn, its warnings stay.
-            let start = min(iterationStart, items.count)
-            items.replaceSubrange(start..., with: items[start...].filter {
-                switch $0 {
-                case .assistant, .reasoning: false
-                default: true
-                }
-            })
-            items.append(.note("retrying turn \(n): \(reason)"))
-            iterationStart = items.count
-            closeOpenItems()
+            retry(n, reason: reason)
             return true
         case .text(let text):
-            guard !text.isEmpty else { return false }
-            if assistantOpen, case .assistant(var merged)? = items.last {
-                // Taken out first, so the text grows in place rather than being copied per delta.
-                items.removeLast()
-                merged += text
-                items.append(.assistant(merged))
-            } else {
-                items.append(.assistant(text))
-                closeOpenItems()
-                assistantOpen = true
-            }
-            return true
+            return appendText(text)
         case .reasoning(let text):
-            guard !text.isEmpty else { return false }
-            if reasoningOpen, case .reasoning(var merged)? = items.last {
-                // Taken out first, so the text grows in place rather than being copied per delta.
-                items.removeLast()
-                merged += text
-                items.append(.reasoning(merged))
-            } else {
-                items.append(.reasoning(text))
-                closeOpenItems()
-                reasoningOpen = true
-            }
-            return true
+            return appendReasoning(text)
         case .metrics(let metrics):
             self.metrics = metrics
             return false
@@ -112,11 +80,7 @@ public struct Transcript: Sendable, Hashable {
             closeOpenItems()
             return true
         case .toolFinished(let result):
-            guard let index = items.lastIndex(where: {
-                if case .toolCall(let call, nil) = $0 { call.id == result.callId } else { false }
-            }), case .toolCall(let call, _) = items[index] else { return false }
-            items[index] = .toolCall(call, result: result)
-            return true
+            return attach(result)
         case .warning(let text):
             items.append(.warning(text))
             closeOpenItems()
@@ -126,5 +90,58 @@ public struct Transcript: Sendable, Hashable {
             closeOpenItems()
             return false
         }
+    }
+
+    /// The turn starts again: its partial text and thinking are withdrawn, its warnings stay.
+    private mutating func retry(_ n: Int, reason: String) {
+        let start = min(iterationStart, items.count)
+        items.replaceSubrange(start..., with: items[start...].filter {
+            switch $0 {
+            case .assistant, .reasoning: false
+            default: true
+            }
+        })
+        items.append(.note("retrying turn \(n): \(reason)"))
+        iterationStart = items.count
+        closeOpenItems()
+    }
+
+    private mutating func appendText(_ text: String) -> Bool {
+        guard !text.isEmpty else { return false }
+        if assistantOpen, case .assistant(var merged)? = items.last {
+            // Taken out first, so the text grows in place rather than being copied per delta.
+            items.removeLast()
+            merged += text
+            items.append(.assistant(merged))
+        } else {
+            items.append(.assistant(text))
+            closeOpenItems()
+            assistantOpen = true
+        }
+        return true
+    }
+
+    private mutating func appendReasoning(_ text: String) -> Bool {
+        guard !text.isEmpty else { return false }
+        if reasoningOpen, case .reasoning(var merged)? = items.last {
+            // Taken out first, so the text grows in place rather than being copied per delta.
+            items.removeLast()
+            merged += text
+            items.append(.reasoning(merged))
+        } else {
+            items.append(.reasoning(text))
+            closeOpenItems()
+            reasoningOpen = true
+        }
+        return true
+    }
+
+    /// Gives `result` to the last call still waiting for it.
+    private mutating func attach(_ result: ToolResult) -> Bool {
+        guard let index = items.lastIndex(where: {
+            if case .toolCall(let call, nil) = $0 { call.id == result.callId } else { false }
+        }), case .toolCall(let call, _) = items[index] else { return false }
+        items[index] = .toolCall(call, result: result)
+        return true
     }
 }

@@ -65,6 +65,21 @@ struct SchemaConverter {
 
     mutating func expression(_ schema: JSONObject, name: String) throws -> String {
         try checkKeywords(schema)
+        if let combined = try combination(schema, name: name) { return combined }
+        if let constant = schema["const"] {
+            return Grammar.literal(constant.jsonText())
+        }
+        if let values = schema["enum"] {
+            guard case .array(let values) = values, !values.isEmpty else {
+                throw LooplError(.invalidRequest, "The keyword `enum` must be a non-empty array.")
+            }
+            return values.map { Grammar.literal($0.jsonText()) }.joined(separator: " | ")
+        }
+        return try typeExpression(schema, name: name)
+    }
+
+    /// The rule of a schema that is `nullable`, a `$ref`, `allOf`, `anyOf` or `oneOf`; nil for others.
+    private mutating func combination(_ schema: JSONObject, name: String) throws -> String? {
         var schema = schema
         if schema["nullable"]?.boolValue == true {
             schema["nullable"] = nil
@@ -94,15 +109,12 @@ struct SchemaConverter {
             if !hasAssertions(schema) { return try union(alternatives, name: name) }
             return try union(try alternatives.map { .object(try merge([.object(schema), $0])) }, name: name)
         }
-        if let constant = schema["const"] {
-            return Grammar.literal(constant.jsonText())
-        }
-        if let values = schema["enum"] {
-            guard case .array(let values) = values, !values.isEmpty else {
-                throw LooplError(.invalidRequest, "The keyword `enum` must be a non-empty array.")
-            }
-            return values.map { Grammar.literal($0.jsonText()) }.joined(separator: " | ")
-        }
+        return nil
+    }
+
+    /// The rule of a schema by its `type`, or by the keywords of one type when it has none.
+    private mutating func typeExpression(_ schema: JSONObject, name: String) throws -> String {
+        var schema = schema
         switch schema["type"] {
         case .array(let types)?:
             guard !types.isEmpty else {

@@ -3,28 +3,7 @@ extension SchemaConverter {
     // MARK: Objects
 
     mutating func objectExpression(_ schema: JSONObject, name: String) throws -> String {
-        let properties = schema["properties"]?.objectValue ?? JSONObject()
-        if schema["properties"] != nil && schema["properties"]?.objectValue == nil {
-            throw LooplError(.invalidRequest, "The keyword `properties` must be an object.")
-        }
-        var required: Set<String> = []
-        if let list = schema["required"] {
-            guard case .array(let names) = list, names.allSatisfy({ $0.stringValue != nil }) else {
-                throw LooplError(.invalidRequest, "The keyword `required` must be an array of property names.")
-            }
-            required = Set(names.compactMap(\.stringValue))
-        }
-        // Without `properties`, an object is open unless `additionalProperties` says otherwise;
-        // with `properties`, only the declared ones are written unless `additionalProperties` allows more.
-        var additional: JSONValue? = schema["properties"] == nil ? .bool(true) : nil
-        if let value = schema["additionalProperties"] {
-            switch value {
-            case .bool(false): additional = nil
-            case .bool(true), .object: additional = value
-            default:
-                throw LooplError(.invalidRequest, "The keyword `additionalProperties` must be a boolean or a schema.")
-            }
-        }
+        let (properties, required, additional) = try objectKeywords(schema)
         if properties.isEmpty, required.isEmpty, let additional, isAnything(additional) {
             return builder.primitive("object")
         }
@@ -48,7 +27,40 @@ extension SchemaConverter {
                 : builder.add(child(name, "additional-key"), otherString(than: properties.keys))
             additionalRule = builder.add(child(name, "additional-kv"), keyRule + #" ":" space "# + valueRule)
         }
+        return objectBody(name: name, required: requiredRules, optional: optionalRules, additional: additionalRule)
+    }
 
+    /// An object schema's `properties`, `required` names and `additionalProperties` (nil when no
+    /// others are written).
+    private func objectKeywords(_ schema: JSONObject) throws -> (JSONObject, Set<String>, JSONValue?) {
+        let properties = schema["properties"]?.objectValue ?? JSONObject()
+        if schema["properties"] != nil && schema["properties"]?.objectValue == nil {
+            throw LooplError(.invalidRequest, "The keyword `properties` must be an object.")
+        }
+        var required: Set<String> = []
+        if let list = schema["required"] {
+            guard case .array(let names) = list, names.allSatisfy({ $0.stringValue != nil }) else {
+                throw LooplError(.invalidRequest, "The keyword `required` must be an array of property names.")
+            }
+            required = Set(names.compactMap(\.stringValue))
+        }
+        // Without `properties`, an object is open unless `additionalProperties` says otherwise;
+        // with `properties`, only the declared ones are written unless `additionalProperties` allows more.
+        var additional: JSONValue? = schema["properties"] == nil ? .bool(true) : nil
+        if let value = schema["additionalProperties"] {
+            switch value {
+            case .bool(false): additional = nil
+            case .bool(true), .object: additional = value
+            default:
+                throw LooplError(.invalidRequest, "The keyword `additionalProperties` must be a boolean or a schema.")
+            }
+        }
+        return (properties, required, additional)
+    }
+
+    /// The object's braces around its required pairs, then its optional ones and any others.
+    private mutating func objectBody(name: String, required requiredRules: [String], optional optionalRules: [String],
+                                     additional additionalRule: String?) -> String {
         var body = #""{" space "#
         body += requiredRules.joined(separator: #" "," space "#)
         var optionalTail: [String] = optionalRules.map { #"( "," space \#($0) )?"# }

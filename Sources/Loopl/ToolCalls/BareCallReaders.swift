@@ -5,7 +5,7 @@ enum BareCallReaders {
     /// JSON calls, optionally fenced, optionally followed by `;`.
     static let json: BlockReader = { c in
         switch try c.require() {
-        case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "`"): break
+        case Lit.openBrace, UInt8(ascii: "["), UInt8(ascii: "`"): break
         default: throw ScanStop.noMatch
         }
         let pieces = try JSONCallReaders.calls(&c, strict: true)
@@ -24,7 +24,7 @@ enum BareCallReaders {
         var pieces: [Piece] = []
         repeat {
             c.skipSpaces()
-            guard try c.peekDeciding() == UInt8(ascii: "{"), let calls = Piece.jsonCalls(try c.json(), strict: true) else {
+            guard try c.peekDeciding() == Lit.openBrace, let calls = Piece.jsonCalls(try c.json(), strict: true) else {
                 throw ScanStop.noMatch
             }
             pieces += calls
@@ -42,7 +42,7 @@ enum BareCallReaders {
 
     /// The generic format's answer without calls, `{"response": "..."}` at the start: its text.
     static let response: BlockReader = { c in
-        guard try c.require() == UInt8(ascii: "{") else { throw ScanStop.noMatch }
+        guard try c.require() == Lit.openBrace else { throw ScanStop.noMatch }
         guard case .object(let object) = try c.json(), object.count == 1,
               case .string(let text)? = object["response"] else { throw ScanStop.noMatch }
         return [.text(text)]

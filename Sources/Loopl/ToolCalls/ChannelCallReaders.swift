@@ -68,7 +68,7 @@ enum ChannelCallReaders {
         if name == "all" { return [] }
         let save = c.index
         c.skipSpaces()
-        if try c.require() == UInt8(ascii: "{") {
+        if try c.require() == Lit.openBrace {
             guard let arguments = Piece.arguments(try c.json()) else { throw ScanStop.noMatch }
             return [.call(name: name, arguments: arguments, id: nil)]
         }

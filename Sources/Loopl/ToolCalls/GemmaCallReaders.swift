@@ -30,12 +30,12 @@ enum GemmaCallReaders {
         c.skipSpaces()
         if try c.accept(quote) { return .string(try c.read(upTo: quote)) }
         switch try c.require() {
-        case UInt8(ascii: "{"):
+        case Lit.openBrace:
             c.index += 1
             var object = JSONObject()
             while true {
                 c.skipSpaces()
-                if try c.accept([UInt8(ascii: "}")]) { return .object(object) }
+                if try c.accept([Lit.closeBrace]) { return .object(object) }
                 let key: String
                 if try c.accept(quote) {
                     key = try c.read(upTo: quote)
@@ -47,7 +47,7 @@ enum GemmaCallReaders {
                 object[key] = try value(&c, quote: quote, depth: depth + 1)
                 c.skipSpaces()
                 if try c.accept([UInt8(ascii: ",")]) { continue }
-                try c.expect([UInt8(ascii: "}")])
+                try c.expect([Lit.closeBrace])
                 return .object(object)
             }
         case UInt8(ascii: "["):
@@ -64,7 +64,7 @@ enum GemmaCallReaders {
             }
         default:
             let start = c.index
-            while c.index < c.bytes.count, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]")].contains(c.bytes[c.index]) {
+            while c.index < c.bytes.count, ![UInt8(ascii: ","), Lit.closeBrace, UInt8(ascii: "]")].contains(c.bytes[c.index]) {
                 guard c.bytes[c.index] != UInt8(ascii: "<"), c.index - start < 256 else { throw ScanStop.noMatch }
                 c.index += 1
             }

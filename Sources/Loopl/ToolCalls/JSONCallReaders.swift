@@ -19,7 +19,7 @@ enum JSONCallReaders {
             while true {
                 let save = c.index
                 c.skipSpaces()
-                guard try c.peekDeciding() == UInt8(ascii: "{") else { c.index = save; break }
+                guard try c.peekDeciding() == Lit.openBrace else { c.index = save; break }
                 guard let more = Piece.jsonCalls(try c.json()) else { throw ScanStop.noMatch }
                 pieces += more
             }
@@ -39,7 +39,7 @@ enum JSONCallReaders {
         let pieces: [Piece]
         switch try c.require() {
         case UInt8(ascii: "<"): pieces = [try XMLCallReaders.functionTag(&c)]
-        case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "`"): pieces = try calls(&c)
+        case Lit.openBrace, UInt8(ascii: "["), UInt8(ascii: "`"): pieces = try calls(&c)
         default: pieces = [try XMLCallReaders.glmBody(&c)]
         }
         try c.skipClosingTag(toolCallClose)
@@ -55,7 +55,7 @@ enum JSONCallReaders {
         try c.expect(mistralOpen)
         try c.skipSpacesRequiringMore()
         switch try c.require() {
-        case UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: "`"): return try calls(&c)
+        case UInt8(ascii: "["), Lit.openBrace, UInt8(ascii: "`"): return try calls(&c)
         default:
             let name = try c.name()
             var id: String?
@@ -161,13 +161,13 @@ enum JSONCallReaders {
     static let llamaPythonTag: BlockReader = { c in
         try c.expect(pythonTag)
         try c.skipSpacesRequiringMore()
-        if try c.require() == UInt8(ascii: "{") {
+        if try c.require() == Lit.openBrace {
             var pieces = try calls(&c)
             while true {
                 let save = c.index
                 c.skipSpaces()
                 if try c.accept([UInt8(ascii: ";")]) { c.skipSpaces() }
-                guard try c.peekDeciding() == UInt8(ascii: "{"), let more = Piece.jsonCalls(try c.json()) else { c.index = save; break }
+                guard try c.peekDeciding() == Lit.openBrace, let more = Piece.jsonCalls(try c.json()) else { c.index = save; break }
                 pieces += more
             }
             return pieces

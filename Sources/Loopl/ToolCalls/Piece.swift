@@ -36,4 +36,7 @@ enum Lit {
     static let newline = [UInt8](literal: "\n")
     static let gt = [UInt8](literal: ">")
     static let quote = [UInt8](literal: "\"")
+    /// JSON's object braces, named so that no brace sits unmatched in a line of code.
+    static let openBrace = UInt8(ascii: "{")
+    static let closeBrace = UInt8(ascii: "}")
 }

@@ -64,12 +64,12 @@ enum PythonicCalls {
                 try c.expect([close])
                 return .array(items)
             }
-        case UInt8(ascii: "{"):
+        case Lit.openBrace:
             c.index += 1
             var object = JSONObject()
             while true {
                 c.skipSpaces()
-                if try c.accept([UInt8(ascii: "}")]) { return .object(object) }
+                if try c.accept([Lit.closeBrace]) { return .object(object) }
                 guard case .string(let key) = try value(&c, depth: depth + 1) else { throw ScanStop.noMatch }
                 c.skipSpaces()
                 try c.expect([UInt8(ascii: ":")])
@@ -77,7 +77,7 @@ enum PythonicCalls {
                 object[key] = try value(&c, depth: depth + 1)
                 c.skipSpaces()
                 if try c.accept([UInt8(ascii: ",")]) { continue }
-                try c.expect([UInt8(ascii: "}")])
+                try c.expect([Lit.closeBrace])
                 return .object(object)
             }
         default:

@@ -8,20 +8,7 @@ struct ToolCallStream: Sendable {
     private var buffer: [UInt8] = []
     /// Bytes of `buffer` before this are done.
     private var position = 0
-    /// The closing marker while inside thinking.
-    private var reasoningClose: [UInt8]?
-    /// True while the visible text is still only spaces, where bare calls may start.
-    private var atStart = true
-    /// True while the start of the turn may be thinking that the prompt opened: its events are held
-    /// until a bare closing marker turns it into thinking, or an opening marker or the end of the
-    /// text leaves it as it reads.
-    private var inLead: Bool
-    /// Inside thinking: where the search for its closing marker, and for a call, goes on.
-    private var closeSearch = 0
-    private var callSearch = 0
-    /// The first accepted call in thinking that no closing marker has ended yet; the text from
-    /// there on is held, as it is thinking if the closing marker still comes and calls if not.
-    private var callInThinking: Int?
+    private var state: State
     private var events: [ToolCallParser.Event] = []
     private var ids = CallIdGenerator()
     /// The length of the undecided tail when a block last asked for more text; a long block is
@@ -32,8 +19,46 @@ struct ToolCallStream: Sendable {
         self.markers = markers
         self.toolNames = toolNames
         self.schemas = schemas
-        inLead = startsInReasoning == nil
+        state = startsInReasoning == nil ? .lead(atStart: true) : .text(atStart: true)
         if startsInReasoning == true { enterThinking(markers.defaultReasoningClose) }
+    }
+
+    /// Where the stream is in the turn.
+    private enum State {
+        /// The start of a turn whose prompt may have opened thinking: its events are held until a
+        /// bare closing marker turns it into thinking, or an opening marker or the end of the text
+        /// leaves it as it reads. `atStart` as in ``text(atStart:)``.
+        case lead(atStart: Bool)
+        /// Visible text; `atStart` while it is still only spaces, where bare calls may start.
+        case text(atStart: Bool)
+        case thinking(Thinking)
+
+        var atStart: Bool {
+            switch self {
+            case .lead(let atStart), .text(let atStart): atStart
+            case .thinking(let thinking): thinking.atStart
+            }
+        }
+    }
+
+    /// Inside thinking: its closing marker and where the searches in it go on.
+    private struct Thinking {
+        let close: [UInt8]
+        /// Where the search for the closing marker, and for a call, goes on.
+        var closeSearch: Int
+        var callSearch: Int
+        /// The first accepted call that no closing marker has ended yet; the text from there on is
+        /// held, as it is thinking if the closing marker still comes and calls if not.
+        var callInThinking: Int?
+        /// Whether the visible text after it is at the start still.
+        var atStart: Bool
+
+        /// Moves its positions back by `offset`, as the buffer dropped that many bytes.
+        mutating func shift(by offset: Int) {
+            closeSearch = max(0, closeSearch - offset)
+            callSearch = max(0, callSearch - offset)
+            callInThinking = callInThinking.map { $0 - offset }
+        }
     }
 
     mutating func feed(_ delta: String) -> [ToolCallParser.Event] {
@@ -44,19 +69,20 @@ struct ToolCallStream: Sendable {
 
     mutating func finish() -> [ToolCallParser.Event] {
         run(isFinal: true)
-        inLead = false
+        endLead()
         buffer = []
         position = 0
         return takeEvents()
     }
 
     private mutating func takeEvents() -> [ToolCallParser.Event] {
-        if inLead { return [] }
+        if case .lead = state { return [] }
         if position > 65_536, position * 2 > buffer.count {
             buffer.removeFirst(position)
-            closeSearch = max(0, closeSearch - position)
-            callSearch = max(0, callSearch - position)
-            callInThinking = callInThinking.map { $0 - position }
+            if case .thinking(var thinking) = state {
+                thinking.shift(by: position)
+                state = .thinking(thinking)
+            }
             position = 0
         }
         defer { events = [] }
@@ -71,7 +97,7 @@ struct ToolCallStream: Sendable {
     /// Adds visible text, merged with visible text just before it.
     private mutating func emitText(_ text: String) {
         guard !text.isEmpty else { return }
-        if atStart, text.utf8.contains(where: { !ByteCursor.isSpace($0) }) { atStart = false }
+        if state.atStart, text.utf8.contains(where: { !ByteCursor.isSpace($0) }) { leaveStart() }
         if case .text? = events.last, case .text(var merged) = events.removeLast() {
             merged += text
             events.append(.text(merged))
@@ -93,11 +119,33 @@ struct ToolCallStream: Sendable {
         }
     }
 
+    /// Thinking begins at `position`; it ends the turn's lead.
     private mutating func enterThinking(_ close: [UInt8]) {
-        reasoningClose = close
-        closeSearch = position
-        callSearch = position
-        callInThinking = nil
+        state = .thinking(Thinking(close: close, closeSearch: position, callSearch: position, atStart: state.atStart))
+    }
+
+    /// The start of the turn is no longer held.
+    private mutating func endLead() {
+        if case .lead(let atStart) = state { state = .text(atStart: atStart) }
+    }
+
+    /// A bare closing marker at `end` ends the lead: the turn began inside thinking that the prompt
+    /// opened, and the visible text starts after the marker.
+    private mutating func leadWasThinking(upTo end: Int) {
+        events = []
+        emitReasoning(0..<end)
+        state = .text(atStart: true)
+    }
+
+    /// Something visible came: bare calls can no longer start.
+    private mutating func leaveStart() {
+        switch state {
+        case .lead: state = .lead(atStart: false)
+        case .text: state = .text(atStart: false)
+        case .thinking(var thinking):
+            thinking.atStart = false
+            state = .thinking(thinking)
+        }
     }
 
     private func isAccepted(_ piece: Piece) -> Bool {
@@ -126,7 +174,6 @@ struct ToolCallStream: Sendable {
             case .text(let text):
                 emitText(text)
             case .openReasoning(let close):
-                if atStart { inLead = false }
                 enterThinking(close)
             case .looseCall:
                 break
@@ -174,11 +221,13 @@ struct ToolCallStream: Sendable {
         }
         waitedAt = nil
         while position < buffer.count {
-            if let close = reasoningClose {
-                if readThinking(close, isFinal: isFinal) { continue }
+            if case .thinking(var thinking) = state {
+                let ended = readThinking(&thinking, isFinal: isFinal)
+                state = ended ? .text(atStart: thinking.atStart) : .thinking(thinking)
+                if ended { continue }
                 return
             }
-            if atStart {
+            if state.atStart {
                 switch tryStartReaders(isFinal: isFinal) {
                 case .matched: continue
                 case .waiting: return
@@ -192,31 +241,27 @@ struct ToolCallStream: Sendable {
     /// Inside thinking: emits it up to its closing marker. While no closing marker has come, the first
     /// accepted call in it would end it (the calls of unclosed thinking are calls, as llama.cpp reads
     /// them), so the text from that call on is held. Returns true when the thinking has ended.
-    private mutating func readThinking(_ close: [UInt8], isFinal: Bool) -> Bool {
-        if let end = ByteCursor.find(close, in: buffer, from: max(position, closeSearch)) {
+    private mutating func readThinking(_ thinking: inout Thinking, isFinal: Bool) -> Bool {
+        let close = thinking.close
+        if let end = ByteCursor.find(close, in: buffer, from: max(position, thinking.closeSearch)) {
             emitReasoning(position..<end)
             position = end + close.count
-            reasoningClose = nil
-            callInThinking = nil
             return true
         }
-        closeSearch = max(position, buffer.count - close.count + 1)
-        if callInThinking == nil { callInThinking = firstCallInThinking(isFinal: isFinal) }
-        let end = min(callInThinking ?? callSearch, isFinal ? buffer.count : buffer.count - heldBack(close))
+        thinking.closeSearch = max(position, buffer.count - close.count + 1)
+        if thinking.callInThinking == nil { thinking.callInThinking = firstCallInThinking(&thinking.callSearch, isFinal: isFinal) }
+        let end = min(thinking.callInThinking ?? thinking.callSearch, isFinal ? buffer.count : buffer.count - heldBack(close))
         if end > position {
             emitReasoning(position..<end)
             position = end
         }
-        if callInThinking == nil, callSearch < buffer.count { waitedAt = buffer.count - position }
-        guard isFinal, callInThinking != nil else { return false }
-        reasoningClose = nil
-        callInThinking = nil
-        return true
+        if thinking.callInThinking == nil, thinking.callSearch < buffer.count { waitedAt = buffer.count - position }
+        return isFinal && thinking.callInThinking != nil
     }
 
     /// The first block after `callSearch` that reads as an accepted call; `callSearch` moves past
     /// the text that holds none, up to a block or marker still undecided.
-    private mutating func firstCallInThinking(isFinal: Bool) -> Int? {
+    private func firstCallInThinking(_ callSearch: inout Int, isFinal: Bool) -> Int? {
         var i = max(position, callSearch)
         while true {
             i = nextCandidate(from: i)
@@ -274,7 +319,7 @@ struct ToolCallStream: Sendable {
             }
         }
         // A marker here (thinking, a tagged call) keeps the start open for what follows it.
-        if markers.markerMatch(buffer, at: first) == nil { atStart = false }
+        if markers.markerMatch(buffer, at: first) == nil { leaveStart() }
         return .none
     }
 
@@ -288,68 +333,70 @@ struct ToolCallStream: Sendable {
             guard i < count else { break }
             switch markers.markerMatch(buffer, at: i, isFinal: isFinal) {
             case nil:
-                i += 1
-                continue
+                break
             case .partial?:
-                if isFinal { i += 1; continue }
+                if isFinal { break }
                 emitText(position..<i)
                 position = i
                 return false
             case .full(let marker)?:
-                switch marker.kind {
-                case .drop:
-                    emitText(position..<i)
-                    position = i + marker.literal.count
-                    return true
-                case .thinkingEnd:
-                    if inLead {
-                        // The turn began inside thinking that the prompt opened.
-                        events = []
-                        emitReasoning(0..<i)
-                        inLead = false
-                        atStart = true
-                    } else {
-                        emitText(position..<i)
-                    }
-                    position = i + marker.literal.count
-                    return true
-                case .reasoning(let close):
-                    // Thinking opens only before any visible text, as llama.cpp reads it; a closing
-                    // marker after an opening one in the text closes that, not thinking the prompt opened.
-                    guard atStart, !buffer[position..<i].contains(where: { !ByteCursor.isSpace($0) }) else {
-                        inLead = false
-                        i += 1
-                        continue
-                    }
-                    emitText(position..<i)
-                    position = i + marker.literal.count
-                    inLead = false
-                    enterThinking(close)
-                    return true
-                case .block(let reader):
-                    var cursor = ByteCursor(buffer, at: i, isFinal: isFinal)
-                    do {
-                        let pieces = try reader(&cursor)
-                        if cursor.index <= i { i += 1; continue }
-                        emitText(position..<i)
-                        deliver(pieces, raw: i..<cursor.index)
-                        position = cursor.index
-                        return true
-                    } catch ScanStop.needMore {
-                        emitText(position..<i)
-                        position = i
-                        waitedAt = buffer.count - position
-                        return false
-                    } catch {
-                        i += 1
-                        continue
-                    }
-                }
+                if let goesOn = read(marker, at: i, isFinal: isFinal) { return goesOn }
             }
+            i += 1
         }
         emitText(position..<count)
         position = count
         return false
+    }
+
+    /// Reads the marker found at `i`: whether the scan goes on (false to wait for more text), or nil
+    /// when it is not markup here.
+    private mutating func read(_ marker: Marker, at i: Int, isFinal: Bool) -> Bool? {
+        switch marker.kind {
+        case .drop:
+            emitText(position..<i)
+        case .thinkingEnd:
+            if case .lead = state {
+                leadWasThinking(upTo: i)
+            } else {
+                emitText(position..<i)
+            }
+        case .reasoning(let close):
+            // Thinking opens only before any visible text, as llama.cpp reads it; a closing
+            // marker after an opening one in the text closes that, not thinking the prompt opened.
+            guard state.atStart, !buffer[position..<i].contains(where: { !ByteCursor.isSpace($0) }) else {
+                endLead()
+                return nil
+            }
+            emitText(position..<i)
+            position = i + marker.literal.count
+            enterThinking(close)
+            return true
+        case .block(let reader):
+            return readBlock(reader, at: i, isFinal: isFinal)
+        }
+        position = i + marker.literal.count
+        return true
+    }
+
+    /// Reads the block at `i`, as ``read(_:at:isFinal:)`` does.
+    private mutating func readBlock(_ reader: BlockReader, at i: Int, isFinal: Bool) -> Bool? {
+        var cursor = ByteCursor(buffer, at: i, isFinal: isFinal)
+        do {
+            let pieces = try reader(&cursor)
+            if cursor.index <= i { return nil }
+            emitText(position..<i)
+            deliver(pieces, raw: i..<cursor.index)
+            position = cursor.index
+            return true
+        } catch ScanStop.needMore {
+            emitText(position..<i)
+            position = i
+            waitedAt = buffer.count - position
+            return false
+        } catch {
+            return nil
+        }
     }
 
     /// The first position at or after `start` whose byte may begin a marker.

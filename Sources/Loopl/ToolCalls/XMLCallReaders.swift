@@ -30,7 +30,7 @@ enum XMLCallReaders {
         try c.expect(Lit.gt)
         let save = c.index
         c.skipSpaces()
-        if try c.require() == UInt8(ascii: "{") {
+        if try c.require() == Lit.openBrace {
             guard let arguments = Piece.arguments(try c.json()) else { throw ScanStop.noMatch }
             try strictClose(&c, functionClose)
             return .call(name: name, arguments: arguments, id: nil)

@@ -197,6 +197,12 @@ struct BenchCommand: Command {
             }
         }
         report.promptTokens = measuredPromptTokens
+        addSpeedRows(samples, reference: referenceSamples, to: &report)
+    }
+
+    /// The speed report's rows: llama-bench's and each backend's, from their measured rounds.
+    private func addSpeedRows(_ samples: [String: [BenchSample]], reference referenceSamples: [(prefill: Double, decode: Double)],
+                              to report: inout BenchReport) {
         if let prefill = Spread(referenceSamples.map(\.prefill)), let decode = Spread(referenceSamples.map(\.decode)) {
             report.reference = BenchReport.Reference(prefillTokensPerSecond: prefill, decodeTokensPerSecond: decode,
                                                      prefillByRound: referenceSamples.map(\.prefill), decodeByRound: referenceSamples.map(\.decode))
