@@ -57,9 +57,9 @@ struct TemplateLexer {
         return (low + 1, column)
     }
 
-    func syntaxError(_ message: String, at offset: Int) -> LooplError {
+    func syntaxError(_ message: String, at offset: Int) -> JinjaError {
         let (line, column) = location(offset)
-        return LooplError(.templateError, "Template syntax error at line \(line), column \(column): \(message).")
+        return JinjaError("Template syntax error at line \(line), column \(column): \(message).")
     }
 
     private static let operatorBytes = Set("+-*/%~<>=()[]{},.:|;".utf8)
