@@ -35,7 +35,7 @@ public struct GGUFMetadata: Sendable {
     }
 
     /// The value stored under `key`.
-    public subscript(key: String) -> GGUFValue? { values[key] }
+    package subscript(key: String) -> GGUFValue? { values[key] }
 
     /// `general.architecture`, e.g. "llama".
     public var architecture: String? { values["general.architecture"]?.stringValue }

@@ -16,7 +16,7 @@ public struct ChatPrompt: Sendable {
     /// The tool-call family the model writes.
     public let toolCallFormat: ToolCallFormat
     /// Where the template reads the thinking of past turns.
-    public let reasoningSlot: TemplateReasoning.Slot
+    package let reasoningSlot: TemplateReasoning.Slot
 
     static let chatML = """
         {% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}
