@@ -76,7 +76,7 @@ public struct ChatPrompt: Sendable {
     ///
     /// An assistant turn with calls and no text gets content "" rather than null: many real
     /// templates (Qwen3, gpt-oss, Phi-3.5, Granite, ...) fail on null. Thinking reaches the
-    /// template as ``TemplateReasoning`` says: the variables of `reasoning`, past thinking where
+    /// template as `TemplateReasoning` says: the variables of `reasoning`, past thinking where
     /// the template reads it; under `.off`, a prompt that still opens thinking gets it closed.
     /// `now` is the instant `strftime_now` formats (nil: the clock).
     public func render(messages: [Message], tools: [ToolSpec], reasoning: ReasoningSetting = .auto,
