@@ -146,7 +146,7 @@ public struct ChatPrompt: Sendable {
     }
 
     /// Removes a BOS text that the template wrote when the tokenizer adds BOS by itself.
-    public func stripLeadingBOS(_ text: String) -> String {
+    package func stripLeadingBOS(_ text: String) -> String {
         guard addsBOS, !bosText.isEmpty, text.hasPrefix(bosText) else { return text }
         return String(text.dropFirst(bosText.count))
     }
