@@ -3,7 +3,7 @@ import Testing
 
 /// The folders of Sources/Loopl are layers: when a folder uses a type declared in another, that
 /// other folder uses nothing of the first, directly or through others. Files at the top of
-/// Sources/Loopl count as the folder ".".
+/// Sources/Loopl count as the folder ".". `LOOPL_PRINT_LAYERS=1` prints which folder uses which.
 @Suite struct FolderLayerTests {
     /// For each folder, the folders whose types it uses, with the type names.
     typealias Graph = [String: [String: Set<String>]]
@@ -13,6 +13,13 @@ import Testing
     @Test func foldersHaveNoCycle() throws {
         let graph = try Self.references(in: Self.core)
         #expect(graph.count > 8, "found only the folders \(graph.keys.sorted())")
+        if ProcessInfo.processInfo.environment["LOOPL_PRINT_LAYERS"] != nil {
+            for (folder, uses) in graph.sorted(by: { $0.key < $1.key }) {
+                for (used, names) in uses.sorted(by: { $0.key < $1.key }) {
+                    print("\(folder) -> \(used): \(names.sorted().joined(separator: " "))")
+                }
+            }
+        }
         if let cycle = Self.cycle(in: graph) {
             let steps = zip(cycle, cycle.dropFirst()).map { from, to in
                 "\(from) -> \(to) (\(graph[from, default: [:]][to, default: []].sorted().joined(separator: ", ")))"
