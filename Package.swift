@@ -8,7 +8,10 @@ let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
 var targets: [Target] = [
     .target(name: "CLooplSpawn"),
-    .target(name: "Loopl", dependencies: ["CLooplSpawn"], swiftSettings: strict),
+    .target(name: "LooplJSON", swiftSettings: strict),
+    .target(name: "LooplJinja", dependencies: ["LooplJSON"], swiftSettings: strict),
+    .testTarget(name: "LooplJinjaTests", dependencies: ["LooplJinja"], swiftSettings: strict),
+    .target(name: "Loopl", dependencies: ["CLooplSpawn", "LooplJSON", "LooplJinja"], swiftSettings: strict),
     .target(name: "LooplServer", dependencies: ["Loopl"], swiftSettings: strict),
     .target(name: "LooplStdio", dependencies: ["Loopl"], swiftSettings: strict),
     .target(name: "LooplMCP", dependencies: ["Loopl"], swiftSettings: strict),
@@ -37,6 +40,8 @@ if Context.environment["LOOPL_FUZZ"] != nil {
 }
 var products: [Product] = [
     .library(name: "Loopl", targets: ["Loopl"]),
+    // The Jinja engine alone, with the JSON values it renders.
+    .library(name: "LooplJinja", targets: ["LooplJinja"]),
     // ModelConformance, the suite every backend passes, and ScriptedModel, for backends and apps of your own.
     .library(name: "LooplTestKit", targets: ["LooplTestKit"]),
 ]

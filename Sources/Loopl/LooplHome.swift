@@ -8,7 +8,7 @@ import Glibc
 /// model file.
 public enum LooplHome {
     /// The default model's file name.
-    public static let defaultModelFile = "SmolLM2-135M-Instruct.Q4_1.gguf"
+    package static let defaultModelFile = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
     /// The cache folder.
     public static var directory: String {

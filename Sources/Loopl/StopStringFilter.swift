@@ -1,17 +1,17 @@
 /// Cuts streamed text at the first stop string, holding back any tail that could still begin one,
 /// so that no part of a stop string ever reaches the caller.
-public struct StopStringFilter: Sendable {
-    public let stops: [String]
+package struct StopStringFilter: Sendable {
+    package let stops: [String]
     private var pending = ""
     /// True once a stop string has appeared; later input is ignored.
-    public private(set) var stopped = false
+    package private(set) var stopped = false
 
-    public init(stops: [String]) {
+    package init(stops: [String]) {
         self.stops = stops.filter { !$0.isEmpty }
     }
 
     /// Adds `delta` and returns the text that is now safe to show.
-    public mutating func feed(_ delta: String) -> String {
+    package mutating func feed(_ delta: String) -> String {
         guard !stopped else { return "" }
         pending += delta
         if stops.isEmpty { defer { pending = "" }; return pending }
@@ -34,7 +34,7 @@ public struct StopStringFilter: Sendable {
     }
 
     /// Returns what is still held back, at the end of the stream.
-    public mutating func flush() -> String {
+    package mutating func flush() -> String {
         defer { pending = "" }
         return stopped ? "" : pending
     }

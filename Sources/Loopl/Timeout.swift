@@ -50,7 +50,7 @@ private final class ResumeOnce<T: Sendable>: Sendable {
 
 extension Duration {
     /// The duration in seconds.
-    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    package var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
     /// The duration in milliseconds.
-    public var milliseconds: Double { seconds * 1000 }
+    package var milliseconds: Double { seconds * 1000 }
 }

@@ -1,7 +1,7 @@
 import Loopl
 
 /// The `loopl` command line: picks the subcommand, runs it, and maps failures to exit codes.
-public enum CLI {
+package enum CLI {
     static let version = "0.1.0"
 
     static let commands: [any Command.Type] = [
@@ -40,7 +40,7 @@ public enum CLI {
     }
 
     /// Runs the command line `arguments` (without the program name) and returns the exit status.
-    public static func run(_ arguments: [String], console: Console = .standard) async -> ExitCode {
+    package static func run(_ arguments: [String], console: Console = .standard) async -> ExitCode {
         guard let first = arguments.first else {
             console.err(help + "error: Name a command.")
             return .usage

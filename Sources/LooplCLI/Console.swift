@@ -3,17 +3,17 @@ import Glibc
 #endif
 
 /// Where a command writes: standard output for results, standard error for progress and errors.
-public struct Console: Sendable {
+package struct Console: Sendable {
     let writeOut: @Sendable (String) -> Void
     let writeErr: @Sendable (String) -> Void
 
-    public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void) {
+    package init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void) {
         writeOut = out
         writeErr = err
     }
 
     /// The process's own standard output and error, unbuffered.
-    public static let standard = Console(
+    package static let standard = Console(
         out: { text in write(fd: 1, text) },
         err: { text in write(fd: 2, text) })
 

@@ -1,17 +1,17 @@
 /// Seeded random mutations of fuzz inputs, for runs without libFuzzer (the in-suite fuzz tests):
 /// the same seed gives the same inputs, so a failure reproduces.
-public struct ByteMutator {
+package struct ByteMutator {
     private var state: UInt64
     /// The longest input it makes.
-    public var maxLength: Int
+    package var maxLength: Int
 
-    public init(seed: UInt64, maxLength: Int = 1 << 16) {
+    package init(seed: UInt64, maxLength: Int = 1 << 16) {
         state = seed &+ 0x9E37_79B9_7F4A_7C15
         self.maxLength = maxLength
     }
 
     /// A random number below `bound` (0 when `bound` is 0).
-    public mutating func below(_ bound: Int) -> Int {
+    package mutating func below(_ bound: Int) -> Int {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -22,7 +22,7 @@ public struct ByteMutator {
 
     /// `input` changed by one to four random edits: bytes flipped, set to edge values, inserted or
     /// removed; ranges duplicated or cut; dictionary words and pieces of other corpus entries spliced in.
-    public mutating func mutate(_ input: [UInt8], corpus: [[UInt8]], dictionary: [[UInt8]]) -> [UInt8] {
+    package mutating func mutate(_ input: [UInt8], corpus: [[UInt8]], dictionary: [[UInt8]]) -> [UInt8] {
         var bytes = input
         for _ in 0...below(4) {
             let at = below(bytes.count + 1)

@@ -2,8 +2,8 @@ import Foundation
 import Loopl
 
 /// The GGUF metadata reader on a file's bytes, then every summary it offers.
-public enum GGUFFuzz {
-    public static let target = FuzzTarget(name: "gguf", dictionary: dictionary.map { Array($0.utf8) } + binary) { run($0); return nil }
+package enum GGUFFuzz {
+    package static let target = FuzzTarget(name: "gguf", dictionary: dictionary.map { Array($0.utf8) } + binary) { run($0); return nil }
 
     static func run(_ bytes: [UInt8]) {
         guard let metadata = try? GGUFMetadata(data: Data(bytes)) else { return }

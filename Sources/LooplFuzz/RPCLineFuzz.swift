@@ -5,8 +5,8 @@ import LooplStdio
 /// small line limit), each line parsed as JSON, read as JSON-RPC 2.0, its params read as the
 /// protocol's shapes, and the message written back and read again. The bytes in chunks must give
 /// the same lines as the bytes at once.
-public enum RPCLineFuzz {
-    public static let target = FuzzTarget(name: "rpc", dictionary: dictionary.map { Array($0.utf8) }) { run($0) }
+package enum RPCLineFuzz {
+    package static let target = FuzzTarget(name: "rpc", dictionary: dictionary.map { Array($0.utf8) }) { run($0) }
 
     static func run(_ bytes: [UInt8]) -> String? {
         var seed = FuzzInput.checksum(bytes)

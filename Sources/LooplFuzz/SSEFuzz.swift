@@ -6,8 +6,8 @@ import LooplServer
 /// `/completion`) chunk and assembled into a turn. Input: a header line of those words (plus
 /// `tools` to lift calls leaked into text, `stop` for a stop string), then the body. The body cut
 /// in pieces must decode to the same events as the body whole.
-public enum SSEFuzz {
-    public static let target = FuzzTarget(name: "sse", dictionary: dictionary.map { Array($0.utf8) }) { run($0) }
+package enum SSEFuzz {
+    package static let target = FuzzTarget(name: "sse", dictionary: dictionary.map { Array($0.utf8) }) { run($0) }
 
     static func run(_ bytes: [UInt8]) -> String? {
         let input = FuzzInput(bytes)

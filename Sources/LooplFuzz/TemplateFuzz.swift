@@ -2,8 +2,8 @@ import Loopl
 
 /// The Jinja engine: ``ChatTemplate`` parses the source and renders it. Input: the template
 /// source, then optionally a NUL byte and a JSON object to render with (else a chat with tools).
-public enum TemplateFuzz {
-    public static let target = FuzzTarget(name: "templates", dictionary: dictionary.map { Array($0.utf8) }) { run($0); return nil }
+package enum TemplateFuzz {
+    package static let target = FuzzTarget(name: "templates", dictionary: dictionary.map { Array($0.utf8) }) { run($0); return nil }
 
     /// Tighter than the defaults so that each input stays fast; the limits themselves are fuzzed
     /// as well, since a render that hits one must stop with an error.

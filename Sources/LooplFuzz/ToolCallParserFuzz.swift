@@ -4,8 +4,8 @@ import Loopl
 /// up to the whole text's result. Input: a header line `FORMAT [tools] [think|plain]` (unknown
 /// formats read as `.auto`; `think`: the prompt opened thinking, `plain`: it did not, neither:
 /// unknown), then the text.
-public enum ToolCallParserFuzz {
-    public static let target = FuzzTarget(name: "toolcalls", dictionary: dictionary.map { Array($0.utf8) }) { run($0) }
+package enum ToolCallParserFuzz {
+    package static let target = FuzzTarget(name: "toolcalls", dictionary: dictionary.map { Array($0.utf8) }) { run($0) }
 
     static func run(_ bytes: [UInt8]) -> String? {
         let input = FuzzInput(bytes)

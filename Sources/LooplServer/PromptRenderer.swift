@@ -28,7 +28,7 @@ public struct RenderedPrompt: Sendable, Hashable {
     /// Extra stop strings of the template (an end-of-turn marker written as text).
     public var stop: [String]
     /// The markup of the model's thinking, for the server's thinking budget.
-    public var thinking: ThinkingMarkup = .think
+    package var thinking: ThinkingMarkup = .think
 
     public init(text: String, grammar: String? = nil, grammarLazy: Bool = false, grammarTriggers: [String] = [],
                 stop: [String] = []) {

@@ -22,13 +22,5 @@ public struct ToolResult: Sendable, Hashable, Codable {
 extension ToolResult {
     /// `text` cut to at most `limit` UTF-8 bytes at a character boundary, with a note giving the
     /// full size when anything was cut.
-    public static func cut(_ text: String, toBytes limit: Int) -> String {
-        let total = text.utf8.count
-        guard total > limit else { return text }
-        let utf8 = text.utf8
-        var end = utf8.index(utf8.startIndex, offsetBy: max(0, limit))
-        while end > utf8.startIndex, end.samePosition(in: text.unicodeScalars) == nil { end = utf8.index(before: end) }
-        let kept = utf8.distance(from: utf8.startIndex, to: end)
-        return String(text[..<end]) + "\n[cut at \(kept) of \(total) bytes]"
-    }
+    public static func cut(_ text: String, toBytes limit: Int) -> String { text.cut(toBytes: limit) }
 }

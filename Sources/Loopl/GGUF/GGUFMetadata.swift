@@ -35,7 +35,7 @@ public struct GGUFMetadata: Sendable {
     }
 
     /// The value stored under `key`.
-    public subscript(key: String) -> GGUFValue? { values[key] }
+    package subscript(key: String) -> GGUFValue? { values[key] }
 
     /// `general.architecture`, e.g. "llama".
     public var architecture: String? { values["general.architecture"]?.stringValue }
@@ -61,15 +61,15 @@ public struct GGUFMetadata: Sendable {
         return values["tokenizer.chat_template.\(name)"]?.stringValue
     }
 
-    public var bosTokenID: Int? { values["tokenizer.ggml.bos_token_id"]?.intValue }
-    public var eosTokenID: Int? { values["tokenizer.ggml.eos_token_id"]?.intValue }
+    package var bosTokenID: Int? { values["tokenizer.ggml.bos_token_id"]?.intValue }
+    package var eosTokenID: Int? { values["tokenizer.ggml.eos_token_id"]?.intValue }
     /// The text of the beginning-of-sequence token, as templates' `bos_token` is.
     public var bosToken: String? { bosTokenID.flatMap(tokenText) }
     /// The text of the end-of-sequence token, as templates' `eos_token` is.
     public var eosToken: String? { eosTokenID.flatMap(tokenText) }
 
     /// The text of vocabulary entry `id`.
-    public func tokenText(_ id: Int) -> String? {
+    package func tokenText(_ id: Int) -> String? {
         guard let tokens = values["tokenizer.ggml.tokens"]?.arrayValue, id >= 0, id < tokens.count else { return nil }
         return tokens[id].stringValue
     }

@@ -1,5 +1,5 @@
 /// A value of a GGUF file's key/value metadata, in its stored type.
-public enum GGUFValue: Sendable, Hashable {
+package enum GGUFValue: Sendable, Hashable {
     case uint8(UInt8)
     case int8(Int8)
     case uint16(UInt16)
@@ -16,7 +16,7 @@ public enum GGUFValue: Sendable, Hashable {
     case float64(Double)
 
     /// The type's name as the GGUF specification and the Python `gguf` package spell it, e.g. `UINT32`.
-    public var typeName: String { GGUFValue.typeName(code: typeCode) }
+    package var typeName: String { GGUFValue.typeName(code: typeCode) }
 
     var typeCode: UInt32 {
         switch self {
@@ -43,7 +43,7 @@ public enum GGUFValue: Sendable, Hashable {
     }
 
     /// The value as an integer, for any integer type that fits `Int`.
-    public var intValue: Int? {
+    package var intValue: Int? {
         switch self {
         case .uint8(let v): Int(v)
         case .int8(let v): Int(v)
@@ -58,14 +58,14 @@ public enum GGUFValue: Sendable, Hashable {
     }
 
     /// The string, when this is a string.
-    public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
+    package var stringValue: String? { if case .string(let s) = self { s } else { nil } }
 
     /// The elements, when this is an array.
-    public var arrayValue: [GGUFValue]? { if case .array(_, let a) = self { a } else { nil } }
+    package var arrayValue: [GGUFValue]? { if case .array(_, let a) = self { a } else { nil } }
 
     /// The value as JSON: integers as integers (a UInt64 beyond `Int` as a double), floats as doubles.
     /// With `arrayLimit`, longer arrays keep only their first `arrayLimit` elements.
-    public func jsonValue(arrayLimit: Int? = nil) -> JSONValue {
+    package func jsonValue(arrayLimit: Int? = nil) -> JSONValue {
         switch self {
         case .float32(let v): return .double(Double(v))
         case .float64(let v): return .double(v)

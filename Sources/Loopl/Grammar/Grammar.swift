@@ -33,7 +33,7 @@ public struct Grammar: Sendable, Hashable {
 
 extension Grammar {
     /// A GBNF string literal for `text`: `"..."` with quotes, backslashes and control characters escaped.
-    public static func literal(_ text: String) -> String {
+    package static func literal(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -50,7 +50,7 @@ extension Grammar {
     }
 
     /// `text` with every regular-expression metacharacter escaped, for a trigger pattern.
-    public static func regexEscaped(_ text: String) -> String {
+    package static func regexEscaped(_ text: String) -> String {
         var out = ""
         for character in text {
             if "\\^$.|?*+()[]{}".contains(character) { out.append("\\") }

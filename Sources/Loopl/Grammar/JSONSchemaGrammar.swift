@@ -5,9 +5,9 @@
 /// (regular expressions without look-around or back-references), `minimum`, `maximum`,
 /// `exclusiveMinimum`, `exclusiveMaximum` (integers; whole-number bounds on numbers), `anyOf`, `oneOf`, `allOf`, `$ref` into the same
 /// document, `nullable`, and `format` `date`, `time`, `date-time`, `uuid`. See docs/grammar.md.
-public enum JSONSchemaGrammar {
+package enum JSONSchemaGrammar {
     /// The grammar of the JSON texts that `schema` accepts, rooted at `root`.
-    public static func convert(schema: JSONValue) throws -> Grammar {
+    package static func convert(schema: JSONValue) throws -> Grammar {
         var converter = SchemaConverter()
         _ = try converter.add(schema: schema, name: "")
         return Grammar(gbnf: converter.builder.text(), warnings: converter.warnings)

@@ -20,7 +20,7 @@ extension ChildProcess {
         if let status = exitStatus { text += " Exit status \(status)." }
         let lines = lastLines.split(separator: "\n", omittingEmptySubsequences: true).suffix(8)
         if !lines.isEmpty {
-            text += " Its last lines on stderr:\n" + lines.map { "  " + ToolResult.cut(String($0), toBytes: 300) }.joined(separator: "\n")
+            text += " Its last lines on stderr:\n" + lines.map { "  " + String($0).cut(toBytes: 300) }.joined(separator: "\n")
         }
         return text
     }

@@ -6,25 +6,25 @@ import Synchronization
 ///
 /// Its standard error (and standard output, unless streamed) is always drained, and the last
 /// lines are kept for error messages. ``terminate(grace:)`` always ends in SIGKILL.
-public final class ChildProcess: Sendable {
+package final class ChildProcess: Sendable {
     /// What happens to the child's standard output.
-    public enum Output: Sendable {
+    package enum Output: Sendable {
         /// Delivered in ``output``.
         case stream
         /// Read and kept with the standard error's last lines.
         case drain
     }
 
-    public let pid: Int32
-    public let executable: String
+    package let pid: Int32
+    package let executable: String
     /// The child's standard output in chunks, when started with `.stream`; it ends at end of file.
-    public let output: AsyncStream<[UInt8]>
+    package let output: AsyncStream<[UInt8]>
     private let stdin: Mutex<Int32>
     private let shared = Shared()
 
     /// Starts `executable` with `arguments`, in the folder `currentDirectory` when given.
     /// Throws `processFailed` when it cannot be started.
-    public init(executable: String, arguments: [String], environment: [String: String]? = nil,
+    package init(executable: String, arguments: [String], environment: [String: String]? = nil,
                 currentDirectory: String? = nil, output mode: Output = .drain) throws {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw LooplError(.processFailed, "Cannot run \(executable): no executable file there. Check the path (scripts/bootstrap builds llama-server).")
@@ -73,13 +73,13 @@ public final class ChildProcess: Sendable {
     }
 
     /// The last lines the child wrote to standard error (and to standard output when drained).
-    public var lastLines: String { shared.tail.withLock { $0.text } }
+    package var lastLines: String { shared.tail.withLock { $0.text } }
 
     /// The exit status once the child has ended (128 + the signal number when a signal ended it).
-    public var exitStatus: Int32? { shared.status.withLock { $0.code } }
+    package var exitStatus: Int32? { shared.status.withLock { $0.code } }
 
     /// Writes all of `bytes` to the child's standard input.
-    public func write(_ bytes: [UInt8]) throws {
+    package func write(_ bytes: [UInt8]) throws {
         try stdin.withLock { fd in
             guard fd >= 0 else { throw LooplError(.processFailed, "\(executable)'s input is closed.") }
             var rest = bytes[...]
@@ -95,7 +95,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Closes the child's standard input; a well-behaved worker exits when it sees end of file.
-    public func closeInput() {
+    package func closeInput() {
         stdin.withLock { fd in
             if fd >= 0 { close(fd) }
             fd = -1
@@ -103,7 +103,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Waits for the child to end and returns its exit status.
-    public func waitForExit() async -> Int32 {
+    package func waitForExit() async -> Int32 {
         await withCheckedContinuation { continuation in
             let code = shared.status.withLock { state -> Int32? in
                 if state.code == nil { state.waiters.append(continuation) }
@@ -114,7 +114,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Waits up to `timeout` for the child to end; returns its status, or nil if it is still running.
-    public func waitForExit(timeout: Duration) async -> Int32? {
+    package func waitForExit(timeout: Duration) async -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let code = exitStatus { return code }
@@ -125,7 +125,7 @@ public final class ChildProcess: Sendable {
 
     /// Sends SIGTERM, waits up to `grace`, then SIGKILL; returns when the child is gone.
     /// Runs to the end even when the calling task is cancelled.
-    public func terminate(grace: Duration = .seconds(3)) async {
+    package func terminate(grace: Duration = .seconds(3)) async {
         guard exitStatus == nil else { return }
         closeInput()
         kill(pid, SIGTERM)
@@ -138,7 +138,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Sends `signal` to the child.
-    public func signal(_ signal: Int32) {
+    package func signal(_ signal: Int32) {
         if exitStatus == nil { kill(pid, signal) }
     }
 

@@ -4,7 +4,7 @@ import Synchronization
 /// order, at most `maxQueue` of them; one more gets ``LooplError/Code/busy`` at once.
 ///
 /// Every backend serves its requests through one of these. `parallel` 1 makes it a lock.
-public final class RequestQueue: Sendable {
+package final class RequestQueue: Sendable {
     private struct Waiter {
         let token: Int
         let continuation: CheckedContinuation<Void, any Error>
@@ -21,22 +21,22 @@ public final class RequestQueue: Sendable {
     private let state: Mutex<State>
 
     /// A queue that runs `parallel` requests at once and keeps up to `maxQueue` waiting.
-    public init(parallel: Int = 1, maxQueue: Int = .max) {
+    package init(parallel: Int = 1, maxQueue: Int = .max) {
         state = Mutex(State(parallel: max(parallel, 1), maxQueue: max(maxQueue, 0)))
     }
 
     /// How many requests run at once.
-    public var parallel: Int { state.withLock { $0.parallel } }
+    package var parallel: Int { state.withLock { $0.parallel } }
 
     /// How many requests run now.
-    public var running: Int { state.withLock { $0.running } }
+    package var running: Int { state.withLock { $0.running } }
 
     /// How many requests wait for a place.
-    public var waiting: Int { state.withLock { $0.waiters.count } }
+    package var waiting: Int { state.withLock { $0.waiters.count } }
 
     /// Changes how many requests run at once (a worker may declare fewer than configured);
     /// waiters are let in when it grows.
-    public func setParallel(_ parallel: Int) {
+    package func setParallel(_ parallel: Int) {
         let admitted = state.withLock { state -> [Waiter] in
             state.parallel = max(parallel, 1)
             return Self.admit(&state)
@@ -46,7 +46,7 @@ public final class RequestQueue: Sendable {
 
     /// Waits for a place. Throws `busy` when the queue is full, and `CancellationError` when the
     /// task is cancelled while it waits. Each successful call needs one ``release()``.
-    public func acquire() async throws {
+    package func acquire() async throws {
         if Task.isCancelled { throw CancellationError() }
         let token = state.withLock { state in
             state.nextToken += 1
@@ -81,7 +81,7 @@ public final class RequestQueue: Sendable {
     }
 
     /// Takes a place if one is free and nobody waits.
-    public func tryAcquire() -> Bool {
+    package func tryAcquire() -> Bool {
         state.withLock { state in
             guard state.running < state.parallel, state.waiters.isEmpty else { return false }
             state.running += 1
@@ -90,7 +90,7 @@ public final class RequestQueue: Sendable {
     }
 
     /// Gives a place back, to the longest waiter if there is one.
-    public func release() {
+    package func release() {
         let admitted = state.withLock { state -> [Waiter] in
             state.running = max(state.running - 1, 0)
             return Self.admit(&state)
@@ -99,7 +99,7 @@ public final class RequestQueue: Sendable {
     }
 
     /// Runs `body` in a place of its own.
-    public func withPlace<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    package func withPlace<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         try await acquire()
         defer { release() }
         return try await body()

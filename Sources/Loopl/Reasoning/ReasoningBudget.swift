@@ -5,11 +5,11 @@
 /// Before each token, ask ``closing()``; after it, give its text to ``record(_:)``. Thinking is
 /// the text after an opening marker of ``ThinkingMarkup/all`` (or from the start, when the prompt
 /// opened it) up to its closing marker; the tokens of the markers are not counted.
-public struct ReasoningBudget: Sendable {
+package struct ReasoningBudget: Sendable {
     /// The most thinking tokens; nil counts without a limit.
-    public let limit: Int?
+    package let limit: Int?
     /// Thinking tokens so far.
-    public private(set) var tokens = 0
+    package private(set) var tokens = 0
 
     private enum State: Sendable {
         /// Before any visible text: thinking may still open. Holds the text so far.
@@ -27,31 +27,31 @@ public struct ReasoningBudget: Sendable {
 
     /// A budget of `limit` thinking tokens (nil: only counting) for the text generated after
     /// `promptText`; a prompt that ends by opening thinking starts the count at the first token.
-    public init(limit: Int?, promptText: String) {
+    package init(limit: Int?, promptText: String) {
         self.init(limit: limit, opened: ThinkingMarkup.opened(byPrompt: promptText))
     }
 
     /// The same, for a prompt known to have opened the thinking of `opened` (nil: it did not).
-    public init(limit: Int?, opened: ThinkingMarkup?) {
+    package init(limit: Int?, opened: ThinkingMarkup?) {
         self.limit = limit
         state = opened.map { .thinking($0, close: Array($0.close.utf8), tail: []) } ?? .watching([])
     }
 
     /// True while the model is thinking.
-    public var isThinking: Bool {
+    package var isThinking: Bool {
         if case .thinking = state { true } else { false }
     }
 
     /// The text to write before the next token when the budget is spent (the closing marker);
     /// nil otherwise. It is given once: the thinking is over after it.
-    public mutating func closing() -> String? {
+    package mutating func closing() -> String? {
         guard case .thinking(let markup, _, _) = state, let limit, tokens >= limit, !midCharacter else { return nil }
         state = .answering
         return markup.forcedClose
     }
 
     /// Records the text of one generated token: empty when the token holds only part of a character.
-    public mutating func record(_ text: String) {
+    package mutating func record(_ text: String) {
         midCharacter = text.isEmpty
         switch state {
         case .answering:

@@ -1,28 +1,28 @@
 /// The markers around a model's thinking: `<think>…</think>`, or a family's own (`[THINK]…[/THINK]`,
 /// `<seed:think>…</seed:think>`, gpt-oss's analysis channel, ...), as ``ToolCallParser`` reads them.
-public struct ThinkingMarkup: Sendable, Hashable {
+package struct ThinkingMarkup: Sendable, Hashable {
     /// What opens the thinking.
-    public var open: String
+    package var open: String
     /// What ends it in the model's text.
-    public var close: String
+    package var close: String
     /// What a backend writes to end the thinking early: ``close``, and for a family that starts a
     /// new message for its answer (gpt-oss) that message's header too.
-    public var forcedClose: String
+    package var forcedClose: String
 
-    public init(open: String, close: String, forcedClose: String? = nil) {
+    package init(open: String, close: String, forcedClose: String? = nil) {
         self.open = open
         self.close = close
         self.forcedClose = forcedClose ?? close
     }
 
     /// `<think>…</think>`, which every family reads.
-    public static let think = ThinkingMarkup(open: "<think>", close: "</think>")
+    package static let think = ThinkingMarkup(open: "<think>", close: "</think>")
     /// gpt-oss's analysis channel, whose answer comes in a message of its own.
-    public static let harmony = ThinkingMarkup(open: "<|channel|>analysis<|message|>", close: "<|end|>",
+    package static let harmony = ThinkingMarkup(open: "<|channel|>analysis<|message|>", close: "<|end|>",
                                                forcedClose: "<|end|><|start|>assistant")
 
     /// Every markup the parser reads as thinking: `<think>` first, then each family's own.
-    public static let all: [ThinkingMarkup] = {
+    package static let all: [ThinkingMarkup] = {
         var markups = [think]
         for family in ToolCallFamily.all {
             if let reasoning = family.reasoning { markups.append(ThinkingMarkup(open: reasoning.open, close: reasoning.close)) }
@@ -34,7 +34,7 @@ public struct ThinkingMarkup: Sendable, Hashable {
 
     /// The markup whose opener ends `prompt` (spaces and line breaks may follow it): the prompt
     /// opened the thinking, so the model's text starts inside it. nil when it does not.
-    public static func opened(byPrompt prompt: String) -> ThinkingMarkup? {
+    package static func opened(byPrompt prompt: String) -> ThinkingMarkup? {
         let end = prompt.utf8.lastIndex { !ByteCursor.isSpace($0) }.map { prompt.utf8.index(after: $0) } ?? prompt.utf8.startIndex
         let text = prompt.utf8[..<end]
         return all.first { text.suffix($0.open.utf8.count).elementsEqual($0.open.utf8) }
@@ -42,7 +42,7 @@ public struct ThinkingMarkup: Sendable, Hashable {
 
     /// The markup of a model whose tool calls are written in `format`: the family's own thinking
     /// block, else `<think>`.
-    public static func of(_ format: ToolCallFormat) -> ThinkingMarkup {
+    package static func of(_ format: ToolCallFormat) -> ThinkingMarkup {
         if format == .gptOSS { return harmony }
         guard let reasoning = ToolCallFamily.all.first(where: { $0.format == format })?.reasoning else { return think }
         return ThinkingMarkup(open: reasoning.open, close: reasoning.close)

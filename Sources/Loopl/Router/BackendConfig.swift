@@ -1,11 +1,11 @@
 /// One configured backend: its name, its kind, its section as written, and the model it starts.
-public struct BackendConfig: Sendable {
+package struct BackendConfig: Sendable {
     /// The backend's name in the config's `backends`.
-    public let name: String
+    package let name: String
     /// The kind's name (`llama`, `server`, `stdio`, or one a program adds).
-    public let kind: String
+    package let kind: String
     /// The section as written, `kind` included.
-    public let section: JSONObject
+    package let section: JSONObject
     private let reader: BackendKind
     private let prepared: BackendKind.Prepared
 
@@ -26,15 +26,15 @@ public struct BackendConfig: Sendable {
     }
 
     /// The same backend with `overrides` written over its section.
-    public func overridden(by overrides: BackendOverrides) throws -> BackendConfig {
+    package func overridden(by overrides: BackendOverrides) throws -> BackendConfig {
         var object = section
         reader.override(&object, overrides)
         return try BackendConfig(name: name, json: .object(object), kinds: [reader])
     }
 
     /// Starts the backend's model (it may load or spawn, and fail).
-    public func start() async throws -> any Model { try await prepared.start() }
+    package func start() async throws -> any Model { try await prepared.start() }
 
     /// What keeps this backend from running now (a missing model file or binary), or nil.
-    public var problem: String? { prepared.problem() }
+    package var problem: String? { prepared.problem() }
 }

@@ -10,7 +10,7 @@ public struct LooplConfig: Sendable {
     public var defaultBackend: String
     /// Tried in order when the default backend fails before its first token.
     public var fallback: [String]
-    public var backends: [String: BackendConfig]
+    package var backends: [String: BackendConfig]
     /// The `mcpServers` object as written (empty when there is none); LooplMCP reads its entries.
     public var mcpServers: JSONObject = [:]
     /// Where it was read from; nil for the built-in defaults.
@@ -95,7 +95,7 @@ public struct LooplConfig: Sendable {
     }
 
     /// The backend named `name`, or a clear error listing what exists.
-    public func backend(_ name: String) throws -> BackendConfig {
+    package func backend(_ name: String) throws -> BackendConfig {
         guard let backend = backends[name] else {
             throw LooplError(.invalidConfiguration, "No backend named '\(name)'. Configured: \(backends.keys.sorted().joined(separator: ", ")).")
         }

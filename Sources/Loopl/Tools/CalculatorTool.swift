@@ -3,12 +3,12 @@ import Foundation
 /// Evaluates arithmetic: numbers, + - * / % (remainder) and ^ (or **), a percent sign after a
 /// number (200*15% is 30), parentheses, and sqrt, abs, round, floor, ceil, min, max, pi and e.
 /// A real parser: nothing is ever run as code.
-public struct CalculatorTool: Tool {
-    public let name = "calculator"
-    public let description = "Evaluate an arithmetic expression. Write the question's numbers with symbols: plus +, minus -, times *, divided by /, squared ^2, X percent of Y as Y*X%. For example 17*23 or (45-17)/4."
+package struct CalculatorTool: Tool {
+    package let name = "calculator"
+    package let description = "Evaluate an arithmetic expression. Write the question's numbers with symbols: plus +, minus -, times *, divided by /, squared ^2, X percent of Y as Y*X%. For example 17*23 or (45-17)/4."
     /// The expression is numbers and operators only, so a grammar keeps a small model from
     /// writing words or placeholders (`{2} + 2`) where the numbers go.
-    public let parameters: JSONValue = [
+    package let parameters: JSONValue = [
         "type": "object",
         "properties": ["expression": [
             "type": "string", "description": "The expression to evaluate, with numbers and + - * / % ^ ( ).",
@@ -17,9 +17,9 @@ public struct CalculatorTool: Tool {
         "required": ["expression"],
     ]
 
-    public init() {}
+    package init() {}
 
-    public func call(_ arguments: JSONObject) async throws -> String {
+    package func call(_ arguments: JSONObject) async throws -> String {
         guard let expression = arguments["expression"]?.stringValue else {
             throw LooplError(.invalidRequest, "Give the expression as a string in 'expression'.")
         }
@@ -27,7 +27,7 @@ public struct CalculatorTool: Tool {
     }
 
     /// The value of `expression`; throws `invalidRequest` with what is wrong and where.
-    public static func evaluate(_ expression: String) throws -> Double {
+    package static func evaluate(_ expression: String) throws -> Double {
         guard expression.count <= 1000 else { throw LooplError(.invalidRequest, "The expression is longer than 1000 characters.") }
         var parser = Arithmetic(Array(expression.unicodeScalars))
         let value = try parser.parse()
@@ -36,7 +36,7 @@ public struct CalculatorTool: Tool {
     }
 
     /// A whole number prints without a fraction; others with up to 12 significant digits.
-    public static func format(_ value: Double) -> String {
+    package static func format(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
         return String(format: "%.12g", value)
     }

@@ -1,15 +1,15 @@
 import Foundation
 
 /// Tells the current date and time, in the machine's time zone and in UTC.
-public struct DateTimeTool: Tool {
-    public let name = "current_time"
-    public let description = "Get the current date and time."
-    public let parameters: JSONValue = ["type": "object", "properties": [:]]
+package struct DateTimeTool: Tool {
+    package let name = "current_time"
+    package let description = "Get the current date and time."
+    package let parameters: JSONValue = ["type": "object", "properties": [:]]
     private let now: @Sendable () -> Date
 
-    public init(now: @escaping @Sendable () -> Date = { Date() }) { self.now = now }
+    package init(now: @escaping @Sendable () -> Date = { Date() }) { self.now = now }
 
-    public func call(_ arguments: JSONObject) async throws -> String {
+    package func call(_ arguments: JSONObject) async throws -> String {
         let date = now()
         let local = ISO8601DateFormatter()
         local.timeZone = TimeZone.current

@@ -2,11 +2,11 @@ import Foundation
 
 /// Resolves paths that a model gives against a root folder, refusing any way out of it:
 /// absolute paths, `..`, and symbolic links that lead outside.
-public struct FileRoot: Sendable, Hashable {
+package struct FileRoot: Sendable, Hashable {
     /// The root, with symbolic links resolved.
-    public let path: String
+    package let path: String
 
-    public init(_ path: String) throws {
+    package init(_ path: String) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw LooplError(.invalidConfiguration, "The tools' root \(path) is not a folder.")
@@ -15,7 +15,7 @@ public struct FileRoot: Sendable, Hashable {
     }
 
     /// The real path of `relative` inside the root; throws `invalidRequest` for any escape.
-    public func resolve(_ relative: String) throws -> String {
+    package func resolve(_ relative: String) throws -> String {
         let trimmed = relative.trimmingCharacters(in: .whitespaces)
         guard !trimmed.hasPrefix("/"), !trimmed.hasPrefix("~") else {
             throw LooplError(.invalidRequest, "Use a path relative to the root folder, not \(relative).")
@@ -34,19 +34,19 @@ public struct FileRoot: Sendable, Hashable {
 }
 
 /// Lists a folder inside the root.
-public struct ListFilesTool: Tool {
-    public let name = "list_files"
-    public let description = "List the files and folders in a folder (a path relative to the working folder; '.' for itself)."
-    public let parameters: JSONValue = [
+package struct ListFilesTool: Tool {
+    package let name = "list_files"
+    package let description = "List the files and folders in a folder (a path relative to the working folder; '.' for itself)."
+    package let parameters: JSONValue = [
         "type": "object",
         "properties": ["path": ["type": "string", "description": "The folder, relative to the working folder.",
                                 "minLength": 1, "maxLength": 1024]],
     ]
-    public let root: FileRoot
+    package let root: FileRoot
 
-    public init(root: FileRoot) { self.root = root }
+    package init(root: FileRoot) { self.root = root }
 
-    public func call(_ arguments: JSONObject) async throws -> String {
+    package func call(_ arguments: JSONObject) async throws -> String {
         let folder = try root.resolve(arguments["path"]?.stringValue ?? ".")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
         return names.map { name in
@@ -58,21 +58,21 @@ public struct ListFilesTool: Tool {
 }
 
 /// Reads a text file inside the root (the first 64 KiB).
-public struct ReadFileTool: Tool {
-    public let name = "read_file"
-    public let description = "Read a text file (a path relative to the working folder)."
-    public let parameters: JSONValue = [
+package struct ReadFileTool: Tool {
+    package let name = "read_file"
+    package let description = "Read a text file (a path relative to the working folder)."
+    package let parameters: JSONValue = [
         "type": "object",
         "properties": ["path": ["type": "string", "description": "The file, relative to the working folder.",
                                 "minLength": 1, "maxLength": 1024]],
         "required": ["path"],
     ]
-    public let root: FileRoot
+    package let root: FileRoot
     static let limit = 65536
 
-    public init(root: FileRoot) { self.root = root }
+    package init(root: FileRoot) { self.root = root }
 
-    public func call(_ arguments: JSONObject) async throws -> String {
+    package func call(_ arguments: JSONObject) async throws -> String {
         guard let relative = arguments["path"]?.stringValue else {
             throw LooplError(.invalidRequest, "Give the file's path in 'path'.")
         }

@@ -5,18 +5,6 @@ public enum ResponseFormat: Sendable, Hashable {
     /// A JSON Schema (the schema itself, not OpenAI's `{"name", "schema"}` wrapper).
     case jsonSchema(JSONValue)
 
-    /// The grammar that enforces the format from the first token; nil for ``text``.
-    public func grammar() throws -> Grammar? {
-        switch self {
-        case .text: return nil
-        case .jsonObject:
-            var builder = GrammarBuilder()
-            builder.add("root", builder.primitive("object"))
-            return Grammar(gbnf: builder.text())
-        case .jsonSchema(let schema): return try JSONSchemaGrammar.convert(schema: schema)
-        }
-    }
-
     /// OpenAI's `response_format`: `{"type": "text"}`, `{"type": "json_object"}`, or
     /// `{"type": "json_schema", "json_schema": {"name": ..., "schema": {...}}}`.
     public var openAIValue: JSONValue {

@@ -57,9 +57,9 @@ struct TemplateLexer {
         return (low + 1, column)
     }
 
-    func syntaxError(_ message: String, at offset: Int) -> LooplError {
+    func syntaxError(_ message: String, at offset: Int) -> JinjaError {
         let (line, column) = location(offset)
-        return LooplError(.templateError, "Template syntax error at line \(line), column \(column): \(message).")
+        return JinjaError("Template syntax error at line \(line), column \(column): \(message).")
     }
 
     private static let operatorBytes = Set("+-*/%~<>=()[]{},.:|;".utf8)
@@ -204,20 +204,7 @@ struct TemplateLexer {
             guard pos < bytes.count else {
                 throw syntaxError("missing end of \(block ? "block tag '%}'" : "expression '}}'")", at: start)
             }
-            if depth == 0 {
-                let close = block ? "%}" : "}}"
-                var sign: UInt8? = nil
-                var length = 0
-                if matches("-" + close, at: pos) { sign = 0x2D; length = 3 }
-                else if matches("+" + close, at: pos) && block { sign = 0x2B; length = 3 }
-                else if matches(close, at: pos) { length = 2 }
-                if length > 0 {
-                    tokens.append(TemplateToken(kind: block ? .blockEnd : .variableEnd, offset: pos))
-                    pos += length
-                    finishTag(sign: sign, trimNewline: block)
-                    return
-                }
-            }
+            if depth == 0, closeTag(block: block) { return }
             let offset = pos
             let byte = bytes[pos]
             if byte == 0x5F || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte >= 0x80 {
@@ -232,30 +219,52 @@ struct TemplateLexer {
             } else if byte == 0x27 || byte == 0x22 {
                 tokens.append(TemplateToken(kind: .string(try string()), offset: offset))
             } else {
-                let next = pos + 1 < bytes.count ? bytes[pos + 1] : 0
-                let isPair = switch (byte, next) {
-                case (0x2F, 0x2F), (0x2A, 0x2A), (0x3D, 0x3D), (0x21, 0x3D), (0x3C, 0x3D), (0x3E, 0x3D): true
-                default: false
-                }
-                if isPair {
-                    tokens.append(TemplateToken(kind: .op(String(decoding: bytes[pos...pos + 1], as: UTF8.self)), offset: offset))
-                    pos += 2
-                    continue
-                }
-                let one = String(UnicodeScalar(byte))
-                guard Self.operatorBytes.contains(byte) else {
-                    let scalar = String(decoding: bytes[pos..<min(pos + 4, bytes.count)], as: UTF8.self).unicodeScalars.first
-                    throw syntaxError("unexpected character '\(scalar.map(String.init) ?? one)'", at: offset)
-                }
-                if byte == 0x28 || byte == 0x5B || byte == 0x7B { depth += 1 }
-                if byte == 0x29 || byte == 0x5D || byte == 0x7D {
-                    guard depth > 0 else { throw syntaxError("unexpected '\(one)'", at: offset) }
-                    depth -= 1
-                }
-                tokens.append(TemplateToken(kind: .op(one), offset: offset))
-                pos += 1
+                try operatorToken(depth: &depth)
             }
         }
+    }
+
+    /// The tag's closing `%}` or `}}` (with its whitespace sign) at `pos`, if it is there.
+    private mutating func closeTag(block: Bool) -> Bool {
+        let close = block ? "%}" : "}}"
+        var sign: UInt8? = nil
+        var length = 0
+        if matches("-" + close, at: pos) { sign = 0x2D; length = 3 }
+        else if matches("+" + close, at: pos) && block { sign = 0x2B; length = 3 }
+        else if matches(close, at: pos) { length = 2 }
+        guard length > 0 else { return false }
+        tokens.append(TemplateToken(kind: block ? .blockEnd : .variableEnd, offset: pos))
+        pos += length
+        finishTag(sign: sign, trimNewline: block)
+        return true
+    }
+
+    /// An operator of one or two bytes at `pos`; `depth` counts open brackets.
+    private mutating func operatorToken(depth: inout Int) throws {
+        let offset = pos
+        let byte = bytes[pos]
+        let next = pos + 1 < bytes.count ? bytes[pos + 1] : 0
+        let isPair = switch (byte, next) {
+        case (0x2F, 0x2F), (0x2A, 0x2A), (0x3D, 0x3D), (0x21, 0x3D), (0x3C, 0x3D), (0x3E, 0x3D): true
+        default: false
+        }
+        if isPair {
+            tokens.append(TemplateToken(kind: .op(String(decoding: bytes[pos...pos + 1], as: UTF8.self)), offset: offset))
+            pos += 2
+            return
+        }
+        let one = String(UnicodeScalar(byte))
+        guard Self.operatorBytes.contains(byte) else {
+            let scalar = String(decoding: bytes[pos..<min(pos + 4, bytes.count)], as: UTF8.self).unicodeScalars.first
+            throw syntaxError("unexpected character '\(scalar.map(String.init) ?? one)'", at: offset)
+        }
+        if byte == 0x28 || byte == 0x5B || byte == 0x7B { depth += 1 }
+        if byte == 0x29 || byte == 0x5D || byte == 0x7D {
+            guard depth > 0 else { throw syntaxError("unexpected '\(one)'", at: offset) }
+            depth -= 1
+        }
+        tokens.append(TemplateToken(kind: .op(one), offset: offset))
+        pos += 1
     }
 
     private func isDigit(_ i: Int) -> Bool { i < bytes.count && bytes[i] >= 0x30 && bytes[i] <= 0x39 }

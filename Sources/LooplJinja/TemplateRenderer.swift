@@ -1,21 +1,5 @@
 import Foundation
 
-/// Limits that stop a runaway template with an error instead of letting it hang or exhaust memory.
-public struct TemplateLimits: Sendable, Hashable {
-    /// The largest output, in UTF-8 bytes.
-    public var maxOutputBytes: Int
-    /// The most loop iterations and macro calls in one render.
-    public var maxIterations: Int
-    /// The deepest nesting of macro calls and recursive loops.
-    public var maxCallDepth: Int
-
-    public init(maxOutputBytes: Int = 16 << 20, maxIterations: Int = 1_000_000, maxCallDepth: Int = 64) {
-        self.maxOutputBytes = maxOutputBytes
-        self.maxIterations = maxIterations
-        self.maxCallDepth = maxCallDepth
-    }
-}
-
 /// Executes a parsed template once, writing its output.
 final class TemplateRenderer {
     private enum Flow { case normal, breakLoop, continueLoop }
@@ -74,75 +58,78 @@ final class TemplateRenderer {
 
     private func execute(_ nodes: [TemplateNode]) throws -> Flow {
         for node in nodes {
-            switch node {
-            case .text(let text):
-                try write(text)
-            case .output(let expression, let line):
-                self.line = line
-                try output(expression)
-            case .conditional(let branches, let otherwise, let line):
-                self.line = line
-                var taken = false
-                for branch in branches where try evaluate(branch.condition).isTruthy {
-                    taken = true
-                    let flow = try execute(branch.body)
-                    if flow != .normal { return flow }
-                    break
-                }
-                if !taken {
-                    let flow = try execute(otherwise)
-                    if flow != .normal { return flow }
-                }
-            case .loop(let loop):
-                self.line = loop.line
-                let items = try evaluate(loop.iterable)
-                try runLoop(loop, items: items, depth: 0)
-            case .set(let target, let expression, let line):
-                self.line = line
-                try assign(target, try evaluate(expression))
-            case .setBlock(let target, let filters, let body, let line):
-                var value = TemplateValue.string(try capture { _ = try execute(body) })
-                self.line = line
-                for filter in filters { value = try applyFilter(filter.name, to: value, filter.arguments) }
-                try assign(target, value)
-            case .macro(let macro):
-                scopes[scopes.count - 1][macro.name] = .function(makeMacro(macro))
-            case .callBlock(let caller, let call, let line):
-                self.line = line
-                guard case .call(let callee, let arguments) = call else { break }
-                let function = try evaluate(callee)
-                var evaluated = try evaluateArguments(arguments)
-                evaluated.keywords.append(("caller", .function(makeMacro(caller))))
-                guard case .function(let macro) = function else {
-                    throw TemplateFailure("'\(function.typeName)' object is not callable")
-                }
-                try write(try macro.body(evaluated).text)
-            case .filterBlock(let filters, let body, let line):
-                var value = TemplateValue.string(try capture { _ = try execute(body) })
-                self.line = line
-                for filter in filters { value = try applyFilter(filter.name, to: value, filter.arguments) }
-                try write(value.text)
-            case .with(let assignments, let body, let line):
-                self.line = line
-                let values = try assignments.map { try evaluate($0.value) }
-                scopes.append(TemplateScope())
-                defer { scopes.removeLast() }
-                for (assignment, value) in zip(assignments, values) { try assign(assignment.target, value) }
-                let flow = try execute(body)
-                if flow != .normal { return flow }
-            case .block(let body, let scoped):
-                let saved = scopes
-                scopes = (scoped ? scopes : [scopes[0]]) + [TemplateScope()]
-                defer { scopes = saved }
-                let flow = try execute(body)
-                if flow != .normal { return flow }
-            case .breakLoop:
-                return .breakLoop
-            case .continueLoop:
-                return .continueLoop
-            }
+            let flow = try execute(node)
+            if flow != .normal { return flow }
         }
         return .normal
+    }
+
+    /// Runs one statement; a flow other than `.normal` ends the enclosing bodies up to the loop.
+    private func execute(_ node: TemplateNode) throws -> Flow {
+        switch node {
+        case .text(let text):
+            try write(text)
+        case .output(let expression, let line):
+            self.line = line
+            try output(expression)
+        case .conditional(let branches, let otherwise, let line):
+            self.line = line
+            return try execute(try branches.first { try evaluate($0.condition).isTruthy }?.body ?? otherwise)
+        case .loop(let loop):
+            self.line = loop.line
+            let items = try evaluate(loop.iterable)
+            try runLoop(loop, items: items, depth: 0)
+        case .set(let target, let expression, let line):
+            self.line = line
+            try assign(target, try evaluate(expression))
+        case .setBlock(let target, let filters, let body, let line):
+            try assign(target, try filtered(body, filters, line: line))
+        case .macro(let macro):
+            scopes[scopes.count - 1][macro.name] = .function(makeMacro(macro))
+        case .callBlock(let caller, let call, let line):
+            self.line = line
+            try callBlock(caller, call)
+        case .filterBlock(let filters, let body, let line):
+            try write(try filtered(body, filters, line: line).text)
+        case .with(let assignments, let body, let line):
+            self.line = line
+            let values = try assignments.map { try evaluate($0.value) }
+            scopes.append(TemplateScope())
+            defer { scopes.removeLast() }
+            for (assignment, value) in zip(assignments, values) { try assign(assignment.target, value) }
+            return try execute(body)
+        case .block(let body, let scoped):
+            let saved = scopes
+            scopes = (scoped ? scopes : [scopes[0]]) + [TemplateScope()]
+            defer { scopes = saved }
+            return try execute(body)
+        case .breakLoop:
+            return .breakLoop
+        case .continueLoop:
+            return .continueLoop
+        }
+        return .normal
+    }
+
+    /// The output of `body` written aside, through `filters`.
+    private func filtered(_ body: [TemplateNode], _ filters: [(name: String, arguments: [TemplateArgument])],
+                          line: Int) throws -> TemplateValue {
+        var value = TemplateValue.string(try capture { _ = try execute(body) })
+        self.line = line
+        for filter in filters { value = try applyFilter(filter.name, to: value, filter.arguments) }
+        return value
+    }
+
+    /// `{% call %}`: the macro called with the block as `caller`.
+    private func callBlock(_ caller: TemplateMacroNode, _ call: TemplateExpression) throws {
+        guard case .call(let callee, let arguments) = call else { return }
+        let function = try evaluate(callee)
+        var evaluated = try evaluateArguments(arguments)
+        evaluated.keywords.append(("caller", .function(makeMacro(caller))))
+        guard case .function(let macro) = function else {
+            throw TemplateFailure("'\(function.typeName)' object is not callable")
+        }
+        try write(try macro.body(evaluated).text)
     }
 
     /// Writes `{{ expression }}`; a chain of `+` or `~` writes its parts without building the whole string.
@@ -293,16 +280,7 @@ final class TemplateRenderer {
         case .name(let name): return lookup(name)
         case .list(let items): return .list(try items.map { try evaluate($0) })
         case .tuple(let items): return .tuple(try items.map { try evaluate($0) })
-        case .dict(let pairs):
-            var dictionary = TemplateDictionary()
-            for pair in pairs {
-                let keyValue = try evaluate(pair.key)
-                guard let key = TemplateKey(keyValue) else {
-                    throw TemplateFailure("unhashable or unsupported dict key type: '\(keyValue.typeName)'")
-                }
-                dictionary[key] = try evaluate(pair.value)
-            }
-            return .dict(dictionary)
+        case .dict(let pairs): return try evaluateDict(pairs)
         case .attribute(let base, let name):
             return try TemplateMethods.attribute(of: try evaluate(base), name)
         case .item(let base, let key):
@@ -310,29 +288,14 @@ final class TemplateRenderer {
         case .slice(let base, let start, let stop, let step):
             return try TemplateMethods.slice(try evaluate(base), start: try start.map { try evaluate($0) },
                                              stop: try stop.map { try evaluate($0) }, step: try step.map { try evaluate($0) })
-        case .call(let callee, let arguments):
-            if case .attribute(let base, let name) = callee {
-                let receiver = try evaluate(base)
-                if let result = try TemplateMethods.callMethod(receiver, name, try evaluateArguments(arguments)) {
-                    return result
-                }
-                return try call(try TemplateMethods.attribute(of: receiver, name), arguments)
-            }
-            return try call(try evaluate(callee), arguments)
+        case .call(let callee, let arguments): return try evaluateCall(callee, arguments)
         case .filter(let base, let name, let arguments):
             return try applyFilter(name, to: try evaluate(base), arguments)
         case .test(let base, let name, let arguments, let negated):
             let value = try evaluate(base)
             let result = try TemplatePredicates.apply(name, to: value, try evaluateArguments(arguments), renderer: self)
             return .bool(result != negated)
-        case .negate(let operand):
-            switch try evaluate(operand) {
-            case .int(let i): return .int(0 &- i)
-            case .double(let d): return .double(-d)
-            case .bool(let b): return .int(b ? -1 : 0)
-            case .undefined(let why): throw TemplateFailure(why)
-            case let other: throw TemplateFailure("bad operand type for unary -: '\(other.typeName)'")
-            }
+        case .negate(let operand): return try negate(try evaluate(operand))
         case .plus(let operand):
             let value = try evaluate(operand)
             guard value.exactNumber != nil else { throw TemplateFailure("bad operand type for unary +: '\(value.typeName)'") }
@@ -346,19 +309,58 @@ final class TemplateRenderer {
             return value.isTruthy ? value : try evaluate(right)
         case .binary(let op, let left, let right):
             return try TemplateOperators.binary(op, try evaluate(left), try evaluate(right))
-        case .compare(let first, let operations):
-            var left = try evaluate(first)
-            for operation in operations {
-                let right = try evaluate(operation.rhs)
-                guard try TemplateOperators.compare(operation.op, left, right) else { return .bool(false) }
-                left = right
-            }
-            return .bool(true)
+        case .compare(let first, let operations): return try evaluateChain(first, operations)
         case .conditional(let then, let condition, let otherwise):
             if try evaluate(condition).isTruthy { return try evaluate(then) }
             if let otherwise { return try evaluate(otherwise) }
             return .undefined("the inline if-expression evaluated to false and no else section was defined")
         }
+    }
+
+    private func evaluateDict(_ pairs: [(key: TemplateExpression, value: TemplateExpression)]) throws -> TemplateValue {
+        var dictionary = TemplateDictionary()
+        for pair in pairs {
+            let keyValue = try evaluate(pair.key)
+            guard let key = TemplateKey(keyValue) else {
+                throw TemplateFailure("unhashable or unsupported dict key type: '\(keyValue.typeName)'")
+            }
+            dictionary[key] = try evaluate(pair.value)
+        }
+        return .dict(dictionary)
+    }
+
+    /// A call; `x.name(...)` tries the built-in methods of `x` first.
+    private func evaluateCall(_ callee: TemplateExpression, _ arguments: [TemplateArgument]) throws -> TemplateValue {
+        if case .attribute(let base, let name) = callee {
+            let receiver = try evaluate(base)
+            if let result = try TemplateMethods.callMethod(receiver, name, try evaluateArguments(arguments)) {
+                return result
+            }
+            return try call(try TemplateMethods.attribute(of: receiver, name), arguments)
+        }
+        return try call(try evaluate(callee), arguments)
+    }
+
+    /// Unary minus, as Python applies it.
+    private func negate(_ value: TemplateValue) throws -> TemplateValue {
+        switch value {
+        case .int(let i): return .int(0 &- i)
+        case .double(let d): return .double(-d)
+        case .bool(let b): return .int(b ? -1 : 0)
+        case .undefined(let why): throw TemplateFailure(why)
+        case let other: throw TemplateFailure("bad operand type for unary -: '\(other.typeName)'")
+        }
+    }
+
+    /// A chained comparison `a < b < c`: each operand is evaluated once, and the chain stops at the first false.
+    private func evaluateChain(_ first: TemplateExpression, _ operations: [(op: String, rhs: TemplateExpression)]) throws -> TemplateValue {
+        var left = try evaluate(first)
+        for operation in operations {
+            let right = try evaluate(operation.rhs)
+            guard try TemplateOperators.compare(operation.op, left, right) else { return .bool(false) }
+            left = right
+        }
+        return .bool(true)
     }
 
     func evaluateArguments(_ arguments: [TemplateArgument]) throws -> TemplateArguments {

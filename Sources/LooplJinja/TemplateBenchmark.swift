@@ -1,3 +1,5 @@
+import LooplJSON
+
 /// Times parsing and rendering a template, for `loopl bench` and for comparing with Python's jinja2
 /// (scripts/template-bench prints the same figures for jinja2).
 package enum TemplateBenchmark {
@@ -22,13 +24,13 @@ package enum TemplateBenchmark {
         func seconds(_ d: Duration) -> Double {
             Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
         }
-        var template = try ChatTemplate(source: source)
+        var template = try JinjaTemplate(source: source)
         var output = try template.render(context: context, now: now)
         let compileBatch = max(1, count / 100), renderBatch = max(1, count / 10)
         var compile = Double.infinity, render = Double.infinity
         for _ in 0..<10 {
             let c = try clock.measure {
-                for _ in 0..<compileBatch { template = try ChatTemplate(source: source) }
+                for _ in 0..<compileBatch { template = try JinjaTemplate(source: source) }
             }
             compile = min(compile, seconds(c) / Double(compileBatch))
             let r = try clock.measure {

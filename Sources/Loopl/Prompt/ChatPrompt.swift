@@ -16,7 +16,7 @@ public struct ChatPrompt: Sendable {
     /// The tool-call family the model writes.
     public let toolCallFormat: ToolCallFormat
     /// Where the template reads the thinking of past turns.
-    public let reasoningSlot: TemplateReasoning.Slot
+    package let reasoningSlot: TemplateReasoning.Slot
 
     static let chatML = """
         {% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}
@@ -76,7 +76,7 @@ public struct ChatPrompt: Sendable {
     ///
     /// An assistant turn with calls and no text gets content "" rather than null: many real
     /// templates (Qwen3, gpt-oss, Phi-3.5, Granite, ...) fail on null. Thinking reaches the
-    /// template as ``TemplateReasoning`` says: the variables of `reasoning`, past thinking where
+    /// template as `TemplateReasoning` says: the variables of `reasoning`, past thinking where
     /// the template reads it; under `.off`, a prompt that still opens thinking gets it closed.
     /// `now` is the instant `strftime_now` formats (nil: the clock).
     public func render(messages: [Message], tools: [ToolSpec], reasoning: ReasoningSetting = .auto,
@@ -146,7 +146,7 @@ public struct ChatPrompt: Sendable {
     }
 
     /// Removes a BOS text that the template wrote when the tokenizer adds BOS by itself.
-    public func stripLeadingBOS(_ text: String) -> String {
+    package func stripLeadingBOS(_ text: String) -> String {
         guard addsBOS, !bosText.isEmpty, text.hasPrefix(bosText) else { return text }
         return String(text.dropFirst(bosText.count))
     }

@@ -5,9 +5,9 @@
 /// the tools the choice allows and assembles the rules. For ``ToolChoice/required`` and a named
 /// tool the grammar holds from the first token, so the model writes no prose before the call; for
 /// ``ToolChoice/auto`` it is lazy and wakes on the family's trigger.
-public enum ToolCallGrammar {
+package enum ToolCallGrammar {
     /// Whether the model writes its thinking block before the call, under a grammar that is not lazy.
-    public enum Thinking: Sendable, Hashable {
+    package enum Thinking: Sendable, Hashable {
         /// The output starts with the call.
         case none
         /// The output may start with one thinking block in the family's markers (`<think>…</think>`
@@ -19,10 +19,10 @@ public enum ToolCallGrammar {
     }
 
     /// The families that have a grammar.
-    public static let families: [ToolCallFormat] = ToolCallFamily.all.filter { $0.callForms != nil }.map(\.format)
+    package static let families: [ToolCallFormat] = ToolCallFamily.all.filter { $0.callForms != nil }.map(\.format)
 
     /// The families the parser knows that have no grammar, and why.
-    public static let familiesWithoutGrammar: [ToolCallFormat: String] = {
+    package static let familiesWithoutGrammar: [ToolCallFormat: String] = {
         var reasons: [ToolCallFormat: String] = [:]
         for family in ToolCallFamily.all {
             if case .unavailable(let reason) = family.grammar { reasons[family.format] = reason }
@@ -33,7 +33,7 @@ public enum ToolCallGrammar {
     /// The grammar of one call (or, when `parallel`, one or more calls) to the given tools in the
     /// family's markup; nil when `choice` is `.none` or there are no tools and the choice is `.auto`.
     /// `thinking` applies to the grammars that are not lazy.
-    public static func make(tools: [ToolSpec], format: ToolCallFormat, choice: ToolChoice,
+    package static func make(tools: [ToolSpec], format: ToolCallFormat, choice: ToolChoice,
                             parallel: Bool, thinking: Thinking = .none) throws -> Grammar? {
         var tools = tools
         switch choice {

@@ -1,4 +1,5 @@
 import Foundation
+import LooplJSON
 
 /// A value while a template renders: Python's data model as Jinja shows it to templates.
 enum TemplateValue {

@@ -59,10 +59,6 @@ extension JSONValue: CustomStringConvertible {
 
 extension JSONValue: Codable {
     public init(from decoder: any Decoder) throws {
-        if let decoder = decoder as? JSONValueDecoder {
-            self = decoder.value
-            return
-        }
         if var array = try? decoder.unkeyedContainer() {
             var elements: [JSONValue] = []
             while !array.isAtEnd { elements.append(try array.decode(JSONValue.self)) }
@@ -84,10 +80,6 @@ extension JSONValue: Codable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        if let encoder = encoder as? JSONValueEncoder {
-            encoder.slot.single = self
-            return
-        }
         switch self {
         case .null:
             var c = encoder.singleValueContainer(); try c.encodeNil()
@@ -109,12 +101,12 @@ extension JSONValue: Codable {
     }
 }
 
-struct JSONKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
-    init(_ string: String) { stringValue = string }
+package struct JSONKey: CodingKey {
+    package var stringValue: String
+    package var intValue: Int?
+    package init(_ string: String) { stringValue = string }
     /// The key of a list element.
-    init(index: Int) { (stringValue, intValue) = ("\(index)", index) }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { return nil }
+    package init(index: Int) { (stringValue, intValue) = ("\(index)", index) }
+    package init?(stringValue: String) { self.stringValue = stringValue }
+    package init?(intValue: Int) { return nil }
 }

@@ -1,3 +1,5 @@
+import LooplJSON
+
 /// `tojson` as transformers defines it: `json.dumps(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False)`.
 enum TemplateJSON {
     static func dumps(_ value: TemplateValue, ensureASCII: Bool, indent: String?, separators: (item: String, key: String)?,

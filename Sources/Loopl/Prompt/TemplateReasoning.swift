@@ -5,9 +5,9 @@
 /// `thinking` key instead, and Ministral 3's a `{"type": "thinking"}` content part, so those get
 /// it there too, as llama.cpp's own chat code gives it to them. Whether a template shows the
 /// thinking of a past turn is the template's choice.
-public enum TemplateReasoning {
+package enum TemplateReasoning {
     /// Where a template reads the thinking of past assistant turns.
-    public enum Slot: Sendable, Hashable {
+    package enum Slot: Sendable, Hashable {
         /// `reasoning_content`, as the messages carry it.
         case reasoningContent
         /// A `thinking` key next to it (gpt-oss, LFM2); gpt-oss also wants no `content` on a turn
@@ -19,7 +19,7 @@ public enum TemplateReasoning {
     }
 
     /// The slot of the template `source`, recognised by its markers as llama.cpp recognises it.
-    public static func slot(ofTemplate source: String) -> Slot {
+    package static func slot(ofTemplate source: String) -> Slot {
         if ["[SYSTEM_PROMPT]", "[TOOL_CALLS]", "[ARGS]"].allSatisfy(source.contains), !source.contains("[CALL_ID]") {
             return .thinkingPart
         }
@@ -30,7 +30,7 @@ public enum TemplateReasoning {
     }
 
     /// The messages (OpenAI-style values) with their thinking where a template of `slot` reads it.
-    public static func messages(_ messages: [JSONValue], for slot: Slot) -> [JSONValue] {
+    package static func messages(_ messages: [JSONValue], for slot: Slot) -> [JSONValue] {
         guard slot != .reasoningContent else { return messages }
         return messages.map { message in
             guard case .object(var object) = message else { return message }
@@ -63,7 +63,7 @@ public enum TemplateReasoning {
     /// `reasoning_strength`; `.off` sets them all off. Past thinking is kept in the history
     /// (`preserve_thinking`, and `clear_thinking`, `truncate_history_thinking`, `drop_thinking`
     /// false), except under `.off`, where it is dropped.
-    public static func variables(_ setting: ReasoningSetting) -> JSONObject {
+    package static func variables(_ setting: ReasoningSetting) -> JSONObject {
         var variables: JSONObject = [:]
         let on = setting != .off
         variables["enable_thinking"] = .bool(on)
@@ -81,7 +81,7 @@ public enum TemplateReasoning {
     }
 
     /// The setting a request renders with: a budget of 0 thinking tokens is no thinking.
-    public static func setting(of options: GenerationOptions) -> ReasoningSetting {
+    package static func setting(of options: GenerationOptions) -> ReasoningSetting {
         options.reasoningBudget == 0 ? .off : options.reasoning
     }
 }

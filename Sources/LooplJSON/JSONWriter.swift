@@ -45,7 +45,7 @@ extension JSONValue {
     }
 
     /// A double as Python's `repr` prints it: shortest round-trip digits, always with a fraction or exponent.
-    static func formatDouble(_ d: Double) -> String {
+    package static func formatDouble(_ d: Double) -> String {
         if d.isNaN { return "NaN" }
         if d.isInfinite { return d < 0 ? "-Infinity" : "Infinity" }
         let text = d.description

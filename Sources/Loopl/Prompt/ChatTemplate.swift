@@ -4,18 +4,22 @@
 ///
 /// Parse once, render many times; a value is immutable and safe to share between tasks.
 public struct ChatTemplate: Sendable {
+    var jinja: JinjaTemplate
     /// The template text as given.
-    public let source: String
+    public var source: String { jinja.source }
     /// Limits that stop a runaway render.
-    public var limits: TemplateLimits
-    let nodes: [TemplateNode]
+    public var limits: TemplateLimits {
+        get { jinja.limits }
+        set { jinja.limits = newValue }
+    }
 
     /// Parses `source`; a syntax error throws a ``LooplError`` (`templateError`) naming line and column.
     public init(source: String, limits: TemplateLimits = TemplateLimits()) throws {
-        self.source = source
-        self.limits = limits
-        var parser = try TemplateParser(source: source)
-        nodes = try parser.parse()
+        do {
+            jinja = try JinjaTemplate(source: source, limits: limits)
+        } catch {
+            throw LooplError(.templateError, error.message)
+        }
     }
 
     /// Renders with every key of `context` as a template variable (JSON null is `none`).
@@ -24,15 +28,10 @@ public struct ChatTemplate: Sendable {
     /// Errors are ``LooplError``s with code `templateError`: `raise_exception(msg)` gives `msg` unchanged,
     /// other failures name the template line.
     public func render(context: JSONObject, now: TemplateTime? = nil) throws -> String {
-        let variables = TemplateScope(context.lazy.map { ($0.key, TemplateValue($0.value)) })
-        let renderer = TemplateRenderer(context: variables, limits: limits, now: now ?? TemplateTime.current())
         do {
-            return try renderer.render(nodes)
-        } catch let failure as TemplateFailure {
-            if failure.raised { throw LooplError(.templateError, failure.message) }
-            var message = failure.message
-            if message.hasSuffix(".") { message.removeLast() }
-            throw LooplError(.templateError, "Template error at line \(failure.line ?? renderer.line): \(message).")
+            return try jinja.render(context: context, now: now)
+        } catch {
+            throw LooplError(.templateError, error.message)
         }
     }
 

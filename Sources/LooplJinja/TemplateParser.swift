@@ -22,7 +22,7 @@ struct TemplateParser {
 
     var current: TemplateToken { tokens[index] }
 
-    func error(_ message: String, at offset: Int? = nil) -> LooplError {
+    func error(_ message: String, at offset: Int? = nil) -> JinjaError {
         lexer.syntaxError(message, at: offset ?? current.offset)
     }
 

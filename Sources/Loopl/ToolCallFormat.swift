@@ -1,7 +1,7 @@
 /// The name of a family of tool-call markup that ``ToolCallParser`` understands.
 ///
 /// Each family's name is declared in its own file under `ToolCalls/Families/`, with the rest of what
-/// Loopl knows of the family.
+/// Loopl knows of the family; the names and the template inference are in `ToolCallFormat+Families.swift`.
 public struct ToolCallFormat: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
@@ -10,15 +10,6 @@ public struct ToolCallFormat: RawRepresentable, Sendable, Hashable, Codable, Cus
     /// Recognise the family from the text itself: every family's tagged markup, plus bare JSON
     /// and pythonic calls at the start of the text.
     public static let auto = ToolCallFormat(rawValue: "auto")
-    /// Every named format, `.auto` first.
-    public static var allCases: [ToolCallFormat] { [.auto] + ToolCallFamily.all.map(\.format) }
-
-    /// The family a chat template writes calls in, from the markers in its source; `.auto` when
-    /// no family's markers appear.
-    public init(inferringFromTemplate source: String) {
-        self = ToolCallFamily.byTemplatePrecedence.first { $0.isWritten(byTemplate: source) }?.format ?? .auto
-    }
-
     public init(from decoder: any Decoder) throws {
         self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
     }
