@@ -1,17 +1,8 @@
-/// Where a backend's tool calls come from: events its engine makes, or markup in its text that
-/// a ``LiftingContinuation`` lifts before the events leave the backend.
-public enum ToolCallStyle: Sendable, Hashable {
-    /// The engine makes ``ModelEvent/toolCall(_:)`` and ``ModelEvent/reasoning(_:)`` itself.
-    case native
-    /// The engine writes the model's raw text, markup of this format included.
-    case text(ToolCallFormat)
-}
-
 /// A language model behind some runtime: the interface every backend implements.
 ///
 /// Its events are parsed: ``ModelEvent/text(_:)`` is visible text, ``ModelEvent/reasoning(_:)``
 /// thinking without its markup, ``ModelEvent/toolCall(_:)`` a complete call. A backend whose
-/// engine writes markup streams through a ``LiftingContinuation``.
+/// engine writes markup streams through a ``LiftingContinuation``, which lifts it.
 ///
 /// A model serves several requests at once, up to its backend's `parallel` count; later ones wait
 /// in arrival order in a bounded queue, and one past it fails with ``LooplError/Code/busy``. Each

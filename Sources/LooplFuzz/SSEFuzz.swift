@@ -23,7 +23,7 @@ package enum SSEFuzz {
         // The lifted events are dropped: the fuzzer looks for crashes and hangs in the lifting too.
         let continuation = AsyncThrowingStream<ModelEvent, any Error>.makeStream(bufferingPolicy: .bufferingNewest(0)).continuation
         defer { continuation.finish() }
-        let sink = LiftingContinuation(continuation, style: wire.markup, tools: [probe])
+        let sink = LiftingContinuation(continuation, format: wire.markup, tools: [probe])
         let whole = Self.events(input.body, chunked: chunked, pieces: false)
         guard let events = Self.events(input.body, chunked: chunked, pieces: true) else {
             return whole == nil ? nil : "the body in pieces failed to decode, whole it gave \(whole ?? [])"

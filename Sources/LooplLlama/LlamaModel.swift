@@ -73,7 +73,7 @@ public final class LlamaModel: Model {
             let (tokens, text) = try self.promptTokens(messages: messages, tools: offered, options: options)
             let grammar = try self.prompt.grammar(tools: offered, options: options, promptText: text)
             let opened = ThinkingMarkup.opened(byPrompt: text)
-            let events = LiftingContinuation(continuation, style: .text(self.prompt.toolCallFormat), tools: offered, opened: opened)
+            let events = LiftingContinuation(continuation, format: self.prompt.toolCallFormat, tools: offered, opened: opened)
             let request = try LlamaRequest(prompt: tokens, options: options, grammar: grammar,
                                            thinking: ReasoningBudget(limit: options.reasoningBudget, opened: opened),
                                            weights: self.weights, contextSize: self.session.contextSize, events: events)

@@ -40,7 +40,7 @@ extension LlamaServerModel {
             /// `/completion`: the in-process backend's prompt, token for token. A child's default.
             case loopl
             /// The server, with its own template, through `/v1/chat/completions`; it parses the
-            /// calls itself (the style is `.native`). The default when attaching.
+            /// calls and thinking itself. The default when attaching.
             case server
             /// A renderer of your own, through `/completion`.
             case custom(any PromptRenderer)

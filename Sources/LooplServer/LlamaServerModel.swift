@@ -10,12 +10,11 @@ import Loopl
 /// or local ones it starts and owns (``Configuration/rpcWorkers``); see docs/scale-out.md. In
 /// attach mode it talks to a server already running, or spreads the requests over replicas
 /// (``Configuration/Target/replicas(urls:apiKey:)``). When Loopl renders the prompt (a child's
-/// default) it uses `/completion` and the style is `.text(format)`; when the server renders
-/// (`/v1/chat/completions`) it parses tool calls itself and the style is `.native`.
+/// default) it uses `/completion` and lifts the calls and thinking out of the text in the
+/// template's format; when the server renders (`/v1/chat/completions`) it parses them itself.
 public final class LlamaServerModel: Model {
     /// How it was started.
     public let configuration: Configuration
-    public let toolCallStyle: ToolCallStyle
     let session: ServerSession
 
     private init(configuration: Configuration) throws {
@@ -29,7 +28,6 @@ public final class LlamaServerModel: Model {
             FileHandle.standardError.write(Data("loopl: warning: the model's layers go to RPC workers on the network (\(list)). llama.cpp's RPC protocol has no authentication or encryption: anyone who can reach those ports can use the workers and read what they compute. Keep them behind a firewall that admits only this machine.\n".utf8))
         }
         self.configuration = configuration
-        self.toolCallStyle = configuration.renderer.map { .text($0.toolCallFormat) } ?? .native
         self.session = ServerSession(configuration: configuration)
     }
 

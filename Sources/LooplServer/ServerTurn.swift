@@ -67,7 +67,7 @@ struct ServerTurn {
         let info = lease.info
         var assembler = TurnAssembler(options: options, contextMax: info.contextSize ?? 0, start: .now,
                                       promptCharacters: wire.promptCharacters, expectsTimings: wire.expectsTimings(llamaCpp: info.llamaCpp))
-        let events = LiftingContinuation(continuation, style: wire.markup, tools: tools, opened: opened)
+        let events = LiftingContinuation(continuation, format: wire.markup, tools: tools, opened: opened)
         let request = info.endpoint.request(wire.path, method: "POST", body: ServerRequest.pinned(wire.body(llamaCpp: info.llamaCpp), slot: lease.slot),
                                             timeout: configuration.idleTimeout)
         let url = request.url ?? info.endpoint.baseURL

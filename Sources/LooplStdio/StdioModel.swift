@@ -40,9 +40,9 @@ public final class StdioModel: Model {
     }
 
     public let configuration: Configuration
-    /// Where the worker's calls come from: its own events, or markup in its text that this host
-    /// lifts before the events leave the model.
-    public let toolCallStyle: ToolCallStyle
+    /// The markup in the worker's text, which this host lifts before the events leave the model;
+    /// nil for a worker that sends its calls and thinking as events.
+    public let markup: ToolCallFormat?
 
     private struct State {
         var worker: WorkerDispatcher?
@@ -58,7 +58,7 @@ public final class StdioModel: Model {
 
     private init(configuration: Configuration, worker: WorkerDispatcher) {
         self.configuration = configuration
-        self.toolCallStyle = worker.info.toolCallStyle
+        self.markup = worker.info.markup
         self.state = Mutex(State(worker: worker, info: worker.info))
         self.queue = RequestQueue(parallel: Self.parallel(configuration, worker.info), maxQueue: configuration.maxQueue)
     }
@@ -85,7 +85,7 @@ public final class StdioModel: Model {
     public func generate(messages: [Message], tools: [ToolSpec], options: GenerationOptions)
         -> AsyncThrowingStream<ModelEvent, any Error> {
         .generating { continuation in
-            let events = LiftingContinuation(continuation, style: self.toolCallStyle, tools: tools)
+            let events = LiftingContinuation(continuation, format: self.markup, tools: tools)
             try await self.run(messages: messages, tools: tools, options: options, into: events)
         }
     }
@@ -147,7 +147,7 @@ public final class StdioModel: Model {
                 do { event = try ModelEvent(wireParams: params) } catch {
                     throw await broken(worker, (error as? LooplError)?.message ?? "\(error)")
                 }
-                if case .toolCall = event, case .text = toolCallStyle {
+                if case .toolCall = event, markup != nil {
                     throw await broken(worker, violation: "it sent a toolCall event but declared nativeToolCalls false")
                 }
                 if case .metrics(let metrics) = event, metrics.finished {
@@ -264,13 +264,13 @@ public final class StdioModel: Model {
         }
     }
 
-    /// Starts a new worker, with the tool-call style the first one had.
+    /// Starts a new worker, with the tool-call markup the first one had.
     private func restart() async throws -> WorkerDispatcher {
         do {
             let (connection, info) = try await Self.connect(configuration)
-            guard info.toolCallStyle == toolCallStyle else {
+            guard info.markup == markup else {
                 await connection.stop()
-                throw LooplError(.protocolViolation, "The worker (\(connection.commandText)) restarted with another tool-call style (\(info.toolCallStyle)) than it started with (\(toolCallStyle)).")
+                throw LooplError(.protocolViolation, "The worker (\(connection.commandText)) restarted with other tool-call markup (\(info.markup?.rawValue ?? "none: native calls")) than it started with (\(markup?.rawValue ?? "none: native calls")).")
             }
             let worker = WorkerDispatcher(connection: connection, info: info, idleTimeout: configuration.idleTimeout)
             let stillOpen = state.withLock { state in

@@ -6,8 +6,8 @@ import Synchronization
 /// responses and events on another (standard output). The worker side of ``StdioModel``.
 ///
 /// It speaks versions 1 and 2. In version 2 it serves up to `concurrentRequests` generate
-/// requests at once, and declares `reasoning` when its model separates thinking itself (a
-/// `.native` model); in version 1 it serves one at a time and sends no reasoning events.
+/// requests at once and declares native calls and `reasoning`, since a ``Model``'s events are
+/// parsed; in version 1 it serves one at a time and sends no reasoning events.
 public final class StdioWorker: Sendable {
     private let model: any Model
     private let name: String

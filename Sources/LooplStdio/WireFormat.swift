@@ -77,9 +77,10 @@ public struct WorkerInfo: Sendable, Hashable {
         self.contextMax = contextMax
     }
 
-    /// The tool-call style a host declares for this worker.
-    public var toolCallStyle: ToolCallStyle {
-        nativeToolCalls ? .native : .text(toolCallFormat ?? .auto)
+    /// The markup a host lifts from this worker's text: nil for a worker that sends its calls
+    /// as events (`nativeToolCalls`).
+    public var markup: ToolCallFormat? {
+        nativeToolCalls ? nil : toolCallFormat ?? .auto
     }
 
     /// The `initialize` result; version 2's capabilities only in version 2.

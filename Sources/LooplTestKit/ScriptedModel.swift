@@ -6,7 +6,7 @@ public struct ScriptedTurn: Sendable, Hashable {
     public enum Step: Sendable, Hashable {
         /// One token of text.
         case text(String)
-        /// A native tool call (for the `.native` style).
+        /// A tool call as an event (for a model without markup).
         case toolCall(ToolCall)
     }
 
@@ -53,12 +53,12 @@ public final class ScriptedModel: Model {
     public enum Fault: Sendable, Hashable {
         case ignoresMaxTokens, ignoresStop, omitsFinalMetrics, ignoresCancellation
         case ignoresContextSize, callsWrongTool, answersAfterClose
-        /// Streams a `.text` style's markup as it is, without lifting it.
+        /// Streams its markup as it is, without lifting it.
         case leaksMarkup
     }
 
-    /// Where its calls come from: native steps, or markup in its text that it lifts itself.
-    public let toolCallStyle: ToolCallStyle
+    /// The markup its scripted text carries, which it lifts itself; nil: its calls are steps.
+    public let markup: ToolCallFormat?
     private let size: Int
     private let faults: Set<Fault>
     private let delay: Duration
@@ -67,10 +67,10 @@ public final class ScriptedModel: Model {
     private let state = Mutex<(requests: [ScriptedRequest], closed: Bool)>(([], false))
 
     /// A model that answers with `respond`.
-    public init(style: ToolCallStyle = .native, contextSize: Int = 2048, delay: Duration = .milliseconds(2),
+    public init(markup: ToolCallFormat? = nil, contextSize: Int = 2048, delay: Duration = .milliseconds(2),
                 faults: Set<Fault> = [], parallel: Int = 1, maxQueue: Int = 64,
                 respond: @escaping @Sendable (ScriptedRequest) -> ScriptedTurn) {
-        self.toolCallStyle = style
+        self.markup = markup
         self.queue = RequestQueue(parallel: parallel, maxQueue: maxQueue)
         self.size = contextSize
         self.faults = faults
@@ -79,9 +79,9 @@ public final class ScriptedModel: Model {
     }
 
     /// A model that plays `turns` in order, then repeats the last one.
-    public convenience init(style: ToolCallStyle = .native, turns: [ScriptedTurn]) {
+    public convenience init(markup: ToolCallFormat? = nil, turns: [ScriptedTurn]) {
         let counter = Mutex(0)
-        self.init(style: style) { _ in
+        self.init(markup: markup) { _ in
             counter.withLock { index in
                 defer { index += 1 }
                 return turns.isEmpty ? .text([]) : turns[min(index, turns.count - 1)]
@@ -91,10 +91,10 @@ public final class ScriptedModel: Model {
 
     /// A model that behaves like a well-made backend: a short sentence, repeated when asked to
     /// ignore end-of-generation; a call to the required tool, with placeholder arguments.
-    public static func conformant(style: ToolCallStyle = .native, contextSize: Int = 2048,
+    public static func conformant(markup: ToolCallFormat? = nil, contextSize: Int = 2048,
                                   delay: Duration = .milliseconds(2), faults: Set<Fault> = [],
                                   parallel: Int = 1, maxQueue: Int = 64) -> ScriptedModel {
-        ScriptedModel(style: style, contextSize: contextSize, delay: delay, faults: faults,
+        ScriptedModel(markup: markup, contextSize: contextSize, delay: delay, faults: faults,
                       parallel: parallel, maxQueue: maxQueue) { request in
             let tool: ToolSpec?
             switch request.options.toolChoice {
@@ -107,7 +107,7 @@ public final class ScriptedModel: Model {
             }
             if faults.contains(.callsWrongTool) { tool.name += "_wrong" }
             let call = ToolCall(name: tool.name, arguments: placeholderArguments(for: tool.parameters))
-            if case .text = style { return .toolCallText([call]) }
+            if markup != nil { return .toolCallText([call]) }
             return .toolCalls([call])
         }
     }
@@ -122,8 +122,8 @@ public final class ScriptedModel: Model {
     {
         let request = ScriptedRequest(messages: messages, tools: tools, options: options)
         return .generating { continuation in
-            let style = self.faults.contains(.leaksMarkup) ? .native : self.toolCallStyle
-            let events = LiftingContinuation(continuation, style: style, tools: tools)
+            let lifted = self.faults.contains(.leaksMarkup) ? nil : self.markup
+            let events = LiftingContinuation(continuation, format: lifted, tools: tools)
             try await self.queue.withPlace { try await self.play(request, into: events) }
         }
     }

@@ -12,7 +12,7 @@ import Testing
         let started = await hub.start(try hub.select(["all"]))
         #expect(!started.tools.contains { $0.name == "test_added" })
         let offered = Mutex<[[String]]>([])
-        let model = ScriptedModel(style: .native) { request in
+        let model = ScriptedModel() { request in
             let names = request.tools.map(\.name)
             let turn = offered.withLock { list in
                 list.append(names)

@@ -14,7 +14,7 @@ import Testing
         let model = try await StdioModel.start(StdioModel.Configuration(
             command: [Fixtures.loopl, "worker", "--backend", "llama", "--config", config],
             initializeTimeout: .seconds(60), idleTimeout: .seconds(120)))
-        #expect(model.toolCallStyle == .native, "the worker sends parsed events")
+        #expect(model.markup == nil, "the worker sends parsed events")
         let pid = try #require(model.workerPID)
         try await ModelConformance(model: model).runAll()
         #expect(!ProcessWatch.isRunning(pid), "close() left the worker running")

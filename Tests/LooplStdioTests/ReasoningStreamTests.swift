@@ -58,7 +58,7 @@ import Testing
         let path = try Self.scriptPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let model = try await StdioModel.start(StdioModel.Configuration(command: Fixtures.python(["--script", path])))
-        #expect(model.toolCallStyle == .text(.hermes))
+        #expect(model.markup == .hermes)
         try await Self.check(model)
         await model.close()
     }

@@ -124,7 +124,7 @@ import Testing
                               reasoning: true, concurrentRequests: 3, contextMax: 9)
         #expect(try WorkerInfo(wireValue: info.wireValue) == info)
         #expect(info.wireValue["capabilities"]?["concurrentRequests"] == 3)
-        #expect(info.toolCallStyle == .text(.hermes))
+        #expect(info.markup == .hermes)
         var newer = info.wireValue.objectValue ?? [:]
         newer["protocolVersion"] = 3
         #expect(throws: LooplError.self) { try WorkerInfo(wireValue: .object(newer)) }
@@ -149,7 +149,7 @@ import Testing
     func aTextWorkerWithoutAFamilyIsAuto(_ capability: String) throws {
         for version in [1, 2] {
             let value = try JSONValue(parsing: #"{"protocolVersion": \#(version), "name": "plain", "capabilities": {"nativeToolCalls": false, \#(capability)}, "contextMax": 64}"#)
-            #expect(try WorkerInfo(wireValue: value).toolCallStyle == .text(.auto))
+            #expect(try WorkerInfo(wireValue: value).markup == .auto)
         }
     }
 }

@@ -3,9 +3,9 @@ import LooplTestKit
 import Testing
 
 @Suite struct ScriptedModelConformanceTests {
-    @Test(arguments: [ToolCallStyle.native, .text(.hermes)])
-    func scriptedModelPassesTheSuite(_ style: ToolCallStyle) async throws {
-        try await ModelConformance(model: ScriptedModel.conformant(style: style)).runAll()
+    @Test(arguments: [nil, ToolCallFormat.hermes])
+    func scriptedModelPassesTheSuite(_ markup: ToolCallFormat?) async throws {
+        try await ModelConformance(model: ScriptedModel.conformant(markup: markup)).runAll()
     }
 
     /// Each defect is caught by the check that exists for it, with the suite's default bounds: a
@@ -21,7 +21,7 @@ import Testing
         (.leaksMarkup, "required tool call"),
     ])
     func brokenModelFailsTheSuite(_ fault: ScriptedModel.Fault, _ check: String) async throws {
-        let model = ScriptedModel.conformant(style: .text(.hermes), delay: .milliseconds(10), faults: [fault])
+        let model = ScriptedModel.conformant(markup: .hermes, delay: .milliseconds(10), faults: [fault])
         let suite = ModelConformance(model: model, requestBound: .seconds(60))
         do {
             try await suite.runAll()
@@ -47,7 +47,7 @@ import Testing
 /// The concurrency checks pass on a model that serves four at once, and catch one that does not.
 @Suite struct ScriptedModelConcurrencyTests {
     @Test func fourAtOncePassTheConcurrencyChecks() async throws {
-        let suite = ModelConformance(model: ScriptedModel.conformant(style: .text(.hermes), delay: .milliseconds(5), parallel: 4))
+        let suite = ModelConformance(model: ScriptedModel.conformant(markup: .hermes, delay: .milliseconds(5), parallel: 4))
         try await suite.runConcurrency(count: 4)
         try await ModelConformance(model: ScriptedModel.conformant(delay: .milliseconds(5), parallel: 2, maxQueue: 1))
             .checkQueueBoundGivesBusy(parallel: 2, maxQueue: 1)

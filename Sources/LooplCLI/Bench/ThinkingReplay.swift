@@ -80,7 +80,7 @@ final class ReplayModel: Model {
             let offered = self.prompt.offered(tools, options: options)
             let text = try self.prompt.text(messages: messages, tools: offered, reasoning: TemplateReasoning.setting(of: options))
             let opened = ThinkingMarkup.opened(byPrompt: text)
-            let continuation = LiftingContinuation(raw, style: .text(self.prompt.toolCallFormat), tools: offered, opened: opened)
+            let continuation = LiftingContinuation(raw, format: self.prompt.toolCallFormat, tools: offered, opened: opened)
             let tokens = self.weights.tokenize(text, addSpecial: true)
             let index = self.state.withLock { $0.steps.count }
             let output = self.turn(index, opened: opened != nil)

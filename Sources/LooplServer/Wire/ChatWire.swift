@@ -19,7 +19,7 @@ package struct ChatWire: ServerWire {
 
     /// The server parses calls and thinking itself; a call that leaks into the content as
     /// `<tool_call>` markup (a template without tool support) is lifted from the text.
-    package var markup: ToolCallStyle { !tools.isEmpty && options.toolChoice != .none ? .text(.hermes) : .native }
+    package var markup: ToolCallFormat? { !tools.isEmpty && options.toolChoice != .none ? .hermes : nil }
 
     package func body(llamaCpp: Bool) -> JSONValue {
         ServerRequest.chat(messages: messages, tools: tools, options: options, llamaCpp: llamaCpp)

@@ -16,7 +16,7 @@ package struct CompletionWire: ServerWire {
     }
 
     package var path: String { "/completion" }
-    package var markup: ToolCallStyle { .text(format) }
+    package var markup: ToolCallFormat? { format }
     package var promptCharacters: Int { prompt.text.count }
     package func expectsTimings(llamaCpp: Bool) -> Bool { true }
 

@@ -5,8 +5,9 @@ import Loopl
 package protocol ServerWire {
     /// The endpoint's path.
     var path: String { get }
-    /// Where the turn's calls and thinking come from, for its ``LiftingContinuation``.
-    var markup: ToolCallStyle { get }
+    /// The markup the answer's text is lifted from (nil: none, the server sends calls and
+    /// thinking apart), for its ``LiftingContinuation``.
+    var markup: ToolCallFormat? { get }
     /// The prompt's length in characters, for estimates when the server sends no counts.
     var promptCharacters: Int { get }
     /// Whether the server sends llama-server's `timings` (exact counts worth waiting for);

@@ -3,9 +3,9 @@ import LooplTestKit
 import Synchronization
 import Testing
 
-/// The agent loop over scripted models, in both tool-call styles.
+/// The agent loop over scripted models, with calls as events and as Hermes markup they lift.
 @Suite struct AgentTests {
-    static let styles: [ToolCallStyle] = [.native, .text(.hermes)]
+    static let styles: [ToolCallFormat?] = [nil, .hermes]
 
     static let add = FunctionTool(name: "add", description: "Adds two integers.",
                                   parameters: ["type": "object",
@@ -26,8 +26,8 @@ import Testing
         return "done anyway"
     }
 
-    static func turn(_ calls: [ToolCall], style: ToolCallStyle, before: String = "") -> ScriptedTurn {
-        if case .text = style { return .toolCallText(calls, before: before) }
+    static func turn(_ calls: [ToolCall], style: ToolCallFormat?, before: String = "") -> ScriptedTurn {
+        if style != nil { return .toolCallText(calls, before: before) }
         return ScriptedTurn((before.isEmpty ? [] : [.text(before)]) + calls.map(ScriptedTurn.Step.toolCall))
     }
 
@@ -56,8 +56,8 @@ import Testing
     }
 
     @Test(arguments: styles)
-    func plainAnswer(_ style: ToolCallStyle) async throws {
-        let model = ScriptedModel(style: style, turns: [.text(["Hi", " there."])])
+    func plainAnswer(_ style: ToolCallFormat?) async throws {
+        let model = ScriptedModel(markup: style, turns: [.text(["Hi", " there."])])
         let agent = Agent(model: model, tools: [Self.add])
         let events = try await Self.collect(agent, "hello")
         #expect(events.first == .iterationStarted(1))
@@ -67,9 +67,9 @@ import Testing
     }
 
     @Test(arguments: styles)
-    func oneCallThenAnswer(_ style: ToolCallStyle) async throws {
+    func oneCallThenAnswer(_ style: ToolCallFormat?) async throws {
         let call = ToolCall(id: "call_1", name: "add", arguments: ["a": 17, "b": 25])
-        let model = ScriptedModel(style: style, turns: [Self.turn([call], style: style, before: "Let me add."), .text(["42."])])
+        let model = ScriptedModel(markup: style, turns: [Self.turn([call], style: style, before: "Let me add."), .text(["42."])])
         let agent = Agent(model: model, tools: [Self.add])
         let events = try await Self.collect(agent, "17+25?")
         let finished = events.compactMap { if case .toolFinished(let r) = $0 { r } else { nil } }
@@ -88,10 +88,10 @@ import Testing
     }
 
     @Test(arguments: styles)
-    func parallelCallsRunAndAnswerInOrder(_ style: ToolCallStyle) async throws {
+    func parallelCallsRunAndAnswerInOrder(_ style: ToolCallFormat?) async throws {
         let calls = [ToolCall(id: "c1", name: "add", arguments: ["a": 1, "b": 2]),
                      ToolCall(id: "c2", name: "add", arguments: ["a": 3, "b": 4])]
-        let agent = Agent(model: ScriptedModel(style: style, turns: [Self.turn(calls, style: style), .text(["3 and 7"])]), tools: [Self.add])
+        let agent = Agent(model: ScriptedModel(markup: style, turns: [Self.turn(calls, style: style), .text(["3 and 7"])]), tools: [Self.add])
         let events = try await Self.collect(agent, "go")
         let results = events.compactMap { if case .toolFinished(let r) = $0 { r.content } else { nil } }
         #expect(results == ["3", "7"])
@@ -99,9 +99,9 @@ import Testing
     }
 
     @Test(arguments: styles)
-    func unknownToolIsAnErrorResultAndAWarning(_ style: ToolCallStyle) async throws {
+    func unknownToolIsAnErrorResultAndAWarning(_ style: ToolCallFormat?) async throws {
         let call = ToolCall(id: "c1", name: "launch_rockets", arguments: [:])
-        let agent = Agent(model: ScriptedModel(style: style, turns: [Self.turn([call], style: style), .text(["ok"])]), tools: [Self.add])
+        let agent = Agent(model: ScriptedModel(markup: style, turns: [Self.turn([call], style: style), .text(["ok"])]), tools: [Self.add])
         let events = try await Self.collect(agent, "go")
         let result = try #require(events.compactMap { if case .toolFinished(let r) = $0 { r } else { nil } }.first)
         #expect(result.isError)
@@ -112,13 +112,13 @@ import Testing
     }
 
     @Test(arguments: styles)
-    func invalidArgumentsThrowingAndTimeoutAreErrorResults(_ style: ToolCallStyle) async throws {
+    func invalidArgumentsThrowingAndTimeoutAreErrorResults(_ style: ToolCallFormat?) async throws {
         let calls = [ToolCall(id: "c1", name: "add", arguments: ["a": "one"]),
                      ToolCall(id: "c2", name: "fails", arguments: [:]),
                      ToolCall(id: "c3", name: "slow", arguments: [:])]
         var options = AgentOptions()
         options.toolTimeout = .milliseconds(200)
-        let agent = Agent(model: ScriptedModel(style: style, turns: [Self.turn(calls, style: style), .text(["sorry"])]),
+        let agent = Agent(model: ScriptedModel(markup: style, turns: [Self.turn(calls, style: style), .text(["sorry"])]),
                           tools: [Self.add, Self.fails, Self.slow], options: options)
         let events = try await Self.collect(agent, "go")
         let results = events.compactMap { if case .toolFinished(let r) = $0 { r } else { nil } }
@@ -173,8 +173,8 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1)), arguments: styles)
-    func cancellingMidStreamFinishesCancelled(_ style: ToolCallStyle) async throws {
-        let model = ScriptedModel(style: style, delay: .milliseconds(20)) { _ in .text(Array(repeating: "word ", count: 500)) }
+    func cancellingMidStreamFinishesCancelled(_ style: ToolCallFormat?) async throws {
+        let model = ScriptedModel(markup: style, delay: .milliseconds(20)) { _ in .text(Array(repeating: "word ", count: 500)) }
         let agent = Agent(model: model)
         let seen = Mutex<[AgentEvent]>([])
         let consumer = Task {

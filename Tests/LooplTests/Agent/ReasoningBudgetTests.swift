@@ -79,7 +79,7 @@ import Testing
     /// marker comes, and the model goes on to its answer; the Agent keeps the 8 tokens.
     @Test func aBudgetOfEightThroughTheAgent() async throws {
         let words = (1...20).map { " word\($0)" }
-        let model = ScriptedModel(style: .text(.hermes), turns: [.text(["<think>"] + words + ["</think>", "\n\n", "The answer."])])
+        let model = ScriptedModel(markup: .hermes, turns: [.text(["<think>"] + words + ["</think>", "\n\n", "The answer."])])
         var options = AgentOptions()
         options.generation.reasoningBudget = 8
         let agent = Agent(model: model, options: options)
@@ -105,7 +105,7 @@ import Testing
     /// Without a budget the same script thinks to its end.
     @Test func noBudgetThinksToTheEnd() async throws {
         let words = (1...20).map { " word\($0)" }
-        let model = ScriptedModel(style: .text(.hermes), turns: [.text(["<think>"] + words + ["</think>", "The answer."])])
+        let model = ScriptedModel(markup: .hermes, turns: [.text(["<think>"] + words + ["</think>", "The answer."])])
         let agent = Agent(model: model)
         var reasoning = ""
         var last: Metrics?

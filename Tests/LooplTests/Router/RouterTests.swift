@@ -13,7 +13,7 @@ import Testing
     }, start: { entry in
         if entry.fails == "start" { throw LooplError(.modelNotFound, "\(entry.name) cannot start") }
         let empty = entry.fails == "generate"
-        let model = ScriptedModel(style: .text(.hermes)) { _ in
+        let model = ScriptedModel(markup: .hermes) { _ in
             empty ? ScriptedTurn([]) : .text(["from ", entry.name])
         }
         started.models.withLock { $0[entry.name] = model }
@@ -22,7 +22,7 @@ import Testing
     /// The models the test kind started, by name.
     static let started = Started()
     static let otherKind = BackendKind(name: "other", read: { section in try section.optionalInt("size") ?? 1 },
-                                       start: { _ in ScriptedModel(style: .native, turns: []) })
+                                       start: { _ in ScriptedModel(turns: []) })
     static let kinds = [testKind, otherKind]
 
     static let full = """
@@ -98,13 +98,13 @@ import Testing
         try config.apply(BackendOverrides())  // nothing to write: nothing checked
         let threaded = BackendKind(name: "other", read: { section in
             (try section.optionalInt("threads"), try section.optionalString("model"))
-        }, start: { _ in ScriptedModel(style: .native, turns: []) })
+        }, start: { _ in ScriptedModel(turns: []) })
         config = try LooplConfig(json: #"{"default": "a", "backends": {"a": {"kind": "other"}}}"#, kinds: [threaded])
         try config.apply(BackendOverrides(model: "/m.gguf", threads: 3))
         #expect(try config.backend("a").section == ["kind": "other", "model": "/m.gguf", "threads": 3])
         let custom = BackendKind(name: "other", read: { section in try section.optionalStrings("command") },
                                  override: { section, overrides in section["command"] = .array(overrides.workerArguments.map(JSONValue.string)) },
-                                 start: { _ in ScriptedModel(style: .native, turns: []) })
+                                 start: { _ in ScriptedModel(turns: []) })
         config = try LooplConfig(json: #"{"default": "a", "backends": {"a": {"kind": "other"}}}"#, kinds: [custom])
         try config.apply(BackendOverrides(model: "/m.gguf", threads: 3, contextLength: 512, gpuLayers: 9))
         #expect(try config.backend("a").section["command"] == ["--model", "/m.gguf", "--threads", "3", "--ctx-size", "512", "--gpu-layers", "9"])
@@ -159,7 +159,7 @@ import Testing
 
     @Test func textCallsAreLiftedBehindTheRoute() async throws {
         let call = ToolCall(name: "f", arguments: ["x": 1])
-        let kind = BackendKind(name: "test", read: { _ in () }, start: { ScriptedModel(style: .text(.hermes), turns: [.toolCallText([call])]) })
+        let kind = BackendKind(name: "test", read: { _ in () }, start: { ScriptedModel(markup: .hermes, turns: [.toolCallText([call])]) })
         let config = try LooplConfig(json: #"{"default": "a", "backends": {"a": {"kind": "test"}}}"#, kinds: [kind])
         let model = try await Router(config: config).model(named: nil)
         let turn = try await ModelConformance(model: model).run("lift", [.user("go")], tools: [ToolSpec(name: "f", description: "")], options: .greedy())

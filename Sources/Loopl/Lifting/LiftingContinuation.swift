@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// ```swift
 /// .generating { continuation in
-///     let output = LiftingContinuation(continuation, style: .text(.hermes), tools: tools, prompt: promptText)
+///     let output = LiftingContinuation(continuation, format: .hermes, tools: tools, prompt: promptText)
 ///     output.yield(.text(rawDelta))
 /// }
 /// ```
@@ -24,21 +24,21 @@ public final class LiftingContinuation: Sendable {
     private let state: Mutex<(parser: ToolCallParser?, lifted: Bool)>
 
     /// - Parameters:
-    ///   - style: where the calls come from: `.native` passes every event through as it is;
-    ///     `.text(format)` lifts the markup of `format`.
+    ///   - format: the family of markup the engine writes; nil (an engine that makes its own
+    ///     calls and thinking events) passes every event through as it is.
     ///   - tools: the tools the prompt offered; calls to others are rejected as ``ToolCallParser`` does.
     ///   - prompt: the rendered prompt, when the backend rendered it: if it ends by opening thinking
     ///     (`<think>`), the model's text starts inside it.
-    public convenience init(_ continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation, style: ToolCallStyle,
+    public convenience init(_ continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation, format: ToolCallFormat?,
                             tools: [ToolSpec], prompt: String? = nil) {
-        self.init(continuation, style: style, tools: tools, opened: prompt.flatMap(ThinkingMarkup.opened(byPrompt:)))
+        self.init(continuation, format: format, tools: tools, opened: prompt.flatMap(ThinkingMarkup.opened(byPrompt:)))
     }
 
     /// `opened`: the thinking the prompt opened, if it did.
-    package init(_ continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation, style: ToolCallStyle,
+    package init(_ continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation, format: ToolCallFormat?,
                  tools: [ToolSpec], opened: ThinkingMarkup?) {
         self.continuation = continuation
-        guard case .text(let format) = style else {
+        guard let format else {
             state = Mutex((nil, false))
             return
         }
