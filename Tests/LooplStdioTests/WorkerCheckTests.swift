@@ -66,8 +66,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: config) }
         let result = try Self.loopl(["worker-check", "--", Fixtures.loopl, "worker", "--backend", "llama", "--config", config])
         #expect(result.status == 0, "\(result.out)")
-        // A text-style backend leaves thinking in its text: the reasoning check is skipped.
-        #expect(result.out.hasSuffix("10 passed, 0 failed, 1 skipped\n"), "\(result.out)")
+        // Its events are parsed, so it declares reasoning and the reasoning check runs too.
+        #expect(result.out.hasSuffix("11 passed, 0 failed\n"), "\(result.out)")
     }
 
     @Test func usageErrors() throws {

@@ -21,10 +21,8 @@ public struct Transcript: Sendable, Hashable {
     public private(set) var iteration = 0
     /// True between a user message and the end of its run.
     public private(set) var isRunning = false
-    /// Whether new text goes into the last assistant item.
-    private var assistantOpen = false
-    /// Whether new thinking goes into the last reasoning item.
-    private var reasoningOpen = false
+    /// Whether the next delta of the last item's kind (text or thinking) grows that item.
+    private var lastItemOpen = false
     /// Where the current iteration's items start.
     private var iterationStart = 0
 
@@ -49,8 +47,7 @@ public struct Transcript: Sendable, Hashable {
 
     /// Ends the streaming items: the next text or thinking starts a new one.
     private mutating func closeOpenItems() {
-        assistantOpen = false
-        reasoningOpen = false
+        lastItemOpen = false
     }
 
     /// Folds `event` in; returns true when ``items`` changed.
@@ -66,9 +63,9 @@ public struct Transcript: Sendable, Hashable {
             retry(n, reason: reason)
             return true
         case .text(let text):
-            return appendText(text)
+            return append(text, as: Item.assistant)
         case .reasoning(let text):
-            return appendReasoning(text)
+            return append(text, as: Item.reasoning)
         case .metrics(let metrics):
             self.metrics = metrics
             return false
@@ -106,34 +103,27 @@ public struct Transcript: Sendable, Hashable {
         closeOpenItems()
     }
 
-    private mutating func appendText(_ text: String) -> Bool {
-        guard !text.isEmpty else { return false }
-        if assistantOpen, case .assistant(var merged)? = items.last {
+    /// Adds a delta of text or thinking: to the last item when it is open and of that kind.
+    private mutating func append(_ delta: String, as kind: (String) -> Item) -> Bool {
+        guard !delta.isEmpty else { return false }
+        if lastItemOpen, var merged = items.last.flatMap({ Self.text(of: $0, ifLike: kind) }) {
             // Taken out first, so the text grows in place rather than being copied per delta.
             items.removeLast()
-            merged += text
-            items.append(.assistant(merged))
+            merged += delta
+            items.append(kind(merged))
         } else {
-            items.append(.assistant(text))
-            closeOpenItems()
-            assistantOpen = true
+            items.append(kind(delta))
+            lastItemOpen = true
         }
         return true
     }
 
-    private mutating func appendReasoning(_ text: String) -> Bool {
-        guard !text.isEmpty else { return false }
-        if reasoningOpen, case .reasoning(var merged)? = items.last {
-            // Taken out first, so the text grows in place rather than being copied per delta.
-            items.removeLast()
-            merged += text
-            items.append(.reasoning(merged))
-        } else {
-            items.append(.reasoning(text))
-            closeOpenItems()
-            reasoningOpen = true
+    /// The text of an assistant or reasoning item that `kind` makes, nil for any other item.
+    private static func text(of item: Item, ifLike kind: (String) -> Item) -> String? {
+        switch (item, kind("")) {
+        case (.assistant(let text), .assistant), (.reasoning(let text), .reasoning): text
+        default: nil
         }
-        return true
     }
 
     /// Gives `result` to the last call still waiting for it.
