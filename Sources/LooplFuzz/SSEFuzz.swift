@@ -16,7 +16,7 @@ package enum SSEFuzz {
         var options = GenerationOptions()
         if input.header.contains("stop") { options.stop = ["</s>", "\n\n"] }
         let wire: any ServerWire = completion
-            ? CompletionWire(prompt: RenderedPrompt(text: "Hi"), format: .hermes, openedThinking: false, options: options)
+            ? CompletionWire(prompt: RenderedPrompt(text: "Hi"), format: .hermes, opened: nil, options: options)
             : ChatWire(messages: [.user("Hi")], tools: input.header.contains("tools") ? [probe] : [], options: options)
         var assembler = TurnAssembler(options: options, contextMax: 4096, start: .now, promptCharacters: wire.promptCharacters,
                                       expectsTimings: wire.expectsTimings(llamaCpp: true))

@@ -16,14 +16,14 @@ struct ServerTurn {
 
     func run() async throws {
         guard !Task.isCancelled else { return }
-        let (wire, opened, key) = try prepare()
+        let (wire, key) = try prepare()
         var skipped: Set<Int> = []
         var previous: (any Error)?
         while true {
             let lease = try await session.lease(conversation: options.conversation, prompt: key,
                                                 skipping: skipped, previous: previous)
             do {
-                try await stream(wire, on: lease, opened: opened)
+                try await stream(wire, on: lease)
                 await session.release(lease)
                 return
             } catch let unavailable as Unavailable {
@@ -40,18 +40,18 @@ struct ServerTurn {
         }
     }
 
-    /// The wire format, the thinking the prompt opened, and what a child's slot is matched on:
+    /// The wire format, and what a child's slot is matched on:
     /// the prompt Loopl rendered, or the messages when the server renders them (attached
     /// servers have no slots of Loopl's).
-    private func prepare() throws -> (any ServerWire, ThinkingMarkup?, String) {
+    private func prepare() throws -> (any ServerWire, String) {
         guard let renderer = configuration.renderer else {
             let key = attached ? "" : JSONValue.array(messages.map(ServerRequest.wireMessage)).jsonText()
-            return (ChatWire(messages: messages, tools: tools, options: options), nil, key)
+            return (ChatWire(messages: messages, tools: tools, options: options), key)
         }
         let prompt = try renderer.render(messages: messages, tools: tools, options: options)
-        let opened = ThinkingMarkup.opened(byPrompt: prompt.text)
-        let wire = CompletionWire(prompt: prompt, format: renderer.toolCallFormat, openedThinking: opened != nil, options: options)
-        return (wire, opened, attached ? "" : prompt.text)
+        let wire = CompletionWire(prompt: prompt, format: renderer.toolCallFormat,
+                                  opened: ThinkingMarkup.opened(byPrompt: prompt.text), options: options)
+        return (wire, attached ? "" : prompt.text)
     }
 
     /// An attached server that refused the connection, answered that it cannot serve, or broke
@@ -61,13 +61,12 @@ struct ServerTurn {
         let beforeFirstEvent: Bool
     }
 
-    /// Sends the request to the leased server and streams its answer; `opened` is the thinking
-    /// the prompt opened.
-    private func stream(_ wire: any ServerWire, on lease: Lease, opened: ThinkingMarkup?) async throws {
+    /// Sends the request to the leased server and streams its answer.
+    private func stream(_ wire: any ServerWire, on lease: Lease) async throws {
         let info = lease.info
         var assembler = TurnAssembler(options: options, contextMax: info.contextSize ?? 0, start: .now,
                                       promptCharacters: wire.promptCharacters, expectsTimings: wire.expectsTimings(llamaCpp: info.llamaCpp))
-        let events = LiftingContinuation(continuation, format: wire.markup, tools: tools, opened: opened)
+        let events = LiftingContinuation(continuation, format: wire.markup, tools: tools, opened: wire.opened)
         let request = info.endpoint.request(wire.path, method: "POST", body: ServerRequest.pinned(wire.body(llamaCpp: info.llamaCpp), slot: lease.slot),
                                             timeout: configuration.idleTimeout)
         let url = request.url ?? info.endpoint.baseURL

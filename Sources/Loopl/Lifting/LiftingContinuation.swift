@@ -22,6 +22,8 @@ public final class LiftingContinuation: Sendable {
     private let continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation
     /// The parser (nil: nothing to lift) and whether it lifted a call.
     private let state: Mutex<(parser: ToolCallParser?, lifted: Bool)>
+    /// True when there is nothing to lift: events pass without taking the lock.
+    private let passesThrough: Bool
 
     /// - Parameters:
     ///   - format: the family of markup the engine writes; nil (an engine that makes its own
@@ -38,6 +40,7 @@ public final class LiftingContinuation: Sendable {
     package init(_ continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation, format: ToolCallFormat?,
                  tools: [ToolSpec], opened: ThinkingMarkup?) {
         self.continuation = continuation
+        passesThrough = format == nil
         guard let format else {
             state = Mutex((nil, false))
             return
@@ -49,6 +52,10 @@ public final class LiftingContinuation: Sendable {
 
     /// Streams `event`, lifted.
     public func yield(_ event: ModelEvent) {
+        guard !passesThrough else {
+            continuation.yield(event)
+            return
+        }
         var event = event
         let lifted: [ToolCallParser.Event]? = state.withLock { state in
             guard state.parser != nil else { return nil }

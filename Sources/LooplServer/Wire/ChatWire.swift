@@ -13,6 +13,7 @@ package struct ChatWire: ServerWire {
         self.options = options
     }
 
+    package var opened: ThinkingMarkup? { nil }
     package var path: String { "/v1/chat/completions" }
     package var promptCharacters: Int { messages.reduce(0) { $0 + $1.text.count } }
     package func expectsTimings(llamaCpp: Bool) -> Bool { llamaCpp }

@@ -5,13 +5,13 @@ import Loopl
 package struct CompletionWire: ServerWire {
     package let prompt: RenderedPrompt
     package let format: ToolCallFormat
-    package let openedThinking: Bool
+    package let opened: ThinkingMarkup?
     package let options: GenerationOptions
 
-    package init(prompt: RenderedPrompt, format: ToolCallFormat, openedThinking: Bool, options: GenerationOptions) {
+    package init(prompt: RenderedPrompt, format: ToolCallFormat, opened: ThinkingMarkup?, options: GenerationOptions) {
         self.prompt = prompt
         self.format = format
-        self.openedThinking = openedThinking
+        self.opened = opened
         self.options = options
     }
 
@@ -21,7 +21,7 @@ package struct CompletionWire: ServerWire {
     package func expectsTimings(llamaCpp: Bool) -> Bool { true }
 
     package func body(llamaCpp: Bool) -> JSONValue {
-        ServerRequest.completion(prompt, openedThinking: openedThinking, options: options)
+        ServerRequest.completion(prompt, openedThinking: opened != nil, options: options)
     }
 
     package func read(_ chunk: JSONValue, into assembler: inout TurnAssembler, events: LiftingContinuation) -> Bool {

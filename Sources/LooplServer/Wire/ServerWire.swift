@@ -8,6 +8,8 @@ package protocol ServerWire {
     /// The markup the answer's text is lifted from (nil: none, the server sends calls and
     /// thinking apart), for its ``LiftingContinuation``.
     var markup: ToolCallFormat? { get }
+    /// The thinking the prompt opened, when Loopl rendered a prompt that opens it.
+    var opened: ThinkingMarkup? { get }
     /// The prompt's length in characters, for estimates when the server sends no counts.
     var promptCharacters: Int { get }
     /// Whether the server sends llama-server's `timings` (exact counts worth waiting for);
