@@ -15,6 +15,7 @@ package enum CLI {
         GrammarCommand.self,
         BenchCommand.self,
         SmokeCommand.self,
+        ServeCommand.self,
         WorkerCommand.self,
         WorkerCheckCommand.self,
     ]

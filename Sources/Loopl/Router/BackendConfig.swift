@@ -6,6 +6,9 @@ package struct BackendConfig: Sendable {
     package let kind: String
     /// The section as written, `kind` included.
     package let section: JSONObject
+    /// Other model names that `loopl serve` answers with this backend (`aliases`; `"*"` takes
+    /// every name that no backend or alias claims).
+    package let aliases: [String]
     private let reader: BackendKind
     private let prepared: BackendKind.Prepared
 
@@ -17,6 +20,7 @@ package struct BackendConfig: Sendable {
         guard let reader = kinds.first(where: { $0.name == kind }) else {
             throw ConfigSection.error("backend '\(name)' has unknown kind '\(kind)': use \(kinds.map(\.name).joined(separator: ", "))")
         }
+        aliases = try section.optionalStrings("aliases") ?? []
         prepared = try reader.prepare(&section)
         try section.finish()
         self.name = name

@@ -3,9 +3,9 @@ import Foundation
 /// The backends a user can pick from, read from a JSON file or built in.
 ///
 /// Shape: `{"default": "llama", "fallback": ["server"], "backends": {"NAME": {"kind": ..., ...}},
-/// "mcpServers": {"NAME": {...}}}`. Each backend is read by the ``BackendKind`` it names; unknown
-/// keys are errors. Without `backends`, the built-in backends are used. `mcpServers` is kept as
-/// written, for the MCP client (LooplMCP) to read.
+/// "mcpServers": {"NAME": {...}}, "serve": {...}}`. Each backend is read by the ``BackendKind`` it
+/// names; unknown keys are errors. Without `backends`, the built-in backends are used. `mcpServers`
+/// and `serve` are kept as written, for the MCP client (LooplMCP) and `loopl serve` to read.
 public struct LooplConfig: Sendable {
     public var defaultBackend: String
     /// Tried in order when the default backend fails before its first token.
@@ -13,6 +13,8 @@ public struct LooplConfig: Sendable {
     package var backends: [String: BackendConfig]
     /// The `mcpServers` object as written (empty when there is none); LooplMCP reads its entries.
     public var mcpServers: JSONObject = [:]
+    /// The `serve` object as written (empty when there is none): `loopl serve`'s settings.
+    package var serve: JSONObject = [:]
     /// Where it was read from; nil for the built-in defaults.
     public var source: String?
 
@@ -28,6 +30,7 @@ public struct LooplConfig: Sendable {
         let fallback = try reader.optionalStrings("fallback") ?? []
         let entries = try reader.optionalObject("backends")
         let servers = try reader.optionalObject("mcpServers") ?? [:]
+        let serve = try reader.optionalObject("serve") ?? [:]
         try reader.finish()
         if let entries {
             var backends: [String: BackendConfig] = [:]
@@ -40,6 +43,7 @@ public struct LooplConfig: Sendable {
             self.source = source
         }
         mcpServers = servers
+        self.serve = serve
         for name in [defaultBackend] + self.fallback where backends[name] == nil {
             throw ConfigSection.error("'\(name)' is named as default or fallback but is not among the backends (\(backends.keys.sorted().joined(separator: ", ")))")
         }
@@ -93,6 +97,9 @@ public struct LooplConfig: Sendable {
         guard !overrides.isEmpty else { return }
         backends = try backends.mapValues { try $0.overridden(by: overrides) }
     }
+
+    /// The names of the configured backends, sorted.
+    package var backendNames: [String] { backends.keys.sorted() }
 
     /// The backend named `name`, or a clear error listing what exists.
     package func backend(_ name: String) throws -> BackendConfig {

@@ -1,0 +1,80 @@
+import Foundation
+import Loopl
+import LooplHTTP
+
+/// `loopl serve`: the OpenAI-compatible API over the configured backends, on Loopl's HTTP server.
+package final class APIServer: Sendable {
+    private let directory: ModelDirectory
+    private let key: APIKey?
+    private let settings: ServeSettings
+    private let chat: ChatEndpoint
+    private let http: HTTPServer
+
+    /// Binds `host:port` (0 picks a free port), calls `listening` with the port, then serves the
+    /// backends in `directory`.
+    package init(directory: ModelDirectory, host: String, port: Int, key: APIKey?, settings: ServeSettings,
+                 listening: (Int) -> Void = { _ in }) throws {
+        self.directory = directory
+        self.key = key
+        self.settings = settings
+        chat = ChatEndpoint(directory: directory, keepAlive: settings.keepAliveInterval)
+        var limits = HTTPLimits()
+        limits.maxBodyBytes = settings.maxRequestBytes
+        let routes = Routes(directory: directory, key: key, chat: chat)
+        http = try HTTPServer.listen(host: host, port: port, limits: limits, errorBody: Routes.errorBody) { request, responder in
+            await routes.handle(request, responder)
+        }
+    }
+
+    /// The port it listens on.
+    package var port: Int { http.port }
+
+    /// Stops taking requests, lets those in flight finish within the grace period, then closes
+    /// every backend.
+    package func shutdown() async {
+        await http.shutdown(grace: settings.shutdownGrace)
+        await directory.closeAll()
+    }
+}
+
+/// Which endpoint answers a request, after the key check.
+private struct Routes: Sendable {
+    let directory: ModelDirectory
+    let key: APIKey?
+    let chat: ChatEndpoint
+
+    func handle(_ request: HTTPRequest, _ responder: HTTPResponder) async {
+        let path = request.path.hasPrefix("/v1/") ? String(request.path.dropFirst(3)) : request.path
+        if path == "/health" {
+            return get(request, responder) { ["status": "ok"] }
+        }
+        if let key, !key.accepts(authorization: request.headers["authorization"], xAPIKey: request.headers["x-api-key"]) {
+            return responder.respond(.unauthorized)
+        }
+        switch path {
+        case "/models":
+            get(request, responder) { ModelObject.list(directory.names.ids) }
+        case let path where path.hasPrefix("/models/"):
+            let id = String(path.dropFirst("/models/".count)).removingPercentEncoding ?? ""
+            get(request, responder) {
+                guard directory.names.ids.contains(id) else { throw APIError.modelNotFound(id, available: directory.names.ids) }
+                return ModelObject.json(id)
+            }
+        case "/chat/completions":
+            guard request.method == "POST" else { return responder.respond(.methodNotAllowed) }
+            await chat.handle(request, responder)
+        default:
+            responder.respond(.notFound(request.path))
+        }
+    }
+
+    private func get(_ request: HTTPRequest, _ responder: HTTPResponder, _ body: () throws -> JSONValue) {
+        guard request.method == "GET" || request.method == "HEAD" else { return responder.respond(.methodNotAllowed) }
+        do { responder.respond(json: try body()) } catch { responder.respond(APIError.from(error)) }
+    }
+
+    /// The HTTP server's own errors (a malformed request, a body over the limit) in the API's shape.
+    static let errorBody: @Sendable (Int, String) -> (contentType: String, body: [UInt8]) = { status, message in
+        ("application/json", APIError(status: status, message: message).body)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Loopl
+import LooplHTTP
+
+/// `POST /v1/chat/completions`: one assistant turn of the model the request names, whole or
+/// streamed as server-sent events.
+struct ChatEndpoint: Sendable {
+    let directory: ModelDirectory
+    /// How long a streamed answer waits for its first event before it sends its head and a
+    /// keep-alive comment, and then the interval of those comments.
+    let keepAlive: Duration
+
+    func handle(_ request: HTTPRequest, _ responder: HTTPResponder) async {
+        do {
+            let chat = try ChatCompletionRequest(body: request.body)
+            let backend = try directory.names.backend(for: chat.model)
+            let model = try await start(backend)
+            let name = chat.model ?? backend
+            if chat.stream {
+                await stream(chat, model: model, name: name, responder)
+            } else {
+                responder.respond(json: try await complete(chat, model: model, name: name))
+            }
+        } catch {
+            responder.respond(APIError.from(error))
+        }
+    }
+
+    /// The backend's model; a start that fails is a 503 naming why.
+    private func start(_ backend: String) async throws(APIError) -> any Model {
+        do {
+            return try await directory.model(for: backend)
+        } catch {
+            let reason = (error as? LooplError)?.message ?? "\(error)"
+            throw .unavailable("The model '\(backend)' could not start: \(reason)")
+        }
+    }
+
+    private func complete(_ chat: ChatCompletionRequest, model: any Model, name: String) async throws -> JSONValue {
+        var completion = ChatCompletion(id: Self.makeId(), model: name, created: Self.now(),
+                                        parallelToolCalls: chat.parallelToolCalls)
+        try await Self.run(chat, on: model) { event in
+            completion.add(event)
+            return !completion.isSatisfied
+        }
+        return completion.json
+    }
+
+    private func stream(_ chat: ChatCompletionRequest, model: any Model, name: String, _ responder: HTTPResponder) async {
+        let gate = StreamGate(responder, keepAlive: keepAlive)
+        let interval = keepAlive
+        let timer = Task {
+            try await Task.sleep(for: interval)
+            gate.ping()
+        }
+        defer { timer.cancel() }
+        var encoder = ChatChunkEncoder(id: Self.makeId(), model: name, created: Self.now(), includeUsage: chat.includeUsage,
+                                       parallelToolCalls: chat.parallelToolCalls)
+        var last: Metrics?
+        do {
+            try await Self.run(chat, on: model) { event in
+                if case .metrics(let metrics) = event {
+                    last = metrics
+                    return true
+                }
+                try Self.send(encoder.chunks(for: event), through: gate)
+                return !encoder.isSatisfied
+            }
+            try Self.send(encoder.finish(last), through: gate)
+            gate.finish()
+        } catch {
+            gate.fail(APIError.from(error))
+        }
+    }
+
+    private static func send(_ chunks: [JSONValue], through gate: StreamGate) throws {
+        for chunk in chunks where !gate.send(SSE.data(chunk)) { throw CancellationError() }
+    }
+
+    /// Streams the turn into `consume` until it returns false or the turn ends. An engine lost
+    /// before the first text, thinking or call is tried once more, as an agent retries a turn.
+    static func run(_ chat: ChatCompletionRequest, on model: any Model,
+                    consume: (ModelEvent) throws -> Bool) async throws {
+        var retried = false
+        while true {
+            var began = false
+            do {
+                for try await event in model.generate(messages: chat.messages, tools: chat.tools, options: chat.options) {
+                    if case .metrics = event {} else { began = true }
+                    guard try consume(event) else { return }
+                }
+                return
+            } catch let error as LooplError where error.engineLoss != nil && !began && !retried {
+                retried = true
+            }
+        }
+    }
+
+    static func makeId() -> String { "chatcmpl-" + ToolCall.makeId().dropFirst("call_".count) + ToolCall.makeId().dropFirst("call_".count) }
+
+    static func now() -> Int { Int(Date().timeIntervalSince1970) }
+}

@@ -1,0 +1,119 @@
+import Loopl
+
+/// The models `loopl serve` answers for: each served backend under its name and its aliases,
+/// started on its first request (or all at once by ``preload()``) and closed by ``closeAll()``.
+package actor ModelDirectory {
+    /// How a model id resolves, and what to list at `/v1/models`.
+    package struct Names: Sendable {
+        /// Every id that `/v1/models` lists: backend names, then aliases, without `"*"`.
+        package let ids: [String]
+        /// The backend each id (name or alias) names.
+        let backendFor: [String: String]
+        /// The backend whose aliases hold `"*"`: it answers every other name.
+        let catchAll: String?
+        /// The backend a request without `model` uses.
+        let defaultBackend: String?
+
+        /// The backend that answers `model` (nil: the default), or a 404 listing the ids.
+        package func backend(for model: String?) throws(APIError) -> String {
+            guard let model, !model.isEmpty else {
+                guard let defaultBackend else {
+                    throw .invalidRequest("Name a model: the default backend is not served. Served: \(ids.joined(separator: ", ")).",
+                                          param: "model")
+                }
+                return defaultBackend
+            }
+            if let backend = backendFor[model] ?? catchAll { return backend }
+            throw .modelNotFound(model, available: ids)
+        }
+    }
+
+    private enum Slot {
+        case starting(Task<any Model, any Error>)
+        case running(any Model)
+    }
+
+    package nonisolated let names: Names
+    private let config: LooplConfig
+    private var slots: [String: Slot] = [:]
+    private var closed = false
+
+    /// Serves the backends of `config` named in `served` (nil: all of them).
+    package init(config: LooplConfig, served: [String]? = nil) throws {
+        let all = config.backendNames
+        let chosen = served ?? all
+        if let unknown = chosen.first(where: { !all.contains($0) }) {
+            throw LooplError(.invalidConfiguration, "No backend named '\(unknown)' to serve. Configured: \(all.joined(separator: ", ")).")
+        }
+        self.config = config
+        self.names = try Self.names(of: chosen, in: config)
+    }
+
+    private static func names(of served: [String], in config: LooplConfig) throws -> Names {
+        var backendFor: [String: String] = Dictionary(uniqueKeysWithValues: served.map { ($0, $0) })
+        var aliases: [String] = []
+        var catchAll: String?
+        for name in served {
+            for alias in try config.backend(name).aliases {
+                if alias == "*" {
+                    if let catchAll { throw Self.clash("*", catchAll, name) }
+                    catchAll = name
+                    continue
+                }
+                if let other = backendFor[alias] { throw Self.clash(alias, other, name) }
+                backendFor[alias] = name
+                aliases.append(alias)
+            }
+        }
+        let defaultBackend = served.contains(config.defaultBackend) ? config.defaultBackend : nil
+        return Names(ids: served + aliases, backendFor: backendFor, catchAll: catchAll, defaultBackend: defaultBackend)
+    }
+
+    private static func clash(_ alias: String, _ first: String, _ second: String) -> LooplError {
+        LooplError(.invalidConfiguration, "The model name '\(alias)' is claimed by both backend '\(first)' and backend '\(second)'; keep it in one backend's aliases.")
+    }
+
+    /// The running model of `backend`, started now if it is not; one start is shared by the
+    /// requests that wait for it, and a failed start is tried again by the next request.
+    package func model(for backend: String) async throws -> any Model {
+        if closed { throw LooplError(.closed, "The server is shutting down.") }
+        switch slots[backend] {
+        case .running(let model)?: return model
+        case .starting(let task)?: return try await task.value
+        case nil:
+            let config = try config.backend(backend)
+            let task = Task { try await config.start() }
+            slots[backend] = .starting(task)
+            do {
+                let model = try await task.value
+                if closed {
+                    await model.close()
+                    throw LooplError(.closed, "The server is shutting down.")
+                }
+                slots[backend] = .running(model)
+                return model
+            } catch {
+                slots[backend] = nil
+                throw error
+            }
+        }
+    }
+
+    /// Starts every served backend now; the first failure is thrown.
+    package func preload() async throws {
+        for backend in Set(names.backendFor.values).sorted() { _ = try await model(for: backend) }
+    }
+
+    /// Closes every started model (ending its children) and refuses later requests.
+    package func closeAll() async {
+        closed = true
+        let current = slots
+        slots = [:]
+        for slot in current.values {
+            switch slot {
+            case .running(let model): await model.close()
+            case .starting(let task): if let model = try? await task.value { await model.close() }
+            }
+        }
+    }
+}

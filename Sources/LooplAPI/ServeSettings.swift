@@ -1,0 +1,54 @@
+import Foundation
+import Loopl
+
+/// `loopl serve`'s settings: the config's `serve` object, under the command line's flags.
+package struct ServeSettings: Sendable {
+    /// The largest request body accepted (`serve.maxRequestBytes`, default 16 MiB).
+    package var maxRequestBytes = 16 * 1024 * 1024
+    /// The file holding the API key (`serve.apiKeyFile`), read when no key is given otherwise.
+    package var apiKeyFile: String?
+    /// How long requests in flight may run on after SIGINT or SIGTERM (`serve.shutdownGraceSeconds`, default 10).
+    package var shutdownGrace: Duration = .seconds(10)
+    /// How long a streamed answer waits for its first event before it sends its head and
+    /// keep-alive comments (`serve.keepAliveSeconds` is their interval, default 15).
+    package var keepAliveInterval: Duration = .seconds(15)
+
+    package init() {}
+
+    /// Reads the config's `serve` object; unknown keys and wrong values are errors.
+    package init(section: JSONObject) throws {
+        var reader = ConfigSection(section, context: "serve")
+        if let bytes = try reader.optionalInt("maxRequestBytes") {
+            guard (1024...(1 << 30)).contains(bytes) else { throw reader.error("maxRequestBytes must be 1024 to 1073741824") }
+            maxRequestBytes = bytes
+        }
+        apiKeyFile = try reader.optionalString("apiKeyFile")
+        if let seconds = try reader.optionalDouble("shutdownGraceSeconds") {
+            guard (0...3600).contains(seconds) else { throw reader.error("shutdownGraceSeconds must be 0 to 3600") }
+            shutdownGrace = .milliseconds(Int(seconds * 1000))
+        }
+        if let seconds = try reader.optionalDouble("keepAliveSeconds") {
+            guard (0.05...600).contains(seconds) else { throw reader.error("keepAliveSeconds must be 0.05 to 600") }
+            keepAliveInterval = .milliseconds(Int(seconds * 1000))
+        }
+        try reader.finish()
+    }
+
+    /// The API key: `flag`, else `$LOOPL_API_KEY`, else the first line of ``apiKeyFile``; nil
+    /// when none is set. A key file that others can read is refused.
+    package func apiKey(flag: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> APIKey? {
+        if let flag, !flag.isEmpty { return APIKey(flag) }
+        if let key = environment["LOOPL_API_KEY"], !key.isEmpty { return APIKey(key) }
+        guard let apiKeyFile else { return nil }
+        var info = stat()
+        guard stat(apiKeyFile, &info) == 0, let data = FileManager.default.contents(atPath: apiKeyFile) else {
+            throw LooplError(.invalidConfiguration, "Cannot read serve.apiKeyFile \(apiKeyFile).")
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw LooplError(.invalidConfiguration, "serve.apiKeyFile \(apiKeyFile) can be read by other users; run 'chmod 600 \(apiKeyFile)'.")
+        }
+        let key = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        guard !key.isEmpty else { throw LooplError(.invalidConfiguration, "serve.apiKeyFile \(apiKeyFile) is empty.") }
+        return APIKey(key)
+    }
+}
