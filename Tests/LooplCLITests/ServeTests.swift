@@ -1,0 +1,119 @@
+import Foundation
+import Loopl
+import Testing
+
+/// `loopl serve` as its clients see it: the real `openai` SDK and raw HTTP against the real
+/// binary on the default model, and on scripted stdio workers for the lifting checks.
+@Suite(.serialized) struct ServeTests {
+    static func requireModel() throws {
+        try #require(FileManager.default.fileExists(atPath: LooplHome.defaultModel), "run scripts/bootstrap first")
+    }
+
+    static func raw(_ server: ServeProcess, _ checks: [String], key: String? = nil, model: String = "llama",
+                    sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let result = try server.client("serve_check.py", ["--port", String(server.port), "--model", model,
+                                                          "--pid", String(server.process.processIdentifier)]
+                                       + (key.map { ["--key", $0] } ?? []) + checks)
+        #expect(result.status == 0, "serve_check.py \(checks.joined(separator: " ")):\n\(result.output)", sourceLocation: sourceLocation)
+        for name in checks {
+            #expect(result.output.contains("ok \(name):"), "no 'ok \(name):' in:\n\(result.output)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(10)))
+    func theOpenAISDKIsServedByTheInProcessModel() throws {
+        try Self.requireModel()
+        let server = try ServeProcess(["--api-key", "secret"], config: try ServeProcess.llamaConfig())
+        try server.expectChecks(["chat", "stream", "tools-required", "tools-named", "tools-none", "tools-stream", "tool-result",
+                                 "json-schema", "models", "errors", "bad-key", "keepalive"], model: "llama", key: "secret")
+        try server.expectChecks(["chat"], model: "gpt-4o-mini", key: "secret")
+        try Self.raw(server, ["health", "missing-key", "errors", "chunked-body", "flood"], key: "secret")
+        let stopped = server.stop()
+        #expect(stopped.status == 0, "\(stopped.errors)")
+        #expect(!stopped.errors.contains("secret"), "the key was logged: \(stopped.errors)")
+    }
+
+    @Test(.timeLimit(.minutes(10)))
+    func streamsRunConcurrentlyAndADisconnectFreesItsSlot() throws {
+        try Self.requireModel()
+        let many = try ServeProcess([], config: try ServeProcess.llamaConfig(parallel: 4))
+        try Self.raw(many, ["concurrent"])
+        #expect(many.stop().status == 0)
+        let one = try ServeProcess([], config: try ServeProcess.llamaConfig(parallel: 1, maxQueue: 1))
+        try Self.raw(one, ["disconnect", "queue"])
+        #expect(one.stop().status == 0)
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func sigtermLetsTheStreamInFlightFinishAndLeavesNoChild() throws {
+        try Self.requireModel()
+        let config = try ServeProcess.config(["default": "isolated", "backends": [
+            "isolated": ["kind": "stdio", "command": .array([.string(ServeProcess.binary), "worker", "--backend", "llama", "-t", "2",
+                                                             "-m", .string(LooplHome.defaultModel)])],
+        ]])
+        let server = try ServeProcess(["--preload"], config: config)
+        let workers = Self.children(of: server.process.processIdentifier)
+        #expect(!workers.isEmpty, "--preload started no worker")
+        try Self.raw(server, ["sigterm"], model: "isolated")
+        let stopped = server.stop()
+        #expect(stopped.status == 0, "\(stopped.errors)")
+        // An exited child that loopl serve did not reap is reaped by init a moment later.
+        var left = workers.filter(Self.alive)
+        for _ in 0..<20 where !left.isEmpty {
+            Thread.sleep(forTimeInterval: 0.1)
+            left = left.filter(Self.alive)
+        }
+        #expect(left.isEmpty, "workers \(left) outlived loopl serve")
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func textOnlyWorkersGetTheirCallsAndThinkingLifted() throws {
+        let server = try ServeProcess([], config: ServeProcess.clients + "/serve-workers.json")
+        try server.expectChecks(["hermes-tools"], model: "hermes")
+        try server.expectChecks(["reasoning"], model: "thinking")
+        #expect(server.stop().status == 0)
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func aliasesAnswerForTheirBackendAndStarTakesEveryName() throws {
+        try Self.requireModel()
+        let server = try ServeProcess([], config: try ServeProcess.llamaConfig(aliases: ["gpt-4o-mini", "*"]))
+        try Self.raw(server, ["any-name"])
+        try server.expectChecks(["models"], model: "gpt-4o-mini")
+        #expect(server.stop().status == 0)
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aPortInUseIsAClearError() throws {
+        let config = try ServeProcess.config(["default": "python", "backends": [
+            "python": ["kind": "stdio", "command": ["python3", "backends/python/worker.py", "--script", "backends/python/script.json"]],
+        ]])
+        let first = try ServeProcess([], config: config)
+        let second = Process()
+        second.executableURL = URL(fileURLWithPath: ServeProcess.binary)
+        second.arguments = ["serve", "--config", config, "--port", String(first.port)]
+        second.currentDirectoryURL = URL(fileURLWithPath: ServeProcess.root)
+        let pipe = Pipe()
+        second.standardError = pipe
+        try second.run()
+        let errors = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        second.waitUntilExit()
+        #expect(second.terminationStatus == 1, "\(errors)")
+        #expect(errors.contains("\(first.port)") && errors.contains("in use"), "\(errors)")
+        #expect(first.stop().status == 0)
+    }
+
+    /// The pids whose parent is `pid`.
+    static func children(of pid: Int32) -> [Int32] {
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap { Int32($0) } ?? []
+        return pids.filter { candidate in
+            guard let stat = try? String(contentsOfFile: "/proc/\(candidate)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && fields[1] == Substring(String(pid))
+        }
+    }
+
+    /// True while a process `pid` exists (a zombie counts).
+    static func alive(_ pid: Int32) -> Bool { kill(pid, 0) == 0 }
+}
