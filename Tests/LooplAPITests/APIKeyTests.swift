@@ -1,0 +1,6 @@
+@testable import LooplAPI
+import Testing
+
+@Suite struct APIKeyTests {
+    @Test func placeholder() {}
+}
