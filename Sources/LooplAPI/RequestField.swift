@@ -17,14 +17,18 @@ package struct RequestField: Sendable {
     /// The member `key` of this object; nil when it is absent or null (OpenAI's "not given").
     package func member(_ key: String) -> RequestField? {
         guard let value = value[key], !value.isNull else { return nil }
-        return RequestField(value, path: path.isEmpty ? key : "\(path).\(key)")
+        return RequestField(value, path: childPath(key))
+    }
+
+    /// The path of the member `key`.
+    private func childPath(_ key: String) -> String {
+        path.isEmpty ? key : "\(path).\(key)"
     }
 
     /// The member `key`, which must be present.
     package func required(_ key: String) throws(APIError) -> RequestField {
         guard let field = member(key) else {
-            let name = path.isEmpty ? key : "\(path).\(key)"
-            throw .invalidRequest("`\(name)` is required.", param: name)
+            throw .invalidRequest("`\(childPath(key))` is required.", param: childPath(key))
         }
         return field
     }
