@@ -50,6 +50,8 @@ import Testing
         #expect(parsed.options.maxTokens == 30)
         #expect(parsed.options.stop == ["\n\n"])
         #expect(try request(body(#""max_completion_tokens":5"#)).options.maxTokens == 5)
+        #expect(try request(body(#""max_tokens":64.0,"top_k":0"#)).options.maxTokens == 64)
+        #expect(rejection(body(#""max_tokens":64.5"#))?.message == "`max_tokens` must be an integer, not a number.")
         #expect(try request(body(#""max_tokens":null,"temperature":null"#)).options.temperature == 0.8)
     }
 
