@@ -1,0 +1,72 @@
+import Loopl
+
+/// A whole (not streamed) chat completion answer, gathered from a model's events.
+///
+/// Feed every ``ModelEvent`` to ``add(_:)``, then send ``json``: `{id, object: "chat.completion",
+/// created, model, choices: [{index: 0, message, finish_reason, logprobs: null}], usage}`, whose
+/// message has `role`, `content` (null when empty and there are calls), `reasoning_content` (only
+/// after thinking) and `tool_calls` (only with calls).
+package struct ChatCompletion: Sendable {
+    /// The completion's id, `chatcmpl-...`.
+    package let id: String
+    /// The model name the answer reports.
+    package let model: String
+    /// When the completion was created, in Unix seconds.
+    package let created: Int
+    /// False when at most one tool call is kept.
+    package let parallelToolCalls: Bool
+    /// The visible text so far.
+    package private(set) var text = ""
+    /// The thinking so far.
+    package private(set) var reasoning = ""
+    /// The tool calls kept so far.
+    package private(set) var toolCalls: [ToolCall] = []
+    /// The latest metrics.
+    package private(set) var metrics: Metrics?
+
+    /// An empty answer; `id` and `created` are fresh unless given (tests fix them).
+    package init(id: String = ChatAnswer.makeId(), model: String, created: Int = ChatAnswer.now(), parallelToolCalls: Bool = true) {
+        self.id = id
+        self.model = model
+        self.created = created
+        self.parallelToolCalls = parallelToolCalls
+    }
+
+    /// True once the one call that `parallelToolCalls: false` allows has come: the caller may stop
+    /// the generation, as further calls would be dropped.
+    package var isSatisfied: Bool { !parallelToolCalls && !toolCalls.isEmpty }
+
+    /// Takes one event of the model's stream.
+    package mutating func add(_ event: ModelEvent) {
+        switch event {
+        case .text(let piece): text += piece
+        case .reasoning(let piece): reasoning += piece
+        case .toolCall(let call): if !isSatisfied { toolCalls.append(call) }
+        case .metrics(let latest): metrics = latest
+        }
+    }
+
+    /// The assistant message: `role`, `content`, and `reasoning_content` and `tool_calls` when there are any.
+    package var message: JSONValue {
+        var message: JSONObject = ["role": "assistant",
+                                   "content": text.isEmpty && !toolCalls.isEmpty ? .null : .string(text)]
+        if !reasoning.isEmpty { message["reasoning_content"] = .string(reasoning) }
+        if !toolCalls.isEmpty { message["tool_calls"] = .array(toolCalls.map(ChatAnswer.toolCall)) }
+        return .object(message)
+    }
+
+    /// The OpenAI `finish_reason` of the answer.
+    package var finishReason: String {
+        ChatAnswer.finishReason(metrics?.stopReason, madeCalls: !toolCalls.isEmpty)
+    }
+
+    /// The answer's JSON.
+    package var json: JSONValue {
+        ["id": .string(id), "object": "chat.completion", "created": .integer(created), "model": .string(model),
+         "choices": [["index": 0, "message": message, "finish_reason": .string(finishReason), "logprobs": .null]],
+         "usage": ChatAnswer.usage(metrics)]
+    }
+
+    /// ``json`` as compact UTF-8 JSON, the body of the answer.
+    package var body: [UInt8] { Array(json.jsonText().utf8) }
+}
