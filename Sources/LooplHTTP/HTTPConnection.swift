@@ -46,7 +46,7 @@ struct HTTPConnection {
                 idleSince = .now
             }
         }
-        if lingering { Socket.lingeringClose(fd, until: .now + .seconds(2)) } else { close(fd) }
+        if lingering { Socket.lingeringClose(fd, wakeup: wakeup.fd, until: .now + .seconds(2)) } else { close(fd) }
         wakeup.close()
         core.unregister(id)
     }

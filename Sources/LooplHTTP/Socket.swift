@@ -66,13 +66,14 @@ enum Socket {
     }
 
     /// Closes after an error answer: ends the sending side, then reads and drops what the client
-    /// still sends (up to `drain` bytes, until `deadline`), so that the answer is not lost to a reset.
-    static func lingeringClose(_ fd: Int32, drain: Int = 1 << 20, until deadline: ContinuousClock.Instant) {
+    /// still sends (up to `drain` bytes, until `deadline` or a signal on `wakeup`), so that the
+    /// answer is not lost to a reset.
+    static func lingeringClose(_ fd: Int32, wakeup: Int32, drain: Int = 1 << 20, until deadline: ContinuousClock.Instant) {
         shutdown(fd, Int32(SHUT_WR))
         var left = drain
         var failed = false
         while left > 0, !failed, ContinuousClock.now < deadline {
-            _ = wait([(fd, Int16(POLLIN))], until: deadline)
+            if wait([(fd, Int16(POLLIN)), (wakeup, Int16(POLLIN))], until: deadline)[1] != 0 { break }
             guard let bytes = read(fd, count: 64 * 1024, failed: &failed) else { continue }
             if bytes.isEmpty { break }
             left -= bytes.count
