@@ -18,6 +18,7 @@ package struct FuzzTarget: Sendable {
     /// Every target, in the order `scripts/fuzz` runs them.
     package static let all: [FuzzTarget] = [
         ToolCallParserFuzz.target, TemplateFuzz.target, RPCLineFuzz.target, GGUFFuzz.target, SSEFuzz.target,
+        HTTPRequestFuzz.target,
     ]
 
     /// The target called `name`.

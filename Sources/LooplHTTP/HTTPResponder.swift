@@ -1,0 +1,118 @@
+import Synchronization
+
+/// Answers one request: a whole response, or a chunked stream of pieces. Calls only queue bytes in
+/// the connection's bounded outbox and wake its thread, which writes them; none blocks.
+package final class HTTPResponder: Sendable {
+    /// Where a response is.
+    enum Phase: Sendable { case waiting, streaming, complete }
+
+    /// The outbox and what the connection thread and the handler share.
+    struct State: @unchecked Sendable {
+        var outbox = HTTPOutbox()
+        var phase = Phase.waiting
+        var connected = true
+        var handlerReturned = false
+        /// Whether the connection closes after this response.
+        var closeAfter = false
+        var lastActivity = ContinuousClock.now
+        var keepAlive: (interval: Duration, bytes: [UInt8])?
+        var task: Task<Void, Never>?
+    }
+
+    let state = Mutex(State())
+    let wakeup: Wakeup
+    let request: HTTPRequest
+    let limits: HTTPLimits
+    let errorBody: HTTPServer.ErrorBody
+    /// Whether the server is shutting down (answers then close their connection).
+    let stopping: @Sendable () -> Bool
+
+    init(request: HTTPRequest, limits: HTTPLimits, errorBody: @escaping HTTPServer.ErrorBody, wakeup: Wakeup,
+         stopping: @escaping @Sendable () -> Bool) {
+        self.request = request
+        self.limits = limits
+        self.errorBody = errorBody
+        self.wakeup = wakeup
+        self.stopping = stopping
+    }
+
+    /// Sends a whole response with `Content-Length`. Only the first answer counts; later ones are ignored.
+    package func respond(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
+        let keepAlive = request.wantsKeepAlive && !stopping()
+        let head = HTTPResponseHead.bytes(status: status, headers: headers, framing: .length(body.count), keepAlive: keepAlive)
+        let sendsBody = request.method != "HEAD" && HTTPResponseHead.hasBody(status)
+        let queued = state.withLock { state in
+            guard state.phase == .waiting, state.connected else { return false }
+            state.outbox.append(head)
+            if sendsBody { state.outbox.append(body) }
+            state.phase = .complete
+            state.closeAfter = !keepAlive
+            return true
+        }
+        if queued { wakeup.signal() }
+    }
+
+    /// Starts a chunked response (`Transfer-Encoding: chunked`; to an HTTP/1.0 client, a body that
+    /// ends with the connection). While the stream is open and nothing was sent for
+    /// `keepAlive.interval`, the server sends `keepAlive.bytes` as a chunk (for SSE, `: ping\n\n`).
+    package func startStream(status: Int, headers: [(String, String)], keepAlive: (interval: Duration, bytes: [UInt8])? = nil) {
+        let chunked = request.version == "HTTP/1.1"
+        let keepOpen = chunked && request.wantsKeepAlive && !stopping()
+        let head = HTTPResponseHead.bytes(status: status, headers: headers, framing: chunked ? .chunked : .close, keepAlive: keepOpen)
+        let queued = state.withLock { state in
+            guard state.phase == .waiting, state.connected else { return false }
+            state.outbox.append(head)
+            state.phase = .streaming
+            state.closeAfter = !keepOpen
+            state.lastActivity = .now
+            state.keepAlive = keepAlive.flatMap { $0.bytes.isEmpty || $0.interval <= .zero ? nil : $0 }
+            return true
+        }
+        if queued { wakeup.signal() }
+    }
+
+    /// Sends one piece of a started stream; false once the client is gone, or was dropped because
+    /// more than `maxUnsentBytes` waited for it, or when no stream is open.
+    @discardableResult
+    package func send(_ bytes: [UInt8]) -> Bool {
+        guard !bytes.isEmpty else { return isStreaming }
+        let framed = frame(bytes)
+        let (sent, dropped) = state.withLock { state -> (Bool, Task<Void, Never>?) in
+            guard state.phase == .streaming, state.connected else { return (false, nil) }
+            if state.outbox.count + framed.count > limits.maxUnsentBytes {
+                state.connected = false
+                defer { state.task = nil }
+                return (false, state.task)
+            }
+            state.outbox.append(framed)
+            state.lastActivity = .now
+            return (true, nil)
+        }
+        dropped?.cancel()
+        wakeup.signal()
+        return sent
+    }
+
+    /// Ends the stream (the terminating zero-length chunk).
+    package func finish() {
+        let chunked = request.version == "HTTP/1.1" && request.method != "HEAD"
+        let queued = state.withLock { state in
+            guard state.phase == .streaming else { return false }
+            if chunked, state.connected { state.outbox.append(HTTPResponseHead.lastChunk) }
+            state.phase = .complete
+            return true
+        }
+        if queued { wakeup.signal() }
+    }
+
+    /// Whether the client is still there: false once it hung up or was dropped.
+    package var isConnected: Bool { state.withLock { $0.connected } }
+
+    private var isStreaming: Bool { state.withLock { $0.phase == .streaming && $0.connected } }
+
+    /// `bytes` as they go on the wire: a chunk, or raw to an HTTP/1.0 client; nothing for HEAD.
+    private func frame(_ bytes: [UInt8]) -> [UInt8] {
+        if request.method == "HEAD" { return [] }
+        return request.version == "HTTP/1.1" ? HTTPResponseHead.chunk(bytes) : bytes
+    }
+}

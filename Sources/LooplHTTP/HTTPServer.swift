@@ -1,0 +1,106 @@
+import Foundation
+import Glibc
+
+/// Loopl's own HTTP/1.1 server: keep-alive, `Content-Length` request bodies, whole or chunked
+/// (streamed) responses, bounded heads, bodies and outboxes, timeouts against slow clients, and a
+/// graceful shutdown. An accept thread hands each connection to a thread of its own; each request
+/// runs the handler in a task that only queues bytes, never blocking on the socket.
+package final class HTTPServer: Sendable {
+    /// Answers one request through its responder; runs in a task per request, cancelled when the client leaves.
+    package typealias Handler = @Sendable (HTTPRequest, HTTPResponder) async -> Void
+    /// The content type and body of the server's own error answers, from the status and a sentence.
+    package typealias ErrorBody = @Sendable (_ status: Int, _ message: String) -> (contentType: String, body: [UInt8])
+
+    /// The address it listens on, as given.
+    package let host: String
+    /// The bound port (the one picked when asked for port 0).
+    package let port: Int
+    let core: HTTPServerCore
+    let acceptWakeup: Wakeup
+
+    private init(host: String, port: Int, core: HTTPServerCore, acceptWakeup: Wakeup) {
+        self.host = host
+        self.port = port
+        self.core = core
+        self.acceptWakeup = acceptWakeup
+    }
+
+    /// Binds and listens on `host:port` (SO_REUSEADDR; port 0 picks a free port) and starts serving
+    /// with `handler`. The server's own error answers (400, 408, 413, 500, 503, ...) take their body from `errorBody`.
+    package static func listen(host: String, port: Int, limits: HTTPLimits = .init(),
+                               errorBody: @escaping ErrorBody = HTTPServer.plainErrorBody,
+                               handler: @escaping Handler) throws(HTTPServerError) -> HTTPServer {
+        let (fd, bound) = try HTTPListener.open(host: host, port: port)
+        guard let wakeup = Wakeup() else {
+            close(fd)
+            throw .cannotBind(host: host, port: port, reason: "the process is out of file descriptors")
+        }
+        let core = HTTPServerCore(limits: limits, handler: handler, errorBody: errorBody)
+        let thread = Thread { HTTPServer.accept(fd, wakeup: wakeup, core: core) }
+        thread.name = "loopl http accept"
+        thread.start()
+        return HTTPServer(host: host, port: bound, core: core, acceptWakeup: wakeup)
+    }
+
+    /// A text/plain error body: the message and a newline.
+    package static let plainErrorBody: ErrorBody = { _, message in
+        ("text/plain; charset=utf-8", Array((message + "\n").utf8))
+    }
+
+    /// The number of client connections open.
+    package var connectionCount: Int { core.connectionCount }
+
+    /// Stops accepting; closes idle keep-alive connections at once; lets requests in flight finish
+    /// within `grace`, then cancels their handler tasks and closes their sockets; returns when every
+    /// connection thread has ended. Later calls wait the same way.
+    package func shutdown(grace: Duration) async {
+        for wakeup in core.stop(deadline: .now + grace) { wakeup.signal() }
+        acceptWakeup.signal()
+        await core.waitUntilStopped()
+    }
+
+    /// The accept thread: takes connections until the server stops, then closes the listening socket.
+    static func accept(_ listener: Int32, wakeup: Wakeup, core: HTTPServerCore) {
+        while !core.isStopping {
+            let events = Socket.wait([(listener, Int16(POLLIN)), (wakeup.fd, Int16(POLLIN))], until: nil)
+            if events[1] != 0 { wakeup.drain() }
+            guard events[0] != 0 else { continue }
+            let fd = Glibc.accept(listener, nil, nil)
+            if fd < 0 {
+                // Out of descriptors: wait for connections to end rather than spin.
+                if errno == EMFILE || errno == ENFILE { _ = Socket.wait([], until: .now + .milliseconds(100)) }
+                continue
+            }
+            admit(fd, core: core)
+        }
+        close(listener)
+        wakeup.close()
+        core.acceptDidEnd()
+    }
+
+    /// Starts a connection thread for `fd`, or answers 503 and closes it when the server is full.
+    static func admit(_ fd: Int32, core: HTTPServerCore) {
+        var on: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        guard Socket.prepare(fd), let wakeup = Wakeup() else {
+            close(fd)
+            return
+        }
+        guard let id = core.register(wakeup) else {
+            wakeup.close()
+            let message = "The server has \(core.limits.maxConnections) connections open, its limit; retry later."
+            _ = Socket.sendAll(fd, core.errorResponse(503, message), until: .now + .milliseconds(100))
+            Glibc.shutdown(fd, Int32(SHUT_WR))
+            var failed = false
+            _ = Socket.read(fd, count: 64 * 1024, failed: &failed)
+            close(fd)
+            return
+        }
+        let thread = Thread {
+            var connection = HTTPConnection(fd: fd, id: id, wakeup: wakeup, core: core)
+            connection.run()
+        }
+        thread.name = "loopl http"
+        thread.start()
+    }
+}

@@ -1,1 +1,0 @@
-// Loopl's own HTTP/1.1 server: see HTTPServer.swift.
