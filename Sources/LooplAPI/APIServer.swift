@@ -61,7 +61,7 @@ private struct Routes: Sendable {
                 return ModelObject.json(id)
             }
         case "/chat/completions":
-            guard request.method == "POST" else { return responder.respond(.methodNotAllowed) }
+            guard request.method == "POST" else { return responder.respond(.methodNotAllowed(request.method, allowed: ["POST"])) }
             await chat.handle(request, responder)
         default:
             responder.respond(.notFound(request.path))
@@ -69,12 +69,15 @@ private struct Routes: Sendable {
     }
 
     private func get(_ request: HTTPRequest, _ responder: HTTPResponder, _ body: () throws -> JSONValue) {
-        guard request.method == "GET" || request.method == "HEAD" else { return responder.respond(.methodNotAllowed) }
+        guard request.method == "GET" else { return responder.respond(.methodNotAllowed(request.method, allowed: ["GET"])) }
         do { responder.respond(json: try body()) } catch { responder.respond(APIError.from(error)) }
     }
 
     /// The HTTP server's own errors (a malformed request, a body over the limit) in the API's shape.
     static let errorBody: @Sendable (Int, String) -> (contentType: String, body: [UInt8]) = { status, message in
-        ("application/json", APIError(status: status, message: message).body)
+        let code = [408: "request_timeout", 411: "length_required", 413: "request_too_large", 431: "headers_too_large",
+                    503: "server_busy"][status] ?? "invalid_request"
+        return ("application/json", APIError(status: status, type: status >= 500 ? "server_error" : "invalid_request_error",
+                                             code: code, message: message).body)
     }
 }

@@ -43,6 +43,21 @@ package enum ChatAnswer {
         return .object(usage)
     }
 
+    /// llama-server's `timings` object from the backend's own measures: `cache_n` and `prompt_n`
+    /// (prompt tokens reused and evaluated), `prompt_ms` (the engine's time to its first token),
+    /// `predicted_n` and `predicted_per_second`. Nil before the turn's last metrics.
+    package static func timings(_ metrics: Metrics?) -> JSONValue? {
+        guard let metrics, metrics.finished else { return nil }
+        var timings: JSONObject = [
+            "cache_n": .integer(metrics.cachedPromptTokens),
+            "prompt_n": .integer(metrics.promptTokens - metrics.cachedPromptTokens),
+            "predicted_n": .integer(metrics.generatedTokens),
+        ]
+        if let ms = metrics.ttftMs ?? metrics.promptEvalMs { timings["prompt_ms"] = .double(ms) }
+        if let speed = metrics.tokensPerSecond { timings["predicted_per_second"] = .double(speed) }
+        return .object(timings)
+    }
+
     /// A call's arguments as the wire carries them: compact JSON text of the object. The streamed
     /// and the whole answer both use this, so their texts are equal.
     package static func arguments(_ call: ToolCall) -> String {

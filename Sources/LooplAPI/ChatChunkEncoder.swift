@@ -73,12 +73,17 @@ package struct ChatChunkEncoder: Sendable {
     }
 
     /// The end of the stream: the chunk with the `finish_reason` (from `metrics`, else the latest
-    /// metrics seen) and, with `includeUsage`, the usage chunk. Empty when called again. The
+    /// metrics seen, and llama-server's `timings` when the turn ended) and, with `includeUsage`, the usage chunk. Empty when called again. The
     /// caller sends ``SSE/done`` after them.
     package mutating func finish(_ metrics: Metrics?) -> [JSONValue] {
         guard !finished else { return [] }
         let last = metrics ?? self.metrics
-        var chunks = [chunk([:], finishReason: ChatAnswer.finishReason(last?.stopReason, madeCalls: madeCalls))]
+        var end = chunk([:], finishReason: ChatAnswer.finishReason(last?.stopReason, madeCalls: madeCalls))
+        if case .object(var object) = end, let timings = ChatAnswer.timings(last) {
+            object["timings"] = timings
+            end = .object(object)
+        }
+        var chunks = [end]
         finished = true
         if includeUsage {
             chunks.append(envelope(choices: [], usage: ChatAnswer.usage(last)))

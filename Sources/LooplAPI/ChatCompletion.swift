@@ -60,11 +60,14 @@ package struct ChatCompletion: Sendable {
         ChatAnswer.finishReason(metrics?.stopReason, madeCalls: !toolCalls.isEmpty)
     }
 
-    /// The answer's JSON.
+    /// The answer's JSON, with llama-server's `timings` once the turn ended.
     package var json: JSONValue {
-        ["id": .string(id), "object": "chat.completion", "created": .integer(created), "model": .string(model),
-         "choices": [["index": 0, "message": message, "finish_reason": .string(finishReason), "logprobs": .null]],
-         "usage": ChatAnswer.usage(metrics)]
+        var answer: JSONObject = [
+            "id": .string(id), "object": "chat.completion", "created": .integer(created), "model": .string(model),
+            "choices": [["index": 0, "message": message, "finish_reason": .string(finishReason), "logprobs": .null]],
+            "usage": ChatAnswer.usage(metrics)]
+        answer["timings"] = ChatAnswer.timings(metrics)
+        return .object(answer)
     }
 
     /// ``json`` as compact UTF-8 JSON, the body of the answer.

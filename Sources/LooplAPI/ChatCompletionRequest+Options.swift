@@ -1,7 +1,8 @@
 import Loopl
 
 extension ChatCompletionRequest {
-    /// `temperature`, `top_p`, `top_k`, `min_p`, `repeat_penalty` and `seed`.
+    /// `temperature`, `top_p`, `top_k`, `min_p`, `repeat_penalty`, `seed`, and llama-server's
+    /// `ignore_eos` (write all `max_tokens`, as benchmarks want).
     mutating func readSampling(_ body: RequestField) throws(APIError) {
         if let field = body.member("temperature") { options.temperature = try field.number(in: 0...2) }
         if let field = body.member("top_p") { options.topP = try field.number(in: 0...1) }
@@ -13,6 +14,7 @@ extension ChatCompletionRequest {
             options.repeatPenalty = penalty
         }
         if let field = body.member("seed") { options.seed = Self.seed(try field.integer()) }
+        if let field = body.member("ignore_eos") { options.ignoreEndOfGeneration = try field.bool() }
     }
 
     /// A seed as the sampler takes it: -1 (llama.cpp's "random") is none; any other integer keeps

@@ -1,4 +1,3 @@
-import Foundation
 import Loopl
 import LooplHTTP
 
@@ -37,7 +36,7 @@ struct ChatEndpoint: Sendable {
     }
 
     private func complete(_ chat: ChatCompletionRequest, model: any Model, name: String) async throws -> JSONValue {
-        var completion = ChatCompletion(id: Self.makeId(), model: name, created: Self.now(),
+        var completion = ChatCompletion(model: name,
                                         parallelToolCalls: chat.parallelToolCalls)
         try await Self.run(chat, on: model) { event in
             completion.add(event)
@@ -54,7 +53,7 @@ struct ChatEndpoint: Sendable {
             gate.ping()
         }
         defer { timer.cancel() }
-        var encoder = ChatChunkEncoder(id: Self.makeId(), model: name, created: Self.now(), includeUsage: chat.includeUsage,
+        var encoder = ChatChunkEncoder(model: name, includeUsage: chat.includeUsage,
                                        parallelToolCalls: chat.parallelToolCalls)
         var last: Metrics?
         do {
@@ -95,8 +94,4 @@ struct ChatEndpoint: Sendable {
             }
         }
     }
-
-    static func makeId() -> String { "chatcmpl-" + ToolCall.makeId().dropFirst("call_".count) + ToolCall.makeId().dropFirst("call_".count) }
-
-    static func now() -> Int { Int(Date().timeIntervalSince1970) }
 }
