@@ -76,7 +76,9 @@ package struct ReadFileTool: Tool {
         var bytes = [UInt8](repeating: 0, count: Self.limit + 1)
         var count = 0
         while count < bytes.count {
-            let read = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
+            let read = bytes.withUnsafeMutableBytes { buffer in
+                buffer.baseAddress.map { Glibc.read(fd, $0 + count, buffer.count - count) } ?? -1
+            }
             if read < 0, errno == EINTR { continue }
             guard read >= 0 else { throw LooplError(.io, "Cannot read \(relative): \(String(cString: strerror(errno))).") }
             if read == 0 { break }
