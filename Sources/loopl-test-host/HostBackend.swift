@@ -23,7 +23,7 @@ enum HostBackend: String, CaseIterable, Sendable {
 
     /// The `loopl` binary built next to this host (it serves the stdio backend as `loopl worker`).
     static var looplBinary: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("loopl").path
+        get throws { URL(fileURLWithPath: try RunningExecutable.path()).deletingLastPathComponent().appendingPathComponent("loopl").path }
     }
 
     /// Starts the backend: the model is loaded and any child runs when this returns.
@@ -50,7 +50,7 @@ enum HostBackend: String, CaseIterable, Sendable {
             try text.jsonText().write(toFile: config, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(atPath: config) }
             return try await StdioModel.start(StdioModel.Configuration(
-                command: [Self.looplBinary, "worker", "--backend", "llama", "--config", config],
+                command: [try Self.looplBinary, "worker", "--backend", "llama", "--config", config],
                 initializeTimeout: .seconds(60), idleTimeout: .seconds(60)))
         }
     }

@@ -18,7 +18,10 @@ struct KillTrials {
         self.trials = trials
     }
 
-    static var hostPath: String { URL(fileURLWithPath: CommandLine.arguments[0]).path }
+    /// This host's binary, as the kernel names it (not the name it was started by).
+    static var hostPath: String {
+        get throws { try RunningExecutable.path() }
+    }
 
     func run() async throws -> JSONValue {
         switch target {

@@ -25,15 +25,19 @@ struct RunKillTrials {
 
     /// The folder that holds `backends/python/worker.py`: above this binary, else the current one.
     static var packageRoot: String {
-        var url = URL(fileURLWithPath: KillTrials.hostPath).deletingLastPathComponent()
-        while url.path != "/" {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("backends/python/worker.py").path) { return url.path }
-            url = url.deletingLastPathComponent()
+        get throws {
+            var url = URL(fileURLWithPath: try KillTrials.hostPath).deletingLastPathComponent()
+            while url.path != "/" {
+                if FileManager.default.fileExists(atPath: url.appendingPathComponent("backends/python/worker.py").path) { return url.path }
+                url = url.deletingLastPathComponent()
+            }
+            return FileManager.default.currentDirectoryPath
         }
-        return FileManager.default.currentDirectoryPath
     }
 
-    static var loopl: String { URL(fileURLWithPath: KillTrials.hostPath).deletingLastPathComponent().appendingPathComponent("loopl").path }
+    static var loopl: String {
+        get throws { URL(fileURLWithPath: try KillTrials.hostPath).deletingLastPathComponent().appendingPathComponent("loopl").path }
+    }
 
     /// When a trial kills the run: a time after its first line (the run takes about 0.7 s from
     /// there), or as soon as it has printed a number of lines (about 37 in all), which lands
@@ -97,7 +101,7 @@ struct RunKillTrials {
         let config = folder.appendingPathComponent("config.json").path
         let session = folder.appendingPathComponent("session.json").path
         try Self.script.jsonText().write(toFile: script, atomically: true, encoding: .utf8)
-        let worker = Self.packageRoot + "/backends/python/worker.py"
+        let worker = try Self.packageRoot + "/backends/python/worker.py"
         let configValue: JSONValue = ["default": "py", "backends": ["py": [
             "kind": "stdio", "command": ["python3", .string(worker), "--script", .string(script), "--delay-ms", "40"]]]]
         try configValue.jsonText().write(toFile: config, atomically: true, encoding: .utf8)

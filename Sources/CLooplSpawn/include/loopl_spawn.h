@@ -18,4 +18,15 @@ pid_t loopl_spawn_in(const char *path, char *const argv[], char *const envp[], c
 /// Creates a pipe whose two ends are closed on exec. Returns 0, or -errno.
 int loopl_pipe(int fds[2]);
 
+/// Opens `path` relative to the folder `dirfd` with `flags` (no O_CREAT), resolving every part
+/// of it beneath that folder: `..` past it, absolute paths and symbolic links that lead out of
+/// it, and magic links (as in /proc) all fail. Returns the descriptor, or -errno: -EXDEV for a
+/// way out, -ELOOP for too many links, -EAGAIN for a race the kernel declined to judge, and
+/// -ENOSYS (or -E2BIG) where the kernel has no openat2.
+int loopl_open_beneath(int dirfd, const char *path, int flags);
+
+/// The O_PATH open flag (a descriptor that only names a file), which C headers declare only
+/// with _GNU_SOURCE.
+int loopl_o_path(void);
+
 #endif

@@ -1,39 +1,7 @@
 import Foundation
 
-/// Resolves paths that a model gives against a root folder, refusing any way out of it:
-/// absolute paths, `..`, and symbolic links that lead outside.
-package struct FileRoot: Sendable, Hashable {
-    /// The root, with symbolic links resolved.
-    package let path: String
-
-    package init(_ path: String) throws {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw LooplError(.invalidConfiguration, "The tools' root \(path) is not a folder.")
-        }
-        self.path = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-    }
-
-    /// The real path of `relative` inside the root; throws `invalidRequest` for any escape.
-    package func resolve(_ relative: String) throws -> String {
-        let trimmed = relative.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.hasPrefix("/"), !trimmed.hasPrefix("~") else {
-            throw LooplError(.invalidRequest, "Use a path relative to the root folder, not \(relative).")
-        }
-        let parts = trimmed.split(separator: "/")
-        guard !parts.contains("..") else {
-            throw LooplError(.invalidRequest, "Paths may not contain '..': \(relative).")
-        }
-        let joined = parts.isEmpty || trimmed == "." ? path : path + "/" + parts.filter { $0 != "." }.joined(separator: "/")
-        let real = URL(fileURLWithPath: joined).resolvingSymlinksInPath().path
-        guard real == path || real.hasPrefix(path + "/") else {
-            throw LooplError(.invalidRequest, "\(relative) leads outside the root folder.")
-        }
-        return real
-    }
-}
-
-/// Lists a folder inside the root.
+/// Lists a folder inside the root (``FileRoot``): names, with `/` after folders and after links
+/// to folders inside the root.
 package struct ListFilesTool: Tool {
     package let name = "list_files"
     package let description = "List the files and folders in a folder (a path relative to the working folder; '.' for itself)."
@@ -43,21 +11,48 @@ package struct ListFilesTool: Tool {
                                 "minLength": 1, "maxLength": 1024]],
     ]
     package let root: FileRoot
+    /// The most names one listing gives.
+    package static let limit = 4096
 
     package init(root: FileRoot) { self.root = root }
 
     package func call(_ arguments: JSONObject) async throws -> String {
-        let folder = try root.resolve(arguments["path"]?.stringValue ?? ".")
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
-        return names.map { name in
-            var isDirectory: ObjCBool = false
-            _ = FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isDirectory)
-            return isDirectory.boolValue ? name + "/" : name
-        }.joined(separator: "\n")
+        let relative = arguments["path"]?.stringValue ?? "."
+        let fd = try root.open(relative, as: .folder)
+        defer { close(fd) }
+        let copy = dup(fd)
+        guard copy >= 0, let stream = fdopendir(copy) else {
+            if copy >= 0 { close(copy) }
+            throw LooplError(.io, "Cannot list \(relative): \(String(cString: strerror(errno))).")
+        }
+        defer { closedir(stream) }
+        var names: [String] = []
+        var cut = false
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name != ".", name != ".." else { continue }
+            guard names.count < Self.limit else {
+                cut = true
+                break
+            }
+            names.append(isFolder(name, in: fd, under: relative) ? name + "/" : name)
+        }
+        let listing = names.sorted().joined(separator: "\n")
+        return cut ? listing + "\n[cut at \(Self.limit) names]" : listing
+    }
+
+    /// Whether `name` in the folder `fd` is a folder, or a link to a folder inside the root.
+    private func isFolder(_ name: String, in fd: Int32, under relative: String) -> Bool {
+        var info = stat()
+        guard fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return false }
+        if info.st_mode & S_IFMT == S_IFDIR { return true }
+        guard info.st_mode & S_IFMT == S_IFLNK, let target = try? root.open(relative + "/" + name, as: .folder) else { return false }
+        close(target)
+        return true
     }
 }
 
-/// Reads a text file inside the root (the first 64 KiB).
+/// Reads a text file inside the root (``FileRoot``), the first 64 KiB of it.
 package struct ReadFileTool: Tool {
     package let name = "read_file"
     package let description = "Read a text file (a path relative to the working folder)."
@@ -76,13 +71,20 @@ package struct ReadFileTool: Tool {
         guard let relative = arguments["path"]?.stringValue else {
             throw LooplError(.invalidRequest, "Give the file's path in 'path'.")
         }
-        let file = try root.resolve(relative)
-        guard let handle = FileHandle(forReadingAtPath: file) else {
-            throw LooplError(.io, "Cannot read \(relative).")
+        let fd = try root.open(relative, as: .file)
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: Self.limit + 1)
+        var count = 0
+        while count < bytes.count {
+            let read = bytes.withUnsafeMutableBytes { buffer in
+                buffer.baseAddress.map { Glibc.read(fd, $0 + count, buffer.count - count) } ?? -1
+            }
+            if read < 0, errno == EINTR { continue }
+            guard read >= 0 else { throw LooplError(.io, "Cannot read \(relative): \(String(cString: strerror(errno))).") }
+            if read == 0 { break }
+            count += read
         }
-        defer { try? handle.close() }
-        let data = try handle.read(upToCount: Self.limit + 1) ?? Data()
-        let text = String(decoding: data.prefix(Self.limit), as: UTF8.self)
-        return data.count > Self.limit ? text + "\n[cut at \(Self.limit) bytes]" : text
+        let text = String(decoding: bytes.prefix(min(count, Self.limit)), as: UTF8.self)
+        return count > Self.limit ? text + "\n[cut at \(Self.limit) bytes]" : text
     }
 }

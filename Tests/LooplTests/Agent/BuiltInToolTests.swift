@@ -42,7 +42,8 @@ import Testing
         let list = ListFilesTool(root: fileRoot)
         #expect(try await read.call(["path": "sub/a.txt"]) == "inside")
         #expect(try await read.call(["path": "./in/a.txt"]) == "inside")
-        #expect(try await list.call([:]) == "in/\nout/\nsub/")
+        // `out` leads outside the root: it is listed as a name, without saying what is there.
+        #expect(try await list.call([:]) == "in/\nout\nsub/")
         for escape in ["../secret.txt", "sub/../../secret.txt", base.appendingPathComponent("secret.txt").path, "out/secret.txt", "~/x", "out"] {
             await #expect(throws: LooplError.self, "\(escape)") { try await read.call(["path": .string(escape)]) }
         }
