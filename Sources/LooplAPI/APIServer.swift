@@ -42,6 +42,8 @@ private struct Routes: Sendable {
     let directory: ModelDirectory
     let key: APIKey?
     let chat: ChatEndpoint
+    /// When the server started: the `created` of every model it lists.
+    let started = ChatAnswer.now()
 
     func handle(_ request: HTTPRequest, _ responder: HTTPResponder) async {
         let path = request.path.hasPrefix("/v1/") ? String(request.path.dropFirst(3)) : request.path
@@ -53,12 +55,12 @@ private struct Routes: Sendable {
         }
         switch path {
         case "/models":
-            get(request, responder) { ModelObject.list(directory.names.ids) }
+            get(request, responder) { ModelObject.list(directory.names.ids.map { ModelObject(id: $0, created: started) }) }
         case let path where path.hasPrefix("/models/"):
             let id = String(path.dropFirst("/models/".count)).removingPercentEncoding ?? ""
             get(request, responder) {
                 guard directory.names.ids.contains(id) else { throw APIError.modelNotFound(id, available: directory.names.ids) }
-                return ModelObject.json(id)
+                return ModelObject(id: id, created: started).json
             }
         case "/chat/completions":
             guard request.method == "POST" else { return responder.respond(.methodNotAllowed(request.method, allowed: ["POST"])) }
