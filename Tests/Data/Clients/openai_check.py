@@ -148,8 +148,7 @@ class Checks:
         self.client = openai.OpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0, timeout=timeout)
 
     def create(self, client=None, **fields):
-        fields = dict(SETTINGS, model=self.model, **fields)
-        return (client or self.client).chat.completions.create(**fields)
+        return (client or self.client).chat.completions.create(**{**SETTINGS, "model": self.model, **fields})
 
     def stream(self, client=None, **fields):
         return list(self.create(client, stream=True, **fields))
@@ -250,7 +249,7 @@ class Checks:
         expect(isinstance(value["city"], str), "city is %r, not a string" % value["city"])
         expect(isinstance(value["temperature"], int) and not isinstance(value["temperature"], bool),
                "temperature is %r, not an integer" % value["temperature"])
-        return content
+        return json.dumps(value)
 
     def models(self):
         listed = [model.id for model in self.client.models.list()]
@@ -264,28 +263,44 @@ class Checks:
         return "listed %s; retrieved %s (owned by %s)" % (listed, model.id, model.owned_by)
 
     def errors(self):
+        """Every part runs; the failure names each part that failed."""
+        problems = []
+        for part in (self.unknown_model, self.bad_field, self.malformed_body):
+            try:
+                part()
+            except CheckFailed as failure:
+                problems.append(str(failure))
+        expect(not problems, "; ".join(problems))
+        return "404 model_not_found, 400 naming n, 400 with an error object for malformed JSON"
+
+    def unknown_model(self):
         try:
             self.create(model="no-such-model", messages=GREETING, max_tokens=4)
             raise CheckFailed("an unknown model was answered")
         except openai.NotFoundError as error:
             expect(error.code == "model_not_found", "the unknown model's error code is %r, not 'model_not_found'" % error.code)
+            check_error_shape(error.response, "the unknown model's error")
         except openai.APIStatusError as error:
             raise CheckFailed("an unknown model gave %s %d, not NotFoundError 404: %s" % (type(error).__name__, error.status_code, error.message))
+
+    def bad_field(self):
         try:
             self.create(messages=GREETING, max_tokens=4, n=2)
             raise CheckFailed("n=2 was answered")
         except openai.BadRequestError as error:
-            message = (error.body or {}).get("message", "") if isinstance(error.body, dict) else str(error.body)
+            message = error.body.get("message", "") if isinstance(error.body, dict) else str(error.body)
             expect(re.search(r"\bn\b", message), "the n=2 error's message does not name n: %s" % short(message, 120))
+            check_error_shape(error.response, "the n=2 error")
         except openai.APIStatusError as error:
             raise CheckFailed("n=2 gave %s %d, not BadRequestError 400" % (type(error).__name__, error.status_code))
+
+    def malformed_body(self):
         headers = {"Content-Type": "application/json"}
         if self.keyed:
             headers["Authorization"] = "Bearer " + self.api_key
         response = self.raw("POST", "/chat/completions", headers=headers, content=b'{"model": "%s", "messages": [' % self.model.encode())
         expect(response.status_code == 400, "a malformed JSON body gave status %d, not 400" % response.status_code)
         check_error_shape(response, "the malformed body's error")
-        return "404 model_not_found, 400 naming n, 400 for malformed JSON: %s" % short(response.json()["error"]["message"])
 
     def bad_key(self):
         if not self.keyed:
@@ -312,6 +327,10 @@ class Checks:
         # per TCP connection for the connection's life, and the list below holds each one, so no
         # object is freed and its identity cannot be reused: the same object means the same
         # connection. The socket's local port is shown as well.
+        # The stream is read to its very end, the chunked body's last chunk included, through the
+        # SDK's streaming response: the SDK's own iterator stops at `data: [DONE]` and closes the
+        # response before that last chunk, which makes httpcore drop the connection whatever the
+        # server does.
         seen = []
 
         def record(response):  # an exception here would reach the SDK, which reports it as a connection error
@@ -323,7 +342,10 @@ class Checks:
                             timeout=self.timeout, event_hooks={"response": [record]})
         with http:
             client = openai.OpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0, http_client=http)
-            collect_stream(self.stream(client, messages=GREETING, max_tokens=8))
+            with client.chat.completions.with_streaming_response.create(
+                    **{**SETTINGS, "model": self.model, "messages": GREETING, "max_tokens": 8, "stream": True}) as response:
+                events = [line for line in response.iter_lines() if line.startswith("data:")]
+            expect(events and events[-1].split(":", 1)[1].strip() == "[DONE]", "the stream does not end with data: [DONE]")
             self.create(client, messages=GREETING, max_tokens=8)
             client.models.list()
         expect(len(seen) == 3, "%d responses were recorded, not 3" % len(seen))
@@ -401,18 +423,16 @@ CHECKS = {
 def run(checks, name):
     """Runs one check; prints its line and returns whether it passed."""
     try:
-        detail = CHECKS[name](checks)
+        passed, text = True, CHECKS[name](checks)
     except CheckFailed as failure:
-        print("FAIL %s: %s" % (name, failure), flush=True)
-        return False
+        passed, text = False, str(failure)
     except openai.APIStatusError as error:
-        print("FAIL %s: the server answered %d: %s" % (name, error.status_code, error.message), flush=True)
-        return False
+        passed, text = False, "the server answered %d: %s" % (error.status_code, error.message)
     except Exception as error:  # a connection error, or an answer the SDK could not read
-        print("FAIL %s: %s: %s" % (name, type(error).__name__, error), flush=True)
-        return False
-    print("ok %s: %s" % (name, detail), flush=True)
-    return True
+        passed, text = False, "%s: %s" % (type(error).__name__, error)
+    line = "%s %s: %s" % ("ok" if passed else "FAIL", name, text)
+    print(line.replace("\r", "\\r").replace("\n", "\\n"), flush=True)
+    return passed
 
 
 def main():
