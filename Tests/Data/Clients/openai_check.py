@@ -243,7 +243,8 @@ class Checks:
         try:
             value = json.loads(content)
         except (TypeError, ValueError):
-            raise CheckFailed("the content is not JSON (finish_reason %r): %s" % (answer.choices[0].finish_reason, short(content, 120)))
+            raise CheckFailed("the content is not JSON (finish_reason %r): %s"
+                              % (answer.choices[0].finish_reason, short(content, 120)))
         expect(isinstance(value, dict), "the content is not a JSON object: %s" % short(content, 120))
         expect(set(value) == {"city", "temperature"}, "the keys are %s, not city and temperature" % sorted(value))
         expect(isinstance(value["city"], str), "city is %r, not a string" % value["city"])
@@ -263,8 +264,7 @@ class Checks:
         return "listed %s; retrieved %s (owned by %s)" % (listed, model.id, model.owned_by)
 
     def errors(self):
-        """Every part runs; the failure names each part that failed."""
-        problems = []
+        problems = []  # every part runs; the failure names each one that failed
         for part in (self.unknown_model, self.bad_field, self.malformed_body):
             try:
                 part()
@@ -281,7 +281,8 @@ class Checks:
             expect(error.code == "model_not_found", "the unknown model's error code is %r, not 'model_not_found'" % error.code)
             check_error_shape(error.response, "the unknown model's error")
         except openai.APIStatusError as error:
-            raise CheckFailed("an unknown model gave %s %d, not NotFoundError 404: %s" % (type(error).__name__, error.status_code, error.message))
+            raise CheckFailed("an unknown model gave %s %d, not NotFoundError 404: %s"
+                              % (type(error).__name__, error.status_code, error.message))
 
     def bad_field(self):
         try:
@@ -298,7 +299,8 @@ class Checks:
         headers = {"Content-Type": "application/json"}
         if self.keyed:
             headers["Authorization"] = "Bearer " + self.api_key
-        response = self.raw("POST", "/chat/completions", headers=headers, content=b'{"model": "%s", "messages": [' % self.model.encode())
+        body = b'{"model": "%s", "messages": [' % self.model.encode()  # cut short
+        response = self.raw("POST", "/chat/completions", headers=headers, content=body)
         expect(response.status_code == 400, "a malformed JSON body gave status %d, not 400" % response.status_code)
         check_error_shape(response, "the malformed body's error")
 
@@ -377,7 +379,8 @@ class Checks:
         expect(streamed == json.loads(call.function.arguments), "the streamed arguments %s differ from %s"
                % (json.dumps(streamed), call.function.arguments))
         expect(finish == "tool_calls", "the stream's finish_reason is %r, not 'tool_calls'" % finish)
-        expect("<tool_call>" not in text and "</tool_call>" not in text, "the streamed text keeps the markup: %s" % short(text, 120))
+        expect("<tool_call>" not in text and "</tool_call>" not in text,
+               "the streamed text keeps the markup: %s" % short(text, 120))
         return "get_weather(%s), streamed and not, no markup left" % call.function.arguments
 
 
@@ -389,8 +392,8 @@ def check_error_shape(response, what):
         raise CheckFailed("%s is not JSON: %s" % (what, short(response.text, 120)))
     error = body.get("error") if isinstance(body, dict) else None
     expect(isinstance(error, dict), "%s has no error object: %s" % (what, short(response.text, 120)))
-    expect(isinstance(error.get("message"), str) and error["message"], "%s has no message: %s" % (what, short(response.text, 120)))
-    expect(isinstance(error.get("type"), str) and error["type"], "%s has no type: %s" % (what, short(response.text, 120)))
+    for field in ("message", "type"):
+        expect(isinstance(error.get(field), str) and error[field], "%s has no %s: %s" % (what, field, short(response.text, 120)))
     expect("code" in error, "%s has no code: %s" % (what, short(response.text, 120)))
 
 
