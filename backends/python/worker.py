@@ -190,8 +190,8 @@ class ScriptedRuntime:
             return turns[(self.count - 1) % len(turns)], self.count
 
     def turn(self, messages, tools, options, emit, cancelled, thinking_events):
-        """Streams one turn through `emit`; `thinking_events` is false for a version 1 host,
-        which gets thinking markup as text and no scripted thinking."""
+        """Streams one turn through `emit`; `thinking_events` is false for a version 1 host or a
+        script with `"reasoning": false`, which get thinking markup as text and no scripted thinking."""
         if self.serial:
             with self.serial:
                 return self.stream(messages, tools, options, emit, cancelled, thinking_events)
@@ -376,7 +376,7 @@ class Worker:
                         "toolCallFormat": None if native else self.script.get("toolCallFormat", "hermes"),
                         "cancellation": True}
         if self.version >= 2:
-            capabilities.update(reasoning=True, concurrentRequests=self.concurrency)
+            capabilities.update(reasoning=self.separates_thinking(), concurrentRequests=self.concurrency)
         self.out.result(request_id, {
             "protocolVersion": self.version,
             "name": self.script.get("name", DEFAULT_SCRIPT["name"]),
@@ -384,6 +384,11 @@ class Worker:
             "capabilities": capabilities,
             "contextMax": self.script.get("contextMax", DEFAULT_SCRIPT["contextMax"]),
         })
+
+    def separates_thinking(self):
+        """Whether thinking goes out as `reasoning` events: in version 2, unless the script says
+        `"reasoning": false` (a text worker that leaves `<think>` markup for the host to lift)."""
+        return self.version >= 2 and self.script.get("reasoning", True)
 
     def generate(self, request_id, params):
         messages = params.get("messages")
@@ -428,7 +433,7 @@ class Worker:
 
         try:
             metrics = self.runtime.turn(params["messages"], params.get("tools") or [], options, emit,
-                                        lambda: entry[1], self.version >= 2)
+                                        lambda: entry[1], self.separates_thinking())
             answer = {"id": request_id, "result": {"metrics": metrics}}
         except Cancelled:
             answer = {"id": request_id, "error": {"code": REQUEST_CANCELLED, "message": "The request was cancelled."}}
@@ -477,7 +482,7 @@ class Worker:
 def main():
     parser = argparse.ArgumentParser(description="Reference worker for Loopl's stdio protocol.")
     parser.add_argument("--script", help="a JSON file: {name, version, contextMax, nativeToolCalls, "
-                                         "toolCallFormat, turns: [{reasoning, chunks, toolCalls, stopReason}]}")
+                                         "toolCallFormat, reasoning, turns: [{reasoning, chunks, toolCalls, stopReason}]}")
     parser.add_argument("--delay-ms", type=float, default=10, help="pause before each chunk (default 10)")
     parser.add_argument("--echo", action="store_true",
                         help="answer with the words of the last user message instead of the script's chunks")
