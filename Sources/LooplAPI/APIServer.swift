@@ -24,6 +24,7 @@ package final class APIServer: Sendable {
         http = try HTTPServer.listen(host: host, port: port, limits: limits, errorBody: Routes.errorBody) { request, responder in
             await routes.handle(request, responder)
         }
+        listening(http.port)
     }
 
     /// The port it listens on.
