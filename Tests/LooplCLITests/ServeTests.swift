@@ -83,6 +83,29 @@ import Testing
         #expect(server.stop().status == 0)
     }
 
+    @Test(.timeLimit(.minutes(5)))
+    func aLongPromptGetsKeepAliveComments() throws {
+        try Self.requireModel()
+        let server = try ServeProcess([], config: try ServeProcess.llamaConfig(serve: ["keepAliveSeconds": 0.05]))
+        try Self.raw(server, ["ping"])
+        #expect(server.stop().status == 0)
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func anEngineLostBeforeItsFirstTokenIsRetriedAndAfterItEndsTheStream() throws {
+        let once = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-crash-once-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: once) }
+        let worker: [JSONValue] = ["python3", "backends/python/worker.py", "--script", "backends/python/script.json", "--fault", "crash"]
+        let config = try ServeProcess.config(["default": "early", "backends": [
+            "early": ["kind": "stdio", "command": .array(worker + ["--fault-after", "0", "--fault-once", .string(once)])],
+            "late": ["kind": "stdio", "command": .array(worker + ["--fault-after", "2"])],
+        ]])
+        let server = try ServeProcess([], config: config)
+        try Self.raw(server, ["crash-early"], model: "early")
+        try Self.raw(server, ["crash-late"], model: "late")
+        #expect(server.stop().status == 0)
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func aPortInUseIsAClearError() throws {
         let config = try ServeProcess.config(["default": "python", "backends": [

@@ -257,9 +257,35 @@ def check_flood(server):
     return "still answering; RSS %d -> %d KiB" % (before, after)
 
 
+def check_ping(server):
+    connection, response = server.open_stream("Summarize this text. " + "The quick brown fox jumps over the lazy dog. " * 300, 8)
+    first = response.readline().decode().rstrip("\r\n")
+    connection.close()
+    expect(response.status == 200 and first == ": ping", "the first line while a long prompt is evaluated: %r" % first)
+    return "': ping' before the first token"
+
+
+def check_crash_early(server):
+    status, _, payload = server.request("POST", "/v1/chat/completions", server.chat_body())
+    expect(status == 200, "an engine lost before its first token was not tried again: %d %r" % (status, payload[:300]))
+    return "200 after the engine was lost before its first token"
+
+
+def check_crash_late(server):
+    for attempt in range(2):
+        connection, response = server.open_stream("Hello", 16)
+        events = list(data_lines(response))
+        connection.close()
+        expect(response.status == 200 and len(events) >= 3, "attempt %d: %d %r" % (attempt, response.status, events))
+        expect(events[-1] == "[DONE]" and "error" in json.loads(events[-2]), "attempt %d did not end with an error event: %r" % (attempt, events[-3:]))
+        expect(any(json.loads(e).get("choices") for e in events[:-2]), "attempt %d had no chunk before the error: %r" % (attempt, events))
+    return "chunks, then an error event and [DONE], twice (a new engine each time)"
+
+
 CHECKS = {"health": check_health, "errors": check_errors, "chunked-body": check_chunked_body, "missing-key": check_missing_key,
           "any-name": check_any_name, "concurrent": check_concurrent, "disconnect": check_disconnect, "queue": check_queue,
-          "sigterm": check_sigterm, "flood": check_flood}
+          "sigterm": check_sigterm, "flood": check_flood, "ping": check_ping, "crash-early": check_crash_early,
+          "crash-late": check_crash_late}
 
 
 def main():
