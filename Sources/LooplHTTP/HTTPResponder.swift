@@ -7,7 +7,7 @@ package final class HTTPResponder: Sendable {
     enum Phase: Sendable { case waiting, streaming, complete }
 
     /// The outbox and what the connection thread and the handler share.
-    struct State: @unchecked Sendable {
+    struct State: Sendable {
         var outbox = HTTPOutbox()
         var phase = Phase.waiting
         var connected = true

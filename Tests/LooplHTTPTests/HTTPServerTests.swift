@@ -105,6 +105,17 @@ func startServer(_ limits: HTTPLimits = .init(), errorBody: @escaping HTTPServer
         await server.shutdown(grace: .seconds(1))
     }
 
+    @Test func aHeadRequestGetsTheHeadersAlone() async throws {
+        let server = try startServer(handler: echo)
+        let client = try TestClient(port: server.port)
+        client.write("HEAD /h HTTP/1.1\r\n\r\n")
+        let (status, headers) = try client.readHead()
+        #expect(status == 200)
+        #expect(headers["Content-Length"] == "10", "the length of \"HEAD /h - \"")
+        #expect(try client.exchange("GET /next HTTP/1.1\r\n\r\n").text == "GET /next - ", "no body bytes came before")
+        await server.shutdown(grace: .seconds(1))
+    }
+
     @Test func aHandlerThatDoesNotAnswerGets500() async throws {
         let server = try startServer { _, _ in }
         let client = try TestClient(port: server.port)
