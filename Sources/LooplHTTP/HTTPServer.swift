@@ -16,7 +16,9 @@ package final class HTTPServer: Sendable {
     package let host: String
     /// The bound port (the one picked when asked for port 0).
     package let port: Int
+    /// What the server's threads share.
     let core: HTTPServerCore
+    /// Wakes the accept thread to see the shutdown.
     let acceptWakeup: Wakeup
 
     private init(host: String, port: Int, core: HTTPServerCore, acceptWakeup: Wakeup) {
