@@ -4,6 +4,7 @@ import LooplHTTP
 /// (small limits, so that the 413 and 431 paths are reached). Fed in pseudo-random pieces it must
 /// give the same requests, `100 Continue`s and failure as fed whole, and never more than it was fed.
 package enum HTTPRequestFuzz {
+    /// The target, named `http`.
     package static let target = FuzzTarget(name: "http", dictionary: dictionary.map { Array($0.utf8) }) { run($0) }
 
     /// The limits the parser runs with.
@@ -15,6 +16,7 @@ package enum HTTPRequestFuzz {
         return limits
     }()
 
+    /// Checks one input; returns the property it broke, nil when none.
     static func run(_ bytes: [UInt8]) -> String? {
         let whole = events(bytes[...], pieces: false)
         let pieces = events(bytes[...], pieces: true)
@@ -47,6 +49,7 @@ package enum HTTPRequestFuzz {
         return events
     }
 
+    /// Words of requests that mutations insert.
     static let dictionary = [
         "GET ", "POST ", "HEAD ", " HTTP/1.1\r\n", " HTTP/1.0\r\n", " HTTP/2.0\r\n", "\r\n", "\r\n\r\n", "\n", "/v1/chat/completions",
         "/v1/models?x=1", "http://host/p", "*", "Host: ", "Content-Length: ", "Content-Length: 5, 5", "Transfer-Encoding: chunked",

@@ -6,6 +6,7 @@ import Glibc
 struct HTTPConnection {
     /// How reading a request ended.
     enum Read {
+        /// A whole request, to answer.
         case request(HTTPRequest)
         /// Close without an answer (the client left, idled out, or the server is stopping).
         case close
@@ -13,15 +14,22 @@ struct HTTPConnection {
         case fail(HTTPParseError)
     }
 
+    /// The client socket (non-blocking).
     let fd: Int32
+    /// The connection's number in the server's count.
     let id: Int
+    /// Wakes the thread when the handler queued bytes or the server stops.
     let wakeup: Wakeup
+    /// The server's handler, limits and shutdown state.
     let core: HTTPServerCore
+    /// When the connection was accepted: the first head's timeout runs from here.
     let opened = ContinuousClock.now
+    /// The bytes read and not yet answered.
     var parser: HTTPRequestParser
     /// When the last answer was written (nil before the first request).
     var idleSince: ContinuousClock.Instant?
 
+    /// A connection on the accepted socket `fd`, counted in as `id`.
     init(fd: Int32, id: Int, wakeup: Wakeup, core: HTTPServerCore) {
         self.fd = fd
         self.id = id

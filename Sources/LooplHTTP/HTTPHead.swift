@@ -110,10 +110,12 @@ struct HTTPHead: Sendable {
         return .success((length, expects))
     }
 
+    /// The 413 for a body of `declared` bytes.
     static func tooLarge(declared: String, limits: HTTPLimits) -> HTTPParseError {
         HTTPParseError(status: 413, "The request body is \(declared) bytes; the limit is \(limits.maxBodyBytes) bytes.")
     }
 
+    /// A 400 with `message`.
     static func bad(_ message: String) -> HTTPParseError { HTTPParseError(status: 400, message) }
 
     /// Up to 40 bytes of `bytes`, quoted, for a message.
@@ -122,6 +124,7 @@ struct HTTPHead: Sendable {
         return "'" + text + (bytes.count > 40 ? "…'" : "'")
     }
 
+    /// Whether `byte` is an ASCII digit.
     static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
     /// Whether `byte` may be part of a method or a header name (RFC 9110 `tchar`).

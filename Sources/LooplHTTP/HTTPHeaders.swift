@@ -39,6 +39,7 @@ package struct HTTPHeaders: Sendable, Sequence, Equatable, ExpressibleByDictiona
     /// The fields in order.
     package func makeIterator() -> IndexingIterator<[Element]> { fields.makeIterator() }
 
+    /// Whether both hold the same fields in the same order, names compared exactly.
     package static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         lhs.fields.count == rhs.fields.count
             && zip(lhs.fields, rhs.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }

@@ -6,8 +6,10 @@ struct HTTPOutbox {
     /// The bytes not yet written.
     var count: Int { bytes.count - start }
 
+    /// Whether everything was written.
     var isEmpty: Bool { start == bytes.count }
 
+    /// Queues `more` after what waits.
     mutating func append(_ more: [UInt8]) {
         bytes.append(contentsOf: more)
     }

@@ -11,6 +11,7 @@ package struct HTTPParseError: Error, Sendable, Equatable, CustomStringConvertib
         self.message = message
     }
 
+    /// The status and the message.
     package var description: String { "\(status): \(message)" }
 }
 

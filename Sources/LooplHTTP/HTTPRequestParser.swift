@@ -101,6 +101,7 @@ package struct HTTPRequestParser: Sendable {
         return nil
     }
 
+    /// The 431 for a head over `maxHeaderBytes`.
     static func headTooLarge(_ limits: HTTPLimits) -> HTTPParseError {
         HTTPParseError(status: 431, "The request line and headers are over \(limits.maxHeaderBytes) bytes, the limit; send fewer or shorter headers.")
     }

@@ -7,26 +7,39 @@ package final class HTTPResponder: Sendable {
     enum Phase: Sendable { case waiting, streaming, complete }
 
     /// The outbox and what the connection thread and the handler share.
-    struct State: @unchecked Sendable {
+    struct State: Sendable {
+        /// The bytes queued for the client and not yet written.
         var outbox = HTTPOutbox()
+        /// How far the answer got.
         var phase = Phase.waiting
+        /// False once the client hung up or was dropped.
         var connected = true
+        /// Whether the handler's task has returned.
         var handlerReturned = false
         /// Whether the connection closes after this response.
         var closeAfter = false
+        /// When the stream last queued bytes, for its keep-alive.
         var lastActivity = ContinuousClock.now
+        /// The open stream's keep-alive interval and bytes.
         var keepAlive: (interval: Duration, bytes: [UInt8])?
+        /// The handler's task, to cancel when the client leaves.
         var task: Task<Void, Never>?
     }
 
+    /// The shared state, behind its lock.
     let state = Mutex(State())
+    /// The connection thread's wake-up, signalled whenever bytes are queued.
     let wakeup: Wakeup
+    /// The request answered.
     let request: HTTPRequest
+    /// The server's limits (`maxUnsentBytes`).
     let limits: HTTPLimits
+    /// The server's error bodies, for the 500 of a handler that did not answer.
     let errorBody: HTTPServer.ErrorBody
     /// Whether the server is shutting down (answers then close their connection).
     let stopping: @Sendable () -> Bool
 
+    /// A responder for `request` on the connection woken by `wakeup`.
     init(request: HTTPRequest, limits: HTTPLimits, errorBody: @escaping HTTPServer.ErrorBody, wakeup: Wakeup,
          stopping: @escaping @Sendable () -> Bool) {
         self.request = request

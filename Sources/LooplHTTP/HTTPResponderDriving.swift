@@ -5,15 +5,21 @@ import Glibc
 extension HTTPResponder {
     /// What the connection thread needs to decide its next step.
     struct Snapshot {
+        /// Whether the client is still there.
         var connected: Bool
+        /// Whether the handler has returned.
         var handlerReturned: Bool
+        /// How far the answer got.
         var phase: Phase
+        /// Whether bytes wait to be written.
         var pending: Bool
+        /// Whether the connection closes after this answer.
         var closeAfter: Bool
         /// When a keep-alive chunk is due, for an open stream that has one.
         var keepAliveDue: ContinuousClock.Instant?
     }
 
+    /// The state now.
     var snapshot: Snapshot {
         state.withLock { state in
             Snapshot(connected: state.connected, handlerReturned: state.handlerReturned, phase: state.phase,

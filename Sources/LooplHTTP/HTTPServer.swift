@@ -4,7 +4,8 @@ import Glibc
 /// Loopl's own HTTP/1.1 server: keep-alive, `Content-Length` request bodies, whole or chunked
 /// (streamed) responses, bounded heads, bodies and outboxes, timeouts against slow clients, and a
 /// graceful shutdown. An accept thread hands each connection to a thread of its own; each request
-/// runs the handler in a task that only queues bytes, never blocking on the socket.
+/// runs the handler in a task that only queues bytes, never blocking on the socket. It serves
+/// until `shutdown`; dropping the server does not stop it.
 package final class HTTPServer: Sendable {
     /// Answers one request through its responder; runs in a task per request, cancelled when the client leaves.
     package typealias Handler = @Sendable (HTTPRequest, HTTPResponder) async -> Void
@@ -15,7 +16,9 @@ package final class HTTPServer: Sendable {
     package let host: String
     /// The bound port (the one picked when asked for port 0).
     package let port: Int
+    /// What the server's threads share.
     let core: HTTPServerCore
+    /// Wakes the accept thread to see the shutdown.
     let acceptWakeup: Wakeup
 
     private init(host: String, port: Int, core: HTTPServerCore, acceptWakeup: Wakeup) {

@@ -3,19 +3,30 @@ import Synchronization
 /// What the accept thread, the connection threads and `shutdown` share: the handler, the limits,
 /// the open connections and the shutdown's deadline.
 final class HTTPServerCore: Sendable {
+    /// The connections and the shutdown's progress.
     struct State {
+        /// The open connections, by number, with the wake-up of each one's thread.
         var connections: [Int: Wakeup] = [:]
+        /// The last number given.
         var nextID = 0
+        /// Until when a shutdown lets requests in flight run.
         var stopDeadline: ContinuousClock.Instant?
+        /// Whether the accept thread has closed the listening socket.
         var acceptEnded = false
+        /// The `shutdown` calls waiting for the threads to end.
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
+    /// The bounds every connection keeps.
     let limits: HTTPLimits
+    /// Answers each request.
     let handler: HTTPServer.Handler
+    /// The bodies of the server's own error answers.
     let errorBody: HTTPServer.ErrorBody
+    /// The shared state, behind its lock.
     let state = Mutex(State())
 
+    /// The shared state of a server starting with these.
     init(limits: HTTPLimits, handler: @escaping HTTPServer.Handler, errorBody: @escaping HTTPServer.ErrorBody) {
         self.limits = limits
         self.handler = handler
@@ -56,6 +67,7 @@ final class HTTPServerCore: Sendable {
     /// When a shutdown lets requests in flight run until; nil while the server runs.
     var stopDeadline: ContinuousClock.Instant? { state.withLock { $0.stopDeadline } }
 
+    /// Whether a shutdown has begun.
     var isStopping: Bool { stopDeadline != nil }
 
     /// The number of connections open.

@@ -19,5 +19,6 @@ package enum HTTPServerError: Error, Sendable, Equatable, CustomStringConvertibl
         }
     }
 
+    /// The message.
     package var description: String { message }
 }

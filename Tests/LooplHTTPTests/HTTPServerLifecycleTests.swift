@@ -12,12 +12,12 @@ import Testing
         let client = try TestClient(port: server.port)
         let start = ContinuousClock.now
         client.write("GET / HTTP/1.1\r\nHost: slow\r\n")
-        let response = try client.readResponse()
+        let response = try await client.readResponse()
         #expect(response.status == 408)
-        #expect(client.isClosed())
+        #expect(await client.isClosed())
         #expect(ContinuousClock.now - start < .seconds(4))
         let silent = try TestClient(port: server.port)
-        #expect(silent.isClosed(), "a connection that sends nothing is closed without an answer")
+        #expect(await silent.isClosed(), "a connection that sends nothing is closed without an answer")
         await server.shutdown(grace: .seconds(1))
     }
 
@@ -26,9 +26,9 @@ import Testing
         limits.idleTimeout = .milliseconds(300)
         let server = try startServer(limits, handler: echo)
         let client = try TestClient(port: server.port)
-        #expect(try client.exchange("GET / HTTP/1.1\r\n\r\n").status == 200)
+        #expect(try await client.exchange("GET / HTTP/1.1\r\n\r\n").status == 200)
         let start = ContinuousClock.now
-        #expect(client.isClosed())
+        #expect(await client.isClosed())
         #expect(ContinuousClock.now - start < .seconds(4))
         await server.shutdown(grace: .seconds(1))
     }
@@ -48,7 +48,9 @@ import Testing
         let left = ContinuousClock.now
         client = nil
         #expect(await recorder.wait(for: "cancelled", timeout: .seconds(3)))
-        #expect(ContinuousClock.now - left < .seconds(2))
+        let took = ContinuousClock.now - left
+        #expect(took < .seconds(2))
+        print("[http] the handler saw its cancellation \(took) after the hang-up")
         #expect(await recorder.wait(for: "disconnected"))
         await server.shutdown(grace: .seconds(1))
     }
@@ -64,8 +66,8 @@ import Testing
         }
         var client: TestClient? = try TestClient(port: server.port)
         client?.write("GET / HTTP/1.1\r\n\r\n")
-        _ = try client?.readHead()
-        _ = try client?.readChunk()
+        _ = try await client?.readHead()
+        _ = try await client?.readChunk()
         client = nil
         #expect(await recorder.wait(for: "cancelled", timeout: .seconds(3)))
         await server.shutdown(grace: .seconds(1))
@@ -79,11 +81,11 @@ import Testing
             responder.startStream(status: 200, headers: [])
             let piece = [UInt8](repeating: 0x61, count: 64 * 1024)
             var sent = 0
-            while responder.send(piece), sent < 10_000 {
+            while responder.send(piece), sent < 1000 {
                 sent += 1
                 await Task.yield()
             }
-            recorder.record(sent < 10_000 && !responder.isConnected ? "dropped" : "sent all")
+            recorder.record(sent < 1000 && !responder.isConnected ? "dropped" : "sent all")
         }
         let client = try TestClient(port: server.port)
         client.write("GET / HTTP/1.1\r\n\r\n")
@@ -100,12 +102,12 @@ import Testing
         let deadline = ContinuousClock.now + .seconds(5)
         while server.connectionCount < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         let third = try TestClient(port: server.port)
-        let response = try third.readResponse()
+        let response = try await third.readResponse()
         #expect(response.status == 503)
         #expect(response.headers["Connection"] == "close")
-        #expect(third.isClosed())
-        #expect(try first.exchange("GET / HTTP/1.1\r\n\r\n").status == 200)
-        #expect(try second.exchange("GET / HTTP/1.1\r\n\r\n").status == 200)
+        #expect(await third.isClosed())
+        #expect(try await first.exchange("GET / HTTP/1.1\r\n\r\n").status == 200)
+        #expect(try await second.exchange("GET / HTTP/1.1\r\n\r\n").status == 200)
         await server.shutdown(grace: .seconds(1))
     }
 
@@ -123,15 +125,15 @@ import Testing
         }
         let port = server.port
         let idle = try TestClient(port: port)
-        #expect(try idle.exchange("GET / HTTP/1.1\r\n\r\n").status == 200)
+        #expect(try await idle.exchange("GET / HTTP/1.1\r\n\r\n").status == 200)
         let client = try TestClient(port: port)
         client.write("GET /stream HTTP/1.1\r\n\r\n")
         #expect(await recorder.wait(for: "streaming"))
         let stopped = Task { await server.shutdown(grace: .seconds(5)) }
-        #expect(idle.isClosed(), "an idle keep-alive connection closes at once")
-        let response = try client.readResponse()
+        #expect(await idle.isClosed(), "an idle keep-alive connection closes at once")
+        let response = try await client.readResponse()
         #expect(response.chunks?.map { String(decoding: $0, as: UTF8.self) } == ["0", "1", "2", "3", "4"])
-        #expect(client.isClosed(), "closed after the answer, not kept alive")
+        #expect(await client.isClosed(), "closed after the answer, not kept alive")
         await stopped.value
         #expect(throws: (any Error).self) { try TestClient(port: port) }
         let again = try HTTPServer.listen(host: "127.0.0.1", port: port, handler: echo)
@@ -153,7 +155,7 @@ import Testing
         await server.shutdown(grace: .milliseconds(200))
         #expect(ContinuousClock.now - start < .seconds(5))
         #expect(recorder.all.contains("cancelled"))
-        #expect(client.isClosed())
+        #expect(await client.isClosed())
     }
 
     @Test func aThousandBadRequestsLeakNothing() async throws {
@@ -162,8 +164,8 @@ import Testing
         limits.maxHeaderCount = 20
         let server = try startServer(limits, handler: echo)
         let warm = try TestClient(port: server.port)
-        #expect(try warm.exchange("GET / HTTP/1.1\r\nConnection: close\r\n\r\n").status == 200)
-        #expect(warm.isClosed())
+        #expect(try await warm.exchange("GET / HTTP/1.1\r\nConnection: close\r\n\r\n").status == 200)
+        #expect(await warm.isClosed())
         #expect(await settled(server))
         let (threads, fds) = (ProcessCounts.threads, ProcessCounts.fds)
         for index in 0..<1000 {
@@ -174,10 +176,10 @@ import Testing
             case 2: client.write(Array("GET / HTTP/1.1\r\nX: ".utf8) + [0xFF, 0xFE] + Array("\r\n\r\n".utf8))
             default: client.write("GET / HTTP/1.1\r\n" + String(repeating: "X-F: 1\r\n", count: 30) + "\r\n")
             }
-            if index % 4 != 0 { #expect(try client.readResponse().status >= 400) }
+            if index % 4 != 0 { #expect(try await client.readResponse().status >= 400) }
         }
         var good: TestClient? = try TestClient(port: server.port)
-        #expect(try good?.exchange("GET /fine HTTP/1.1\r\nConnection: close\r\n\r\n").text == "GET /fine - ")
+        #expect(try await good?.exchange("GET /fine HTTP/1.1\r\nConnection: close\r\n\r\n").text == "GET /fine - ")
         good = nil
         #expect(await settled(server))
         #expect(ProcessCounts.threads <= threads, "threads: \(ProcessCounts.threads), before \(threads)")

@@ -27,15 +27,15 @@ func startServer(_ limits: HTTPLimits = .init(), errorBody: @escaping HTTPServer
             }
         }
         let client = try TestClient(port: server.port)
-        let first = try client.exchange("GET /a?x=1 HTTP/1.1\r\nHost: t\r\n\r\n")
+        let first = try await client.exchange("GET /a?x=1 HTTP/1.1\r\nHost: t\r\n\r\n")
         #expect(first.status == 200)
         #expect(first.text == "GET /a x=1 ")
         #expect(first.headers["Connection"] == "keep-alive")
-        let second = try client.exchange("POST /b HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello")
+        let second = try await client.exchange("POST /b HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello")
         #expect(second.text == "POST /b - hello")
-        let stream = try client.exchange("GET /stream HTTP/1.1\r\nHost: t\r\n\r\n")
+        let stream = try await client.exchange("GET /stream HTTP/1.1\r\nHost: t\r\n\r\n")
         #expect(stream.chunks == [Array("one".utf8)])
-        let third = try client.exchange("GET /c HTTP/1.1\r\nHost: t\r\n\r\n")
+        let third = try await client.exchange("GET /c HTTP/1.1\r\nHost: t\r\n\r\n")
         #expect(third.text == "GET /c - ")
         await server.shutdown(grace: .seconds(1))
     }
@@ -44,24 +44,24 @@ func startServer(_ limits: HTTPLimits = .init(), errorBody: @escaping HTTPServer
         let server = try startServer(handler: echo)
         let client = try TestClient(port: server.port)
         client.write("GET /1 HTTP/1.1\r\n\r\nPOST /2 HTTP/1.1\r\nContent-Length: 2\r\n\r\nhiGET /3 HTTP/1.1\r\n\r\n")
-        #expect(try client.readResponse().text == "GET /1 - ")
-        #expect(try client.readResponse().text == "POST /2 - hi")
-        #expect(try client.readResponse().text == "GET /3 - ")
+        #expect(try await client.readResponse().text == "GET /1 - ")
+        #expect(try await client.readResponse().text == "POST /2 - hi")
+        #expect(try await client.readResponse().text == "GET /3 - ")
         await server.shutdown(grace: .seconds(1))
     }
 
     @Test func connectionCloseIsHonouredAndEchoed() async throws {
         let server = try startServer(handler: echo)
         let client = try TestClient(port: server.port)
-        let response = try client.exchange("GET / HTTP/1.1\r\nConnection: close\r\n\r\n")
+        let response = try await client.exchange("GET / HTTP/1.1\r\nConnection: close\r\n\r\n")
         #expect(response.headers["Connection"] == "close")
-        #expect(client.isClosed())
+        #expect(await client.isClosed())
         let old = try TestClient(port: server.port)
-        #expect(try old.exchange("GET / HTTP/1.0\r\n\r\n").headers["Connection"] == "close")
-        #expect(old.isClosed())
+        #expect(try await old.exchange("GET / HTTP/1.0\r\n\r\n").headers["Connection"] == "close")
+        #expect(await old.isClosed())
         let kept = try TestClient(port: server.port)
-        #expect(try kept.exchange("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n").headers["Connection"] == "keep-alive")
-        #expect(try kept.exchange("GET /again HTTP/1.0\r\nConnection: keep-alive\r\n\r\n").text == "GET /again - ")
+        #expect(try await kept.exchange("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n").headers["Connection"] == "keep-alive")
+        #expect(try await kept.exchange("GET /again HTTP/1.0\r\nConnection: keep-alive\r\n\r\n").text == "GET /again - ")
         await server.shutdown(grace: .seconds(1))
     }
 
@@ -76,16 +76,16 @@ func startServer(_ limits: HTTPLimits = .init(), errorBody: @escaping HTTPServer
         }
         let client = try TestClient(port: server.port)
         client.write("GET /s HTTP/1.1\r\n\r\n")
-        let (status, headers) = try client.readHead()
+        let (status, headers) = try await client.readHead()
         #expect(status == 200)
         #expect(headers["Transfer-Encoding"] == "chunked")
         #expect(headers["Content-Length"] == nil)
         #expect(headers["Content-Type"] == "text/event-stream")
         #expect(headers["Access-Control-Allow-Origin"] == nil)
-        #expect(try client.readChunk() == Array("data: a\n\n".utf8))
-        #expect(try client.readChunk() == Array("data: bb\n\n".utf8))
-        #expect(try client.readChunk() == Array("data: [DONE]\n\n".utf8))
-        #expect(try client.readChunk() == [])
+        #expect(try await client.readChunk() == Array("data: a\n\n".utf8))
+        #expect(try await client.readChunk() == Array("data: bb\n\n".utf8))
+        #expect(try await client.readChunk() == Array("data: [DONE]\n\n".utf8))
+        #expect(try await client.readChunk() == [])
         await server.shutdown(grace: .seconds(1))
     }
 
@@ -97,7 +97,7 @@ func startServer(_ limits: HTTPLimits = .init(), errorBody: @escaping HTTPServer
             responder.finish()
         }
         let client = try TestClient(port: server.port)
-        let response = try client.exchange("GET / HTTP/1.1\r\n\r\n")
+        let response = try await client.exchange("GET / HTTP/1.1\r\n\r\n")
         let chunks = try #require(response.chunks).map { String(decoding: $0, as: UTF8.self) }
         #expect(chunks.last == "data: x\n\n")
         #expect(chunks.dropLast().allSatisfy { $0 == ": ping\n\n" })
@@ -105,24 +105,35 @@ func startServer(_ limits: HTTPLimits = .init(), errorBody: @escaping HTTPServer
         await server.shutdown(grace: .seconds(1))
     }
 
+    @Test func aHeadRequestGetsTheHeadersAlone() async throws {
+        let server = try startServer(handler: echo)
+        let client = try TestClient(port: server.port)
+        client.write("HEAD /h HTTP/1.1\r\n\r\n")
+        let (status, headers) = try await client.readHead()
+        #expect(status == 200)
+        #expect(headers["Content-Length"] == "10", "the length of \"HEAD /h - \"")
+        #expect(try await client.exchange("GET /next HTTP/1.1\r\n\r\n").text == "GET /next - ", "no body bytes came before")
+        await server.shutdown(grace: .seconds(1))
+    }
+
     @Test func aHandlerThatDoesNotAnswerGets500() async throws {
         let server = try startServer { _, _ in }
         let client = try TestClient(port: server.port)
-        let response = try client.exchange("GET /nothing HTTP/1.1\r\n\r\n")
+        let response = try await client.exchange("GET /nothing HTTP/1.1\r\n\r\n")
         #expect(response.status == 500)
         #expect(response.text.contains("GET /nothing"))
-        #expect(try client.exchange("GET /nothing HTTP/1.1\r\n\r\n").status == 500, "the connection stays usable")
+        #expect(try await client.exchange("GET /nothing HTTP/1.1\r\n\r\n").status == 500, "the connection stays usable")
         await server.shutdown(grace: .seconds(1))
     }
 
     @Test func aChunkedRequestGets411() async throws {
         let server = try startServer(handler: echo)
         let client = try TestClient(port: server.port)
-        let response = try client.exchange("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+        let response = try await client.exchange("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
         #expect(response.status == 411)
         #expect(response.headers["Connection"] == "close")
         #expect(response.text.contains("Content-Length"))
-        #expect(client.isClosed())
+        #expect(await client.isClosed())
         await server.shutdown(grace: .seconds(1))
     }
 
@@ -130,10 +141,10 @@ func startServer(_ limits: HTTPLimits = .init(), errorBody: @escaping HTTPServer
         let server = try startServer(handler: echo)
         let client = try TestClient(port: server.port)
         client.write("POST /up HTTP/1.1\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
-        #expect(try client.readLine() == "HTTP/1.1 100 Continue")
-        #expect(try client.readLine() == "")
+        #expect(try await client.readLine() == "HTTP/1.1 100 Continue")
+        #expect(try await client.readLine() == "")
         client.write("hello")
-        #expect(try client.readResponse().text == "POST /up - hello")
+        #expect(try await client.readResponse().text == "POST /up - hello")
         await server.shutdown(grace: .seconds(1))
     }
 
@@ -145,17 +156,17 @@ func startServer(_ limits: HTTPLimits = .init(), errorBody: @escaping HTTPServer
         }, handler: echo)
         let declared = try TestClient(port: server.port)
         declared.write("POST / HTTP/1.1\r\nContent-Length: 20000\r\nExpect: 100-continue\r\n\r\n")
-        let refused = try declared.readResponse()
+        let refused = try await declared.readResponse()
         #expect(refused.status == 413, "no 100 Continue for a body over the limit")
         #expect(refused.headers["Content-Type"] == "application/json")
         #expect(refused.text.contains("The request body is 20000 bytes; the limit is 1000 bytes."))
-        #expect(declared.isClosed())
+        #expect(await declared.isClosed())
         let sent = try TestClient(port: server.port)
         sent.write("POST / HTTP/1.1\r\nContent-Length: 5000\r\n\r\n" + String(repeating: "x", count: 5000))
-        #expect(try sent.readResponse().status == 413)
-        #expect(sent.isClosed())
+        #expect(try await sent.readResponse().status == 413)
+        #expect(await sent.isClosed())
         let fits = try TestClient(port: server.port)
-        #expect(try fits.exchange("POST / HTTP/1.1\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "y", count: 1000)).status == 200)
+        #expect(try await fits.exchange("POST / HTTP/1.1\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "y", count: 1000)).status == 200)
         await server.shutdown(grace: .seconds(1))
     }
 
@@ -166,17 +177,17 @@ func startServer(_ limits: HTTPLimits = .init(), errorBody: @escaping HTTPServer
         let server = try startServer(limits, handler: echo)
         let many = try TestClient(port: server.port)
         let fields = (0..<21).map { "X-\($0): v\r\n" }.joined()
-        #expect(try many.exchange("GET / HTTP/1.1\r\n\(fields)\r\n").status == 431)
-        #expect(many.isClosed())
+        #expect(try await many.exchange("GET / HTTP/1.1\r\n\(fields)\r\n").status == 431)
+        #expect(await many.isClosed())
         let long = try TestClient(port: server.port)
-        let response = try long.exchange("GET / HTTP/1.1\r\nX-Big: \(String(repeating: "a", count: 5000))\r\n\r\n")
+        let response = try await long.exchange("GET / HTTP/1.1\r\nX-Big: \(String(repeating: "a", count: 5000))\r\n\r\n")
         #expect(response.status == 431)
         #expect(response.text.contains("4096"))
         let endless = try TestClient(port: server.port)
         endless.write("GET / HTTP/1.1\r\n" + String(repeating: "X-A: b\r\n", count: 1000))
-        #expect(try endless.readResponse().status == 431, "answered before the head ends")
+        #expect(try await endless.readResponse().status == 431, "answered before the head ends")
         let within = try TestClient(port: server.port)
-        #expect(try within.exchange("GET / HTTP/1.1\r\n\((0..<20).map { "X-\($0): v\r\n" }.joined())\r\n").status == 200)
+        #expect(try await within.exchange("GET / HTTP/1.1\r\n\((0..<20).map { "X-\($0): v\r\n" }.joined())\r\n").status == 200)
         await server.shutdown(grace: .seconds(1))
     }
 
@@ -189,9 +200,9 @@ func startServer(_ limits: HTTPLimits = .init(), errorBody: @escaping HTTPServer
     func malformedRequestsGetTheirStatus(_ request: String, _ status: Int) async throws {
         let server = try startServer(handler: echo)
         let client = try TestClient(port: server.port)
-        let response = try client.exchange(request)
+        let response = try await client.exchange(request)
         #expect(response.status == status, "\(request.debugDescription): \(response.text)")
-        if status != 200 { #expect(client.isClosed()) }
+        if status != 200 { #expect(await client.isClosed()) }
         await server.shutdown(grace: .seconds(1))
     }
 
@@ -199,10 +210,10 @@ func startServer(_ limits: HTTPLimits = .init(), errorBody: @escaping HTTPServer
         let server = try startServer(handler: echo)
         let client = try TestClient(port: server.port)
         client.write(Array("GET / HTTP/1.1\r\nX-Name: ".utf8) + [0xC3, 0x28, 0xFF] + Array("\r\n\r\n".utf8))
-        let response = try client.readResponse()
+        let response = try await client.readResponse()
         #expect(response.status == 400)
         #expect(response.text.contains("UTF-8"))
-        #expect(client.isClosed())
+        #expect(await client.isClosed())
         await server.shutdown(grace: .seconds(1))
     }
 

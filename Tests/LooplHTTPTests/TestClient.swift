@@ -20,8 +20,8 @@ struct TestResponse {
 }
 
 /// A tiny blocking HTTP client over a raw socket to 127.0.0.1, with a receive timeout so that a
-/// test fails instead of hanging.
-final class TestClient {
+/// test fails instead of hanging. A test uses it from one task at a time (hence unchecked Sendable).
+final class TestClient: @unchecked Sendable {
     let fd: Int32
     private var buffer: [UInt8] = []
 
@@ -36,8 +36,8 @@ final class TestClient {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
+            // deinit closes the socket: a class whose properties are all set runs it even when init throws.
             let text = String(cString: strerror(errno))
-            Glibc.close(fd)
             throw TestClientError(description: "connect: \(text)")
         }
         let (seconds, atto) = timeout.components
@@ -73,7 +73,7 @@ final class TestClient {
     }
 
     /// One line, without its CRLF.
-    func readLine() throws -> String {
+    func lineNow() throws -> String {
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
                 let line = buffer[..<newline]
@@ -85,7 +85,7 @@ final class TestClient {
     }
 
     /// Exactly `count` bytes.
-    func read(count: Int) throws -> [UInt8] {
+    func bytesNow(count: Int) throws -> [UInt8] {
         while buffer.count < count {
             guard fill() else { throw TestClientError(description: "the connection ended \(count - buffer.count) bytes short") }
         }
@@ -94,15 +94,15 @@ final class TestClient {
     }
 
     /// A status line and headers.
-    func readHead() throws -> (status: Int, headers: HTTPHeaders) {
-        let line = try readLine()
+    func headNow() throws -> (status: Int, headers: HTTPHeaders) {
+        let line = try lineNow()
         let parts = line.split(separator: " ")
         guard parts.count >= 2, parts[0] == "HTTP/1.1", let status = Int(parts[1]) else {
             throw TestClientError(description: "not a status line: \(line.debugDescription)")
         }
         var headers = HTTPHeaders()
         while true {
-            let field = try readLine()
+            let field = try lineNow()
             if field.isEmpty { break }
             guard let colon = field.firstIndex(of: ":") else { throw TestClientError(description: "bad header \(field)") }
             headers.append(name: String(field[..<colon]),
@@ -112,41 +112,57 @@ final class TestClient {
     }
 
     /// One chunk of a chunked body; [] for the last one (its trailing CRLF read too).
-    func readChunk() throws -> [UInt8] {
-        let size = try readLine()
+    func chunkNow() throws -> [UInt8] {
+        let size = try lineNow()
         guard let count = Int(size, radix: 16) else { throw TestClientError(description: "bad chunk size \(size.debugDescription)") }
-        let bytes = try read(count: count)
-        guard try readLine().isEmpty else { throw TestClientError(description: "no CRLF after a chunk") }
+        let bytes = try bytesNow(count: count)
+        guard try lineNow().isEmpty else { throw TestClientError(description: "no CRLF after a chunk") }
         return bytes
     }
 
     /// A whole response: a Content-Length body, or every chunk of a chunked one.
-    func readResponse() throws -> TestResponse {
-        let (status, headers) = try readHead()
+    func responseNow() throws -> TestResponse {
+        let (status, headers) = try headNow()
         if headers["Transfer-Encoding"] == "chunked" {
             var chunks: [[UInt8]] = []
             while true {
-                let chunk = try readChunk()
+                let chunk = try chunkNow()
                 if chunk.isEmpty { break }
                 chunks.append(chunk)
             }
             return TestResponse(status: status, headers: headers, body: chunks.flatMap { $0 }, chunks: chunks)
         }
         let length = Int(headers["Content-Length"] ?? "0") ?? 0
-        return TestResponse(status: status, headers: headers, body: try read(count: length))
+        return TestResponse(status: status, headers: headers, body: try bytesNow(count: length))
     }
 
     /// Whether the server closed the connection (end of stream or reset) with nothing more sent, within the timeout.
-    func isClosed() -> Bool {
+    func closedNow() -> Bool {
         var byte: UInt8 = 0
         let got = recv(fd, &byte, 1, 0)
         return got == 0 || (got < 0 && errno == ECONNRESET)
     }
 
     /// Sends a request and reads its response.
-    func exchange(_ request: String) throws -> TestResponse {
+    func exchange(_ request: String) async throws -> TestResponse {
         write(request)
-        return try readResponse()
+        return try await readResponse()
+    }
+
+    // The reads wait on a thread of their own, so that a test blocked on the socket never holds
+    // a thread of the cooperative pool that the server's handlers run on.
+
+    func readLine() async throws -> String { try await offPool { try self.lineNow() } }
+    func readHead() async throws -> (status: Int, headers: HTTPHeaders) { try await offPool { try self.headNow() } }
+    func readChunk() async throws -> [UInt8] { try await offPool { try self.chunkNow() } }
+    func readResponse() async throws -> TestResponse { try await offPool { try self.responseNow() } }
+    func isClosed() async -> Bool { (try? await offPool { self.closedNow() }) ?? false }
+}
+
+/// Runs blocking `body` on a new thread and returns its result.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }
 
