@@ -21,10 +21,10 @@ package final class APIServer: Sendable {
         var limits = HTTPLimits()
         limits.maxBodyBytes = settings.maxRequestBytes
         let routes = Routes(directory: directory, key: key, chat: chat)
-        http = try HTTPServer.listen(host: host, port: port, limits: limits, errorBody: Routes.errorBody) { request, responder in
+        http = try HTTPServer.listen(host: host, port: port, limits: limits, errorBody: Routes.errorBody,
+                                     listening: listening) { request, responder in
             await routes.handle(request, responder)
         }
-        listening(http.port)
     }
 
     /// The port it listens on.

@@ -29,9 +29,12 @@ package final class HTTPServer: Sendable {
     }
 
     /// Binds and listens on `host:port` (SO_REUSEADDR; port 0 picks a free port) and starts serving
-    /// with `handler`. The server's own error answers (400, 408, 413, 500, 503, ...) take their body from `errorBody`.
+    /// with `handler`, after calling `listening` with the bound port (so that what it prints comes
+    /// before any answer). The server's own error answers (400, 408, 413, 500, 503, ...) take their
+    /// body from `errorBody`.
     package static func listen(host: String, port: Int, limits: HTTPLimits = .init(),
                                errorBody: @escaping ErrorBody = HTTPServer.plainErrorBody,
+                               listening: (Int) -> Void = { _ in },
                                handler: @escaping Handler) throws(HTTPServerError) -> HTTPServer {
         let (fd, bound) = try HTTPListener.open(host: host, port: port)
         guard let wakeup = Wakeup() else {
@@ -39,6 +42,7 @@ package final class HTTPServer: Sendable {
             throw .cannotBind(host: host, port: port, reason: "the process is out of file descriptors")
         }
         let core = HTTPServerCore(limits: limits, handler: handler, errorBody: errorBody)
+        listening(bound)
         let thread = Thread { HTTPServer.accept(fd, wakeup: wakeup, core: core) }
         thread.name = "loopl http accept"
         thread.start()
