@@ -91,11 +91,15 @@ final class ServeProcess {
         return path
     }
 
-    /// A config with the default model in process (`llama`, parallel `parallel`) under the aliases given.
-    static func llamaConfig(parallel: Int = 4, maxQueue: Int = 64, aliases: [String] = ["gpt-4o-mini"], serve: JSONObject = [:]) throws -> String {
-        try config(["default": "llama", "serve": .object(serve), "backends": [
+    /// A config with the default model in process (`llama`, parallel `parallel`) under the aliases
+    /// given, and the `extra` backends.
+    static func llamaConfig(parallel: Int = 4, maxQueue: Int = 64, aliases: [String] = ["gpt-4o-mini"], serve: JSONObject = [:],
+                            extra: JSONObject = [:]) throws -> String {
+        var backends: JSONObject = [
             "llama": ["kind": "llama", "model": .string(LooplHome.defaultModel), "threads": 2, "contextLength": 8192,
                       "parallel": .integer(parallel), "maxQueue": .integer(maxQueue), "aliases": .array(aliases.map { .string($0) })],
-        ]])
+        ]
+        for (name, entry) in extra { backends[name] = entry }
+        return try config(["default": "llama", "serve": .object(serve), "backends": .object(backends)])
     }
 }

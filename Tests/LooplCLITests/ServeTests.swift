@@ -77,8 +77,9 @@ import Testing
     @Test(.timeLimit(.minutes(5)))
     func aliasesAnswerForTheirBackendAndStarTakesEveryName() throws {
         try Self.requireModel()
-        let server = try ServeProcess([], config: try ServeProcess.llamaConfig(aliases: ["gpt-4o-mini", "*"]))
-        try Self.raw(server, ["any-name"])
+        let server = try ServeProcess([], config: try ServeProcess.llamaConfig(aliases: ["gpt-4o-mini", "*"],
+                                                                               extra: ["missing": ["kind": "llama", "model": "/nonexistent/model.gguf"]]))
+        try Self.raw(server, ["any-name", "default-model", "no-cors", "unavailable"])
         try server.expectChecks(["models"], model: "gpt-4o-mini")
         #expect(server.stop().status == 0)
     }

@@ -282,10 +282,41 @@ def check_crash_late(server):
     return "chunks, then an error event and [DONE], twice (a new engine each time)"
 
 
+def check_default_model(server):
+    body = server.chat_body()
+    del body["model"]
+    status, _, payload = server.request("POST", "/v1/chat/completions", body)
+    expect(status == 200, "a request without a model: %d %r" % (status, payload[:300]))
+    model = json.loads(payload)["model"]
+    expect(model == server.model, "a request without a model was answered by %r, not the default %r" % (model, server.model))
+    return "answered by the default, %s" % model
+
+
+def check_no_cors(server):
+    status, headers, _ = server.request("GET", "/v1/models", headers={"Origin": "http://evil.example"})
+    leaked = [name for name in headers if name.lower().startswith("access-control-")]
+    expect(status == 200 and not leaked, "CORS headers sent to another origin: %r" % leaked)
+    status, headers, _ = server.request("OPTIONS", "/v1/chat/completions",
+                                        headers={"Origin": "http://evil.example", "Access-Control-Request-Method": "POST"})
+    leaked = [name for name in headers if name.lower().startswith("access-control-")]
+    expect(status >= 400 and not leaked, "a preflight was answered %d with %r" % (status, leaked))
+    return "no Access-Control-* headers; a preflight gets %d" % status
+
+
+def check_unavailable(server):
+    body = server.chat_body()
+    body["model"] = "missing"
+    status, _, payload = server.request("POST", "/v1/chat/completions", body)
+    error = error_shape(payload)
+    expect(status == 503 and error["code"] == "model_unavailable", "a backend that cannot start: %d %r" % (status, payload[:300]))
+    return "503 model_unavailable: %s" % error["message"][:80]
+
+
 CHECKS = {"health": check_health, "errors": check_errors, "chunked-body": check_chunked_body, "missing-key": check_missing_key,
           "any-name": check_any_name, "concurrent": check_concurrent, "disconnect": check_disconnect, "queue": check_queue,
           "sigterm": check_sigterm, "flood": check_flood, "ping": check_ping, "crash-early": check_crash_early,
-          "crash-late": check_crash_late}
+          "crash-late": check_crash_late, "default-model": check_default_model, "no-cors": check_no_cors,
+          "unavailable": check_unavailable}
 
 
 def main():

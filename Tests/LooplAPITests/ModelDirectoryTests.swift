@@ -1,0 +1,68 @@
+import Foundation
+@testable import LooplAPI
+import Loopl
+import Synchronization
+import Testing
+
+/// How `loopl serve` resolves model names, and how it starts backends.
+@Suite struct ModelDirectoryTests {
+    /// How many times a backend was started.
+    final class Starts: Sendable {
+        let count = Mutex(0)
+    }
+
+    /// A kind whose start fails, counting its attempts.
+    static func failingKind(_ starts: Starts?) -> BackendKind {
+        BackendKind(name: "test", read: { _ in 0 }, start: { _ in
+            starts?.count.withLock { $0 += 1 }
+            throw LooplError(.modelNotFound, "No model here.")
+        })
+    }
+
+    static func config(_ text: String, starts: Starts? = nil) throws -> LooplConfig {
+        try LooplConfig(json: text, kinds: [failingKind(starts)])
+    }
+
+    @Test func namesAliasesTheStarAndTheDefault() throws {
+        let config = try Self.config("""
+            {"default": "a", "backends": {"a": {"kind": "test", "aliases": ["gpt-4o-mini"]},
+                                          "b": {"kind": "test", "aliases": ["*", "claude"]}}}
+            """)
+        let names = try ModelDirectory(config: config).names
+        #expect(names.ids == ["a", "b", "gpt-4o-mini", "claude"])
+        #expect(try names.backend(for: nil) == "a")
+        #expect(try names.backend(for: "") == "a")
+        #expect(try names.backend(for: "gpt-4o-mini") == "a")
+        #expect(try names.backend(for: "claude") == "b")
+        #expect(try names.backend(for: "anything-else") == "b")
+    }
+
+    @Test func anUnknownNameIs404AndAnUnservedDefaultNeedsAName() throws {
+        let config = try Self.config(#"{"default": "a", "backends": {"a": {"kind": "test"}, "b": {"kind": "test"}}}"#)
+        let names = try ModelDirectory(config: config, served: ["b"]).names
+        let unknown = #expect(throws: APIError.self) { try names.backend(for: "a") }
+        #expect(unknown?.status == 404 && unknown?.code == "model_not_found")
+        let unnamed = #expect(throws: APIError.self) { try names.backend(for: nil) }
+        #expect(unnamed?.status == 400 && unnamed?.param == "model")
+        #expect(throws: LooplError.self) { try ModelDirectory(config: config, served: ["c"]) }
+    }
+
+    @Test func aNameTwoBackendsClaimIsAConfigurationError() throws {
+        let clash = try Self.config(#"{"default": "a", "backends": {"a": {"kind": "test", "aliases": ["x"]}, "b": {"kind": "test", "aliases": ["x"]}}}"#)
+        #expect(throws: LooplError.self) { try ModelDirectory(config: clash) }
+        let stars = try Self.config(#"{"default": "a", "backends": {"a": {"kind": "test", "aliases": ["*"]}, "b": {"kind": "test", "aliases": ["*"]}}}"#)
+        #expect(throws: LooplError.self) { try ModelDirectory(config: stars) }
+    }
+
+    @Test func aFailedStartIsTriedAgainByTheNextRequest() async throws {
+        let starts = Starts()
+        let directory = try ModelDirectory(config: try Self.config(#"{"default": "a", "backends": {"a": {"kind": "test"}}}"#, starts: starts))
+        for _ in 0..<2 {
+            await #expect(throws: LooplError.self) { _ = try await directory.model(for: "a") }
+        }
+        #expect(starts.count.withLock { $0 } == 2)
+        await directory.closeAll()
+        await #expect(throws: LooplError.self) { _ = try await directory.model(for: "a") }
+        #expect(starts.count.withLock { $0 } == 2, "a closed directory started a backend")
+    }
+}
