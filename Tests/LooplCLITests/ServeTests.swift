@@ -108,7 +108,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(2)))
-    func aPortInUseIsAClearError() throws {
+    func aPortInUseIsAClearErrorAndAnOpenAddressWithoutAKeyAWarning() throws {
         let config = try ServeProcess.config(["default": "python", "backends": [
             "python": ["kind": "stdio", "command": ["python3", "backends/python/worker.py", "--script", "backends/python/script.json"]],
         ]])
@@ -125,6 +125,11 @@ import Testing
         #expect(second.terminationStatus == 1, "\(errors)")
         #expect(errors.contains("\(first.port)") && errors.contains("in use"), "\(errors)")
         #expect(first.stop().status == 0)
+        #expect(!first.banner.contains("warning:"), "\(first.banner)")
+        let open = try ServeProcess(["--host", "0.0.0.0"], config: config)
+        #expect(open.banner.contains("warning: Listening on 0.0.0.0 without an API key"), "\(open.banner)")
+        #expect(open.banner.hasSuffix("listening on http://0.0.0.0:\(open.port)\n"), "\(open.banner)")
+        #expect(open.stop().status == 0)
     }
 
     /// The pids whose parent is `pid`.

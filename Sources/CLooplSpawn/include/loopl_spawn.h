@@ -29,4 +29,9 @@ int loopl_open_beneath(int dirfd, const char *path, int flags);
 /// with _GNU_SOURCE.
 int loopl_o_path(void);
 
+/* Makes each signal in `numbers` write its number, as one byte, to a pipe instead of acting; returns
+   the pipe's read end (close-on-exec), or -1. The handler is installed before this returns, so
+   no signal is lost to a default action after it. Once per process. */
+int loopl_signal_pipe(const int *numbers, int count);
+
 #endif

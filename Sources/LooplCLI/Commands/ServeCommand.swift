@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Loopl
 import LooplAPI
@@ -55,7 +54,7 @@ struct ServeCommand: Command {
 
     func run(_ console: Console) async throws -> ExitCode {
         setenv("GGML_NO_BACKTRACE", "1", 0)
-        let signals = Signals([SIGINT, SIGTERM])
+        let signals = try SignalWatch([SIGINT, SIGTERM])
         var config = try BackendFactory.config(path: config)
         try config.apply(overrides)
         let settings = try ServeSettings(section: config.serve)
@@ -69,32 +68,8 @@ struct ServeCommand: Command {
             console.err("listening on http://\(host.contains(":") ? "[\(host)]" : host):\($0)")
         }
         let signal = await signals.next()
-        console.err("loopl serve: \(signal == SIGTERM ? "SIGTERM" : "SIGINT"), finishing the requests in flight")
+        console.err("loopl serve: \(signal == SIGINT ? "SIGINT" : "SIGTERM"), finishing the requests in flight")
         await server.shutdown()
         return .success
-    }
-}
-
-/// Delivers the given signals, one at a time, instead of ending the process.
-final class Signals {
-    private let sources: [any DispatchSourceSignal]
-    private let stream: AsyncStream<Int32>
-
-    init(_ numbers: [Int32]) {
-        let (stream, continuation) = AsyncStream<Int32>.makeStream()
-        self.stream = stream
-        sources = numbers.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number)
-            source.setEventHandler { continuation.yield(number) }
-            source.resume()
-            return source
-        }
-    }
-
-    /// The next signal that arrives.
-    func next() async -> Int32 {
-        for await number in stream { return number }
-        return SIGTERM
     }
 }
