@@ -49,6 +49,7 @@ import Testing
     @Test func filesArePrivateAndReadBackWithinTheBounds() async throws {
         let folder = Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(mkdir(folder, 0o755) == 0 && chmod(folder, 0o755) == 0)
         let store = try ResponsesStore(directory: folder, maxCount: 3)
         for (index, id) in ["resp_a", "resp_b", "resp_c"].enumerated() { try await store.put(Self.entry(id, created: index)) }
         var info = stat()
