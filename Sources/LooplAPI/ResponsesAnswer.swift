@@ -32,7 +32,7 @@ package struct ResponsesAnswer: Sendable {
 
     /// The object of the finished `output`: `completed`, or `incomplete` when the token limit cut it.
     package func finished(_ output: ResponsesOutput) -> JSONValue {
-        let cut = output.metrics?.stopReason == .maxTokens && output.toolCalls.isEmpty
+        let cut = output.isCut && output.toolCalls.isEmpty
         var object = object(status: cut ? "incomplete" : "completed", output: output.json, usage: Self.usage(output.metrics))
         if cut { object["incomplete_details"] = ["reason": "max_output_tokens"] }
         object["completed_at"] = cut ? .null : .integer(ChatAnswer.now())

@@ -105,7 +105,7 @@ package struct ResponsesOutput: Sendable {
         guard open, let item = items.last else { return [] }
         open = false
         let index = JSONValue.integer(items.count - 1)
-        let done: JSONObject = ["type": "response.output_item.done", "output_index": index, "item": Self.json(item, done: true)]
+        let done: JSONObject = ["type": "response.output_item.done", "output_index": index, "item": Self.json(item, done: true, cut: isCut)]
         switch item {
         case .reasoning(let id, let text):
             return [["type": "response.reasoning_summary_text.done", "item_id": .string(id), "output_index": index,
@@ -137,11 +137,17 @@ package struct ResponsesOutput: Sendable {
     }
 
     /// The items as the response's `output`.
-    package var json: JSONValue { .array(items.map { Self.json($0, done: true) }) }
+    package var json: JSONValue {
+        .array(items.enumerated().map { Self.json($1, done: true, cut: isCut && $0 == items.count - 1) })
+    }
 
-    /// An item's JSON: whole when `done`, else as announced (no text, no arguments, in progress).
-    package static func json(_ item: Item, done: Bool) -> JSONValue {
-        let status: JSONValue = done ? "completed" : "in_progress"
+    /// True when the token limit cut the turn: its last item is then `incomplete`.
+    package var isCut: Bool { metrics?.stopReason == .maxTokens }
+
+    /// An item's JSON: whole when `done`, else as announced (no text, no arguments, in progress);
+    /// `incomplete` when `cut`.
+    package static func json(_ item: Item, done: Bool, cut: Bool = false) -> JSONValue {
+        let status: JSONValue = cut ? "incomplete" : done ? "completed" : "in_progress"
         switch item {
         case .reasoning(let id, let text):
             return ["type": "reasoning", "id": .string(id),

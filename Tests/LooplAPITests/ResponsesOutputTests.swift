@@ -94,6 +94,7 @@ import Testing
         let response = Self.answer.finished(output)
         #expect(response["status"] == "incomplete")
         #expect(response["incomplete_details"] == ["reason": "max_output_tokens"])
+        #expect(response["output"]?.arrayValue?.last?["status"] == "incomplete")
         var silent = ResponsesOutput()
         let events = silent.finish()
         #expect(events.count == 5)
