@@ -11,8 +11,11 @@ import Loopl
 package struct ResponsesOutput: Sendable {
     /// One output item.
     package enum Item: Sendable, Hashable {
+        /// Thinking: a `reasoning` item (`rs_…`) with its summary text.
         case reasoning(id: String, text: String)
+        /// Visible text: a `message` item (`msg_…`) with one `output_text` part.
         case message(id: String, text: String)
+        /// A tool call: a `function_call` item (`fc_…`).
         case call(id: String, ToolCall)
     }
 
