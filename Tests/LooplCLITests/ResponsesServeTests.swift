@@ -46,6 +46,14 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(5)))
+    func aLongPromptGetsKeepAliveCommentsBeforeTheFirstEvent() throws {
+        try ServeTests.requireModel()
+        let server = try ServeProcess([], config: try ServeProcess.llamaConfig(serve: ["keepAliveSeconds": 0.05]))
+        try Self.expectChecks(server, ["keepalive"], model: "llama")
+        #expect(server.stop().status == 0)
+    }
+
+    @Test(.timeLimit(.minutes(5)))
     func thinkingIsAReasoningItemAndAnEngineLostMidStreamFailsTheResponse() throws {
         let workers = try ServeProcess([], config: ServeProcess.clients + "/serve-workers.json")
         try Self.expectChecks(workers, ["reasoning"], model: "thinking")

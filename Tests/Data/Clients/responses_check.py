@@ -202,6 +202,19 @@ class Checks:
         self.expect_status(404, "response_not_found", lambda: self.client.responses.retrieve(response.id))
         return "%d events, then response.failed: %s" % (len(events) - 1, short(response.error.message, 80))
 
+    def keepalive(self):
+        long_input = "Summarize this text. " + "The quick brown fox jumps over the lazy dog. " * 100
+        body = {"model": self.model, "input": long_input, "max_output_tokens": 4, "temperature": 0, "stream": True}
+        with httpx.stream("POST", self.base_url + "/responses", json=body, timeout=self.timeout,
+                          headers={"Authorization": "Bearer " + self.api_key}) as response:
+            lines = [line for line in response.iter_lines()]
+        expect(response.status_code == 200, "status %d" % response.status_code)
+        expect(lines and lines[0] == ": ping", "the first line while a long prompt is evaluated: %r" % (lines[:1],))
+        events = [line[len("event: "):] for line in lines if line.startswith("event: ")]
+        expect(events[:2] == ["response.created", "response.in_progress"] and events[-1] in ("response.completed", "response.incomplete"),
+               "the events after the pings are %s" % events)
+        return "%d ping(s), then %d events" % (sum(1 for line in lines if line == ": ping"), len(events))
+
     def retrieve(self):
         expect(self.response_id, "give --response-id")
         got = self.client.responses.retrieve(self.response_id)
@@ -233,6 +246,7 @@ CHECKS = {
     "other-tools": Checks.other_tools,
     "errors": Checks.errors,
     "retrieve": Checks.retrieve,
+    "keepalive": Checks.keepalive,
     "failed": Checks.failed,
     "reasoning": Checks.reasoning,
 }
