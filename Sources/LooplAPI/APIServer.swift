@@ -18,9 +18,10 @@ package final class APIServer: Sendable {
         self.key = key
         self.settings = settings
         chat = ChatEndpoint(directory: directory, keepAlive: settings.keepAliveInterval)
+        let responses = ResponsesEndpoint(chat: chat, store: try ResponsesStore(directory: settings.responsesDir))
         var limits = HTTPLimits()
         limits.maxBodyBytes = settings.maxRequestBytes
-        let routes = Routes(directory: directory, key: key, chat: chat)
+        let routes = Routes(directory: directory, key: key, chat: chat, responses: responses)
         http = try HTTPServer.listen(host: host, port: port, limits: limits, errorBody: Routes.errorBody,
                                      listening: listening) { request, responder in
             await routes.handle(request, responder)
@@ -43,6 +44,7 @@ private struct Routes: Sendable {
     let directory: ModelDirectory
     let key: APIKey?
     let chat: ChatEndpoint
+    let responses: ResponsesEndpoint
     /// When the server started: the `created` of every model it lists.
     let started = ChatAnswer.now()
 
@@ -66,6 +68,10 @@ private struct Routes: Sendable {
         case "/chat/completions":
             guard request.method == "POST" else { return responder.respond(.methodNotAllowed(request.method, allowed: ["POST"])) }
             await chat.handle(request, responder)
+        case "/responses":
+            await responses.handle(request, id: nil, responder)
+        case let path where path.hasPrefix("/responses/"):
+            await responses.handle(request, id: String(path.dropFirst("/responses/".count)).removingPercentEncoding ?? "", responder)
         default:
             responder.respond(.notFound(request.path))
         }

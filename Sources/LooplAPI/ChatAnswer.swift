@@ -4,11 +4,11 @@ import Loopl
 /// The pieces that the streamed and the whole chat completion answers share: ids, times, the
 /// finish reason, the usage, and the JSON of a tool call.
 package enum ChatAnswer {
-    /// A fresh completion id: `chatcmpl-` and 24 random letters and digits.
-    package static func makeId() -> String {
+    /// A fresh completion id: `prefix` (`chatcmpl-`) and 24 random letters and digits.
+    package static func makeId(prefix: String = "chatcmpl-") -> String {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         var rng = SystemRandomNumberGenerator()
-        return "chatcmpl-" + String((0..<24).map { _ in alphabet[Int(rng.next(upperBound: UInt(alphabet.count)))] })
+        return prefix + String((0..<24).map { _ in alphabet[Int(rng.next(upperBound: UInt(alphabet.count)))] })
     }
 
     /// The current time in Unix seconds, for `created`.

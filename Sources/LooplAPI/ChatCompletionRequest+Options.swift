@@ -46,8 +46,9 @@ extension ChatCompletionRequest {
     }
 
     /// `tool_choice`: "none", "auto", "required", or `{"type": "function", "function": {"name"}}`
-    /// naming one of `tools`. Absent means auto.
-    static func toolChoice(_ field: RequestField?, tools: [ToolSpec]) throws(APIError) -> ToolChoice {
+    /// naming one of `tools` (with `flat`, the Responses form `{"type": "function", "name"}`).
+    /// Absent means auto.
+    static func toolChoice(_ field: RequestField?, tools: [ToolSpec], flat: Bool = false) throws(APIError) -> ToolChoice {
         guard let field else { return .auto }
         if let word = field.value.stringValue {
             switch word {
@@ -56,14 +57,16 @@ extension ChatCompletionRequest {
             case "required":
                 guard !tools.isEmpty else { throw field.error("is \"required\", but the request has no `tools`.") }
                 return .required
-            default: throw field.error("is \"\(word)\": use \"none\", \"auto\", \"required\" or {\"type\": \"function\", \"function\": {\"name\": ...}}.")
+            default:
+                let named = flat ? "{\"type\": \"function\", \"name\": ...}" : "{\"type\": \"function\", \"function\": {\"name\": ...}}"
+                throw field.error("is \"\(word)\": use \"none\", \"auto\", \"required\" or \(named).")
             }
         }
         guard field.value.objectValue != nil else { throw field.error("must be a string or an object, not \(field.kind).") }
         if let type = field.member("type"), try type.string() != "function" {
             throw type.error("must be \"function\".")
         }
-        let nameField = try field.required("function").object().required("name")
+        let nameField = flat ? try field.required("name") : try field.required("function").object().required("name")
         let name = try nameField.string()
         guard tools.contains(where: { $0.name == name }) else {
             let names = tools.isEmpty ? "the request has no `tools`" : "the tools are " + tools.map(\.name).joined(separator: ", ")
@@ -73,8 +76,9 @@ extension ChatCompletionRequest {
     }
 
     /// `response_format`: `{"type": "text"}`, `{"type": "json_object"}` (with llama-server's
-    /// optional `schema`), or `{"type": "json_schema", "json_schema": {"name", "schema", "strict"}}`.
-    static func responseFormat(_ field: RequestField) throws(APIError) -> ResponseFormat {
+    /// optional `schema`), or `{"type": "json_schema", "json_schema": {"name", "schema", "strict"}}`
+    /// (with `flat`, the Responses `text.format` form `{"type": "json_schema", "name", "schema", "strict"}`).
+    static func responseFormat(_ field: RequestField, flat: Bool = false) throws(APIError) -> ResponseFormat {
         let typeField = try field.object().required("type")
         let type = try typeField.string()
         switch type {
@@ -83,7 +87,7 @@ extension ChatCompletionRequest {
         case "json_object":
             return try field.member("schema").map { schema throws(APIError) in .jsonSchema(try schema.object().value) } ?? .jsonObject
         case "json_schema":
-            let wrapper = try field.required("json_schema").object()
+            let wrapper = flat ? field : try field.required("json_schema").object()
             _ = try wrapper.member("strict")?.bool()
             _ = try wrapper.member("name")?.string()
             return .jsonSchema(try wrapper.required("schema").object().value)
@@ -100,6 +104,11 @@ extension ChatCompletionRequest {
             return try enable.bool() ? .on : .off
         }
         guard let field = body.member("reasoning_effort") else { return .auto }
+        return try effort(field)
+    }
+
+    /// A reasoning effort word: `none` and `minimal` turn thinking off; `low`, `medium`, `high` set it.
+    static func effort(_ field: RequestField) throws(APIError) -> ReasoningSetting {
         let effort = try field.string()
         switch effort {
         case "none", "minimal": return .off

@@ -35,26 +35,12 @@ package struct ChatCompletionRequest: Sendable {
 
     /// Reads a body's bytes: a 400 `invalid_json` when they are not UTF-8 JSON.
     package init(body: [UInt8]) throws(APIError) {
-        guard String(validating: body, as: UTF8.self) != nil else {
-            throw .invalidJSON("The request body is not valid UTF-8 text; send JSON encoded as UTF-8.")
-        }
-        let json: JSONValue
-        do {
-            json = try JSONValue(parsing: body)
-        } catch let error as LooplError {
-            throw .invalidJSON("The request body is not valid JSON: \(error.message)")
-        } catch {
-            throw .invalidJSON("The request body is not valid JSON.")
-        }
-        try self.init(json: json)
+        try self.init(json: try RequestField.parse(body: body).value)
     }
 
     /// Reads a parsed body, which must be a JSON object.
     package init(json: JSONValue) throws(APIError) {
-        guard json.objectValue != nil else {
-            throw .invalidRequest("The request body must be a JSON object, not \(RequestField(json, path: "").kind).", param: nil)
-        }
-        let body = RequestField(json, path: "")
+        let body = try RequestField.body(json)
         model = try body.member("model")?.string()
         messages = try ChatMessages.read(body.required("messages"))
         if let n = body.member("n") {

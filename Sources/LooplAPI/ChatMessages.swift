@@ -62,7 +62,7 @@ package enum ChatMessages {
 
     /// The arguments of a call: a JSON string holding an object (an object itself is taken too;
     /// absent or blank means none).
-    private static func arguments(_ field: RequestField?) throws(APIError) -> JSONObject {
+    static func arguments(_ field: RequestField?) throws(APIError) -> JSONObject {
         guard let field else { return [:] }
         if let object = field.value.objectValue { return object }
         let text = try field.string()

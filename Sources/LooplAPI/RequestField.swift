@@ -14,6 +14,28 @@ package struct RequestField: Sendable {
         self.path = path
     }
 
+    /// A request body's bytes parsed: a 400 `invalid_json` when they are not UTF-8 JSON.
+    package static func parse(body: [UInt8]) throws(APIError) -> RequestField {
+        guard String(validating: body, as: UTF8.self) != nil else {
+            throw .invalidJSON("The request body is not valid UTF-8 text; send JSON encoded as UTF-8.")
+        }
+        do {
+            return RequestField(try JSONValue(parsing: body), path: "")
+        } catch let error as LooplError {
+            throw .invalidJSON("The request body is not valid JSON: \(error.message)")
+        } catch {
+            throw .invalidJSON("The request body is not valid JSON.")
+        }
+    }
+
+    /// A parsed body as the root field; a 400 unless it is a JSON object.
+    package static func body(_ json: JSONValue) throws(APIError) -> RequestField {
+        guard json.objectValue != nil else {
+            throw .invalidRequest("The request body must be a JSON object, not \(RequestField(json, path: "").kind).", param: nil)
+        }
+        return RequestField(json, path: "")
+    }
+
     /// The member `key` of this object; nil when it is absent or null (OpenAI's "not given").
     package func member(_ key: String) -> RequestField? {
         guard let value = value[key], !value.isNull else { return nil }

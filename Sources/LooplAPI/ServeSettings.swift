@@ -12,6 +12,9 @@ package struct ServeSettings: Sendable {
     /// How long a streamed answer waits for its first event before it sends its head and
     /// keep-alive comments (`serve.keepAliveSeconds` is their interval, default 15).
     package var keepAliveInterval: Duration = .seconds(15)
+    /// The folder where stored Responses API responses are also written (`serve.responsesDir`);
+    /// nil keeps them in memory only.
+    package var responsesDir: String?
 
     package init() {}
 
@@ -31,6 +34,7 @@ package struct ServeSettings: Sendable {
             guard (0.05...600).contains(seconds) else { throw reader.error("keepAliveSeconds must be 0.05 to 600") }
             keepAliveInterval = .milliseconds(Int(seconds * 1000))
         }
+        responsesDir = try reader.optionalString("responsesDir")
         try reader.finish()
     }
 

@@ -8,11 +8,17 @@ final class StreamGate: Sendable {
 
     private let responder: HTTPResponder
     private let keepAlive: Duration
+    private let headers: [(String, String)]
+    private let done: [UInt8]?
     private let state = Mutex(State.waiting)
 
-    init(_ responder: HTTPResponder, keepAlive: Duration) {
+    /// A gate on `responder`; the head carries `headers` besides the event-stream ones, and the
+    /// stream ends with `done` (OpenAI chat's `data: [DONE]`; nil for none).
+    init(_ responder: HTTPResponder, keepAlive: Duration, headers: [(String, String)] = [], done: [UInt8]? = SSE.done) {
         self.responder = responder
         self.keepAlive = keepAlive
+        self.headers = headers
+        self.done = done
     }
 
     /// Sends `bytes`, opening the stream first if needed; false once the client is gone.
@@ -33,14 +39,15 @@ final class StreamGate: Sendable {
         }
     }
 
-    /// Ends the answer with `error`: its own status while nothing was sent, else an error event.
-    func fail(_ error: APIError) {
+    /// Ends the answer with `error`: its own status while nothing was sent, else an error event
+    /// (`event`, else the error's own).
+    func fail(_ error: APIError, event: [UInt8]? = nil) {
         state.withLock { state in
             switch state {
             case .waiting: responder.respond(status: error.status, headers: error.headers + JSONHeaders.contentType, body: error.body)
             case .streaming:
-                responder.send(error.streamEvent)
-                responder.send(SSE.done)
+                responder.send(event ?? error.streamEvent)
+                if let done { responder.send(done) }
                 responder.finish()
             case .ended: break
             }
@@ -53,7 +60,7 @@ final class StreamGate: Sendable {
         state.withLock { state in
             guard state != .ended else { return }
             openLocked(&state)
-            responder.send(SSE.done)
+            if let done { responder.send(done) }
             responder.finish()
             state = .ended
         }
@@ -61,7 +68,7 @@ final class StreamGate: Sendable {
 
     private func openLocked(_ state: inout State) {
         guard state == .waiting else { return }
-        responder.startStream(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")],
+        responder.startStream(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")] + headers,
                               keepAlive: (keepAlive, SSE.ping))
         state = .streaming
     }

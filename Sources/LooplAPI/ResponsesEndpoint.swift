@@ -1,0 +1,137 @@
+import Loopl
+import LooplHTTP
+
+/// OpenAI's Responses API: `POST /v1/responses` runs one assistant turn, whole or streamed as
+/// named server-sent events, and keeps it (unless `store: false`) for `GET` and `DELETE
+/// /v1/responses/{id}` and for `previous_response_id`.
+struct ResponsesEndpoint: Sendable {
+    /// The chat endpoint, whose backends, model start and keep-alive this one shares.
+    let chat: ChatEndpoint
+    /// The kept responses.
+    let store: ResponsesStore
+
+    /// Answers `POST /responses`, or `GET` / `DELETE /responses/{id}` when `id` is given.
+    func handle(_ request: HTTPRequest, id: String?, _ responder: HTTPResponder) async {
+        guard let id else {
+            guard request.method == "POST" else { return responder.respond(.methodNotAllowed(request.method, allowed: ["POST"])) }
+            return await create(request, responder)
+        }
+        guard request.method == "GET" || request.method == "DELETE" else {
+            return responder.respond(.methodNotAllowed(request.method, allowed: ["GET", "DELETE"]))
+        }
+        guard ResponsesStore.isValidId(id), let entry = await store.get(id) else { return responder.respond(.responseNotFound(id)) }
+        if request.method == "GET" { return responder.respond(json: entry.response) }
+        await store.remove(id)
+        responder.respond(json: ResponsesAnswer.deleted(id))
+    }
+
+    private func create(_ request: HTTPRequest, _ responder: HTTPResponder) async {
+        do {
+            let body = try ResponsesRequest(body: request.body)
+            let earlier = try await previous(body)
+            let (conversation, input) = try body.conversation(after: earlier)
+            let backend = try chat.directory.names.backend(for: body.model)
+            let model = try await chat.start(backend)
+            let turn = Turn(request: body, conversation: conversation, kept: earlier + input, model: model,
+                            answer: ResponsesAnswer(model: body.model ?? backend, echo: body.echo))
+            let headers = body.ignoredToolTypes.isEmpty ? [] : [("Loopl-Warning", "ignored tool types: " + body.ignoredToolTypes.joined(separator: ", "))]
+            if body.stream {
+                await stream(turn, headers: headers, responder)
+            } else {
+                let response = try await complete(turn)
+                responder.respond(status: 200, headers: JSONHeaders.contentType + headers, body: Array(response.jsonText().utf8))
+            }
+        } catch {
+            responder.respond(APIError.from(error))
+        }
+    }
+
+    /// The stored conversation that `previous_response_id` continues; none without one.
+    private func previous(_ body: ResponsesRequest) async throws(APIError) -> [Message] {
+        guard let id = body.previousResponseId else { return [] }
+        guard ResponsesStore.isValidId(id), let entry = await store.get(id) else { throw .previousResponseNotFound(id) }
+        return entry.conversation
+    }
+
+    /// One turn to run: the request, what is sent, what a continuation keeps, and the answer's frame.
+    private struct Turn {
+        let request: ResponsesRequest
+        let conversation: [Message]
+        let kept: [Message]
+        let model: any Model
+        let answer: ResponsesAnswer
+
+        /// Runs the turn into `output`, calling `each` with the stream events of every model event.
+        func run(_ output: inout ResponsesOutput, each: ([JSONObject]) throws -> Void) async throws {
+            try await ChatEndpoint.run(messages: conversation, tools: request.tools, options: request.options, on: model) { event in
+                try each(output.add(event))
+                return !output.isSatisfied
+            }
+        }
+    }
+
+    private func complete(_ turn: Turn) async throws -> JSONValue {
+        var output = ResponsesOutput(parallelToolCalls: turn.request.parallelToolCalls)
+        try await turn.run(&output) { _ in }
+        _ = output.finish()
+        return try await keep(turn, output)
+    }
+
+    /// The finished response object, kept in the store unless the request said `store: false`.
+    private func keep(_ turn: Turn, _ output: ResponsesOutput) async throws -> JSONValue {
+        let response = turn.answer.finished(output)
+        if turn.request.store {
+            try await store.put(.init(id: turn.answer.id, response: response, conversation: turn.kept + [output.message]))
+        }
+        return response
+    }
+
+    private func stream(_ turn: Turn, headers: [(String, String)], _ responder: HTTPResponder) async {
+        let gate = StreamGate(responder, keepAlive: chat.keepAlive, headers: headers, done: nil)
+        let interval = chat.keepAlive
+        let timer = Task {
+            try await Task.sleep(for: interval)
+            gate.ping()
+        }
+        defer { timer.cancel() }
+        var frames = ResponsesEventStream()
+        var output = ResponsesOutput(parallelToolCalls: turn.request.parallelToolCalls)
+        let opening = [ResponsesEventStream.lifecycle("response.created", turn.answer.inProgress),
+                       ResponsesEventStream.lifecycle("response.in_progress", turn.answer.inProgress)]
+        /// Sends `events`, after the opening ones when they are the first; throws once the client is gone.
+        func send(_ events: [JSONObject]) throws {
+            guard !events.isEmpty else { return }
+            let all = frames.sequenceNumber == 0 ? opening + events : events
+            for event in all where !gate.send(frames.frame(event)) { throw CancellationError() }
+        }
+        do {
+            try await turn.run(&output) { events in try send(events) }
+            var last = output.finish()
+            let response = try await keep(turn, output)
+            let done = response["status"]?.stringValue == "incomplete" ? "response.incomplete" : "response.completed"
+            last.append(ResponsesEventStream.lifecycle(done, response))
+            try send(last)
+            gate.finish()
+        } catch {
+            let failure = APIError.from(error)
+            let prefix: [UInt8] = frames.sequenceNumber == 0 ? opening.flatMap { frames.frame($0) } : []
+            let failed = frames.frame(ResponsesEventStream.lifecycle("response.failed", turn.answer.failed(failure, output)))
+            gate.fail(failure, event: prefix + failed)
+        }
+    }
+}
+
+extension APIError {
+    /// 404: no response `id` is stored (never stored, deleted, or evicted).
+    static func responseNotFound(_ id: String) -> APIError {
+        APIError(status: 404, type: "invalid_request_error", code: "response_not_found",
+                 message: "Response with id '\(id)' not found: it was never stored, was deleted, or was evicted as the store filled.")
+    }
+
+    /// 404: `previous_response_id` names no stored response.
+    static func previousResponseNotFound(_ id: String) -> APIError {
+        APIError(status: 404, type: "invalid_request_error", code: "previous_response_not_found",
+                 message: "Previous response with id '\(id)' not found: send the whole conversation as `input` instead.",
+                 param: "previous_response_id")
+    }
+}
