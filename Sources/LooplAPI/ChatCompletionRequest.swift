@@ -35,18 +35,7 @@ package struct ChatCompletionRequest: Sendable {
 
     /// Reads a body's bytes: a 400 `invalid_json` when they are not UTF-8 JSON.
     package init(body: [UInt8]) throws(APIError) {
-        guard String(validating: body, as: UTF8.self) != nil else {
-            throw .invalidJSON("The request body is not valid UTF-8 text; send JSON encoded as UTF-8.")
-        }
-        let json: JSONValue
-        do {
-            json = try JSONValue(parsing: body)
-        } catch let error as LooplError {
-            throw .invalidJSON("The request body is not valid JSON: \(error.message)")
-        } catch {
-            throw .invalidJSON("The request body is not valid JSON.")
-        }
-        try self.init(json: json)
+        try self.init(json: try RequestField.parse(body: body))
     }
 
     /// Reads a parsed body, which must be a JSON object.

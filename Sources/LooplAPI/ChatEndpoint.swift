@@ -26,7 +26,7 @@ struct ChatEndpoint: Sendable {
     }
 
     /// The backend's model; a start that fails is a 503 naming why.
-    private func start(_ backend: String) async throws(APIError) -> any Model {
+    func start(_ backend: String) async throws(APIError) -> any Model {
         do {
             return try await directory.model(for: backend)
         } catch {
@@ -80,11 +80,17 @@ struct ChatEndpoint: Sendable {
     /// before the first text, thinking or call is tried once more, as an agent retries a turn.
     static func run(_ chat: ChatCompletionRequest, on model: any Model,
                     consume: (ModelEvent) throws -> Bool) async throws {
+        try await run(messages: chat.messages, tools: chat.tools, options: chat.options, on: model, consume: consume)
+    }
+
+    /// ``run(_:on:consume:)`` for a turn given by its parts, as every dialect reads them.
+    static func run(messages: [Message], tools: [ToolSpec], options: GenerationOptions, on model: any Model,
+                    consume: (ModelEvent) throws -> Bool) async throws {
         var retried = false
         while true {
             var began = false
             do {
-                for try await event in model.generate(messages: chat.messages, tools: chat.tools, options: chat.options) {
+                for try await event in model.generate(messages: messages, tools: tools, options: options) {
                     if case .metrics = event {} else { began = true }
                     guard try consume(event) else { return }
                 }

@@ -105,3 +105,20 @@ package struct RequestField: Sendable {
         number.rounded() == number ? String(Int(number)) : String(number)
     }
 }
+
+extension RequestField {
+    /// A request body's bytes as the field of the whole body: a 400 `invalid_json` when they are
+    /// not UTF-8 JSON.
+    package static func parse(body: [UInt8]) throws(APIError) -> JSONValue {
+        guard String(validating: body, as: UTF8.self) != nil else {
+            throw .invalidJSON("The request body is not valid UTF-8 text; send JSON encoded as UTF-8.")
+        }
+        do {
+            return try JSONValue(parsing: body)
+        } catch let error as LooplError {
+            throw .invalidJSON("The request body is not valid JSON: \(error.message)")
+        } catch {
+            throw .invalidJSON("The request body is not valid JSON.")
+        }
+    }
+}
