@@ -222,7 +222,7 @@ class Checks:
         return "image refused; %s" % short(warning, 80)
 
     def ping(self):
-        prompt = [{"role": "user", "content": "Summarise: " + "the quick brown fox jumps over the lazy dog. " * 200}]
+        prompt = [{"role": "user", "content": "Summarise: " + "the quick brown fox jumps over the lazy dog. " * 60}]
         body = {"model": self.model, "messages": prompt, "max_tokens": 2, "stream": True, "temperature": 0}
         with httpx.Client(timeout=self.timeout) as client:
             with client.stream("POST", self.base_url + "/v1/messages", json=body, headers={"x-api-key": self.api_key}) as response:
@@ -235,6 +235,25 @@ class Checks:
         comments = [line for line in text.split("\n") if line.startswith(":")]
         expect(not comments and "[DONE]" not in text, "an OpenAI comment %r or [DONE] in the stream" % comments[:1])
         return "%d pings, then %s" % (names.count("ping"), " ".join(dict.fromkeys(name for name in names if name != "ping")))
+
+    def stream_error(self):
+        """A stream whose engine is lost after its first token ends with an `error` event."""
+        try:
+            events, _ = self.stream(messages=GREETING, max_tokens=16)
+        except anthropic.APIStatusError as error:
+            kind = error.body.get("error", {}).get("type") if isinstance(error.body, dict) else None
+            expect(error.body.get("type") == "error" and kind in ("overloaded_error", "api_error"),
+                   "the error event's body is %r" % error.body)
+        else:
+            raise CheckFailed("the stream ended without an error: %r" % [event.type for event in events])
+        body = {"model": self.model, "messages": GREETING, "max_tokens": 16, "stream": True}
+        with httpx.Client(timeout=self.timeout) as client:
+            with client.stream("POST", self.base_url + "/v1/messages", json=body, headers={"x-api-key": self.api_key}) as response:
+                text = response.read().decode()
+        names = [line[len("event: "):] for line in text.split("\n") if line.startswith("event: ")]
+        expect(response.status_code == 200 and names[:1] == ["message_start"], "%d %r" % (response.status_code, names))
+        expect(names[-1] == "error" and "message_stop" not in names, "the events are %r" % names)
+        return "%s, then an error event (%s through the SDK)" % (" ".join(dict.fromkeys(names[:-1])), kind)
 
     def same_call(self):
         """One forced call through every dialect on one backend: the same name and arguments."""
@@ -272,6 +291,7 @@ CHECKS = {
     "missing-max-tokens": Checks.missing_max_tokens,
     "refusals": Checks.refusals,
     "ping": Checks.ping,
+    "stream-error": Checks.stream_error,
     "same-call": Checks.same_call,
 }
 
