@@ -167,6 +167,7 @@ class Checks:
         expect("thinking_delta" in deltas and "signature_delta" in deltas, "deltas are %r" % deltas)
         expect([block.type for block in final.content] == ["thinking", "text"], "blocks are %r" % final.content)
         thought, text = final.content[0].thinking, final.content[1].text
+        expect(final.content[0].signature, "the streamed thinking block has no signature")
         expect(thought and "<think>" not in thought and "</think>" not in thought, "thinking is %s" % short(thought))
         expect(text and "<think>" not in text and "</think>" not in text, "text is %s" % short(text))
         whole = self.create(messages=GREETING, max_tokens=64)
