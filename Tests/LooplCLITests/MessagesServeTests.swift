@@ -9,7 +9,7 @@ import Testing
     func theAnthropicSDKIsServedByTheInProcessModel() throws {
         try ServeTests.requireModel()
         let server = try ServeProcess(["--api-key", "secret"], config: try ServeProcess.llamaConfig(aliases: ["gpt-4o-mini", "*"]))
-        try server.expectAnthropicChecks(["create", "stream", "tools-any", "tools-stream", "tool-result", "count-tokens",
+        try server.expectAnthropicChecks(["create", "stream", "tools-any", "tools-stream", "tool-result", "count-tokens", "count-exact",
                                           "bad-key", "missing-max-tokens", "refusals", "same-call"], model: "llama", key: "secret")
         try server.expectAnthropicChecks(["create"], model: "claude-sonnet-4-5", key: "secret")
         let stopped = server.stop()
@@ -20,7 +20,7 @@ import Testing
     @Test(.timeLimit(.minutes(5)))
     func theThinkingWorkerStreamsThinkingDeltas() throws {
         let server = try ServeProcess([], config: ServeProcess.clients + "/serve-workers.json")
-        try server.expectAnthropicChecks(["thinking", "count-tokens"], model: "thinking")
+        try server.expectAnthropicChecks(["thinking", "count-tokens", "count-estimated"], model: "thinking")
         #expect(server.stop().status == 0)
     }
 

@@ -187,6 +187,21 @@ class Checks:
         expect(used == small, "count_tokens says %d, the message used %d" % (small, used))
         return "%d then %d tokens" % (small, longer)
 
+    def counted(self):
+        """A count and whether the server says it is a heuristic's."""
+        result = self.client.messages.count_tokens(model=self.model, messages=GREETING)
+        return result.input_tokens, (result.model_extra or {}).get("estimated")
+
+    def count_exact(self):
+        count, estimated = self.counted()
+        expect(estimated is None, "a tokenizer's count says estimated: %r" % estimated)
+        return "%d tokens, not estimated" % count
+
+    def count_estimated(self):
+        count, estimated = self.counted()
+        expect(estimated is True, "a worker's heuristic count lacks estimated: true (%r)" % estimated)
+        return "%d tokens, estimated" % count
+
     def bad_key(self):
         client = anthropic.Anthropic(base_url=self.base_url, api_key="wrong", max_retries=0, timeout=self.timeout)
         try:
@@ -288,6 +303,8 @@ CHECKS = {
     "tool-result": Checks.tool_result,
     "thinking": Checks.thinking,
     "count-tokens": Checks.count_tokens,
+    "count-exact": Checks.count_exact,
+    "count-estimated": Checks.count_estimated,
     "bad-key": Checks.bad_key,
     "missing-max-tokens": Checks.missing_max_tokens,
     "refusals": Checks.refusals,
