@@ -21,7 +21,7 @@ package final class APIServer: Sendable {
         let responses = ResponsesEndpoint(chat: chat, store: try ResponsesStore(directory: settings.responsesDir))
         var limits = HTTPLimits()
         limits.maxBodyBytes = settings.maxRequestBytes
-        let routes = Routes(directory: directory, key: key, chat: chat, responses: responses)
+        let routes = Routes(directory: directory, key: key, chat: chat, responses: responses, messages: MessagesEndpoint(chat: chat))
         http = try HTTPServer.listen(host: host, port: port, limits: limits, errorBody: Routes.errorBody,
                                      listening: listening) { request, responder in
             await routes.handle(request, responder)
@@ -45,6 +45,7 @@ private struct Routes: Sendable {
     let key: APIKey?
     let chat: ChatEndpoint
     let responses: ResponsesEndpoint
+    let messages: MessagesEndpoint
     /// When the server started: the `created` of every model it lists.
     let started = ChatAnswer.now()
 
@@ -53,9 +54,11 @@ private struct Routes: Sendable {
         if path == "/health" {
             return get(request, responder) { ["status": "ok"] }
         }
+        let anthropic = path == "/messages" || path.hasPrefix("/messages/")
         if let key, !key.accepts(authorization: request.headers["authorization"], xAPIKey: request.headers["x-api-key"]) {
-            return responder.respond(.unauthorized)
+            return anthropic ? responder.respond(anthropic: .unauthorized) : responder.respond(.unauthorized)
         }
+        if anthropic { return await routeMessages(path, request, responder) }
         switch path {
         case "/models":
             get(request, responder) { ModelObject.list(directory.names.ids.map { ModelObject(id: $0, created: started) }) }
@@ -74,6 +77,17 @@ private struct Routes: Sendable {
             await responses.handle(request, id: String(path.dropFirst("/responses/".count)).removingPercentEncoding ?? "", responder)
         default:
             responder.respond(.notFound(request.path))
+        }
+    }
+
+    /// Anthropic's Messages endpoints, answering errors in its shape.
+    private func routeMessages(_ path: String, _ request: HTTPRequest, _ responder: HTTPResponder) async {
+        guard path == "/messages" || path == "/messages/count_tokens" else { return responder.respond(anthropic: .notFound(request.path)) }
+        guard request.method == "POST" else { return responder.respond(anthropic: .methodNotAllowed(request.method, allowed: ["POST"])) }
+        if path == "/messages" {
+            await messages.handle(request, responder)
+        } else {
+            await messages.countTokens(request, responder)
         }
     }
 

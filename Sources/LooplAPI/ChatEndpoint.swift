@@ -83,7 +83,7 @@ struct ChatEndpoint: Sendable {
         try await run(messages: chat.messages, tools: chat.tools, options: chat.options, on: model, consume: consume)
     }
 
-    /// ``run(_:on:consume:)`` for a turn given as its parts.
+    /// ``run(_:on:consume:)`` for a turn given by its parts, as every dialect reads them.
     static func run(messages: [Message], tools: [ToolSpec], options: GenerationOptions, on model: any Model,
                     consume: (ModelEvent) throws -> Bool) async throws {
         var retried = false

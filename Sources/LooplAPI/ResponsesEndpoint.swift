@@ -87,7 +87,7 @@ struct ResponsesEndpoint: Sendable {
     }
 
     private func stream(_ turn: Turn, headers: [(String, String)], _ responder: HTTPResponder) async {
-        let gate = StreamGate(responder, keepAlive: chat.keepAlive, headers: headers, done: nil)
+        let gate = StreamGate(responder, keepAlive: chat.keepAlive, framing: .responses, headers: headers)
         let interval = chat.keepAlive
         let timer = Task {
             try await Task.sleep(for: interval)

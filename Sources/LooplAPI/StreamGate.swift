@@ -8,17 +8,16 @@ final class StreamGate: Sendable {
 
     private let responder: HTTPResponder
     private let keepAlive: Duration
+    private let framing: StreamFraming
     private let headers: [(String, String)]
-    private let done: [UInt8]?
     private let state = Mutex(State.waiting)
 
-    /// A gate on `responder`; the head carries `headers` besides the event-stream ones, and the
-    /// stream ends with `done` (OpenAI chat's `data: [DONE]`; nil for none).
-    init(_ responder: HTTPResponder, keepAlive: Duration, headers: [(String, String)] = [], done: [UInt8]? = SSE.done) {
+    /// A gate for one answer in `framing` (OpenAI's unless given), whose head carries `headers` too.
+    init(_ responder: HTTPResponder, keepAlive: Duration, framing: StreamFraming = .openAI, headers: [(String, String)] = []) {
         self.responder = responder
         self.keepAlive = keepAlive
+        self.framing = framing
         self.headers = headers
-        self.done = done
     }
 
     /// Sends `bytes`, opening the stream first if needed; false once the client is gone.
@@ -35,19 +34,20 @@ final class StreamGate: Sendable {
         state.withLock { state in
             guard state == .waiting else { return }
             openLocked(&state)
-            responder.send(SSE.ping)
+            responder.send(framing.ping)
         }
     }
 
     /// Ends the answer with `error`: its own status while nothing was sent, else an error event
-    /// (`event`, else the error's own).
+    /// (`event`, else the framing's).
     func fail(_ error: APIError, event: [UInt8]? = nil) {
         state.withLock { state in
             switch state {
-            case .waiting: responder.respond(status: error.status, headers: error.headers + JSONHeaders.contentType, body: error.body)
+            case .waiting:
+                responder.respond(status: error.status, headers: error.headers + JSONHeaders.contentType, body: framing.errorBody(error))
             case .streaming:
-                responder.send(event ?? error.streamEvent)
-                if let done { responder.send(done) }
+                responder.send(event ?? framing.errorEvent(error))
+                if !framing.done.isEmpty { responder.send(framing.done) }
                 responder.finish()
             case .ended: break
             }
@@ -60,7 +60,7 @@ final class StreamGate: Sendable {
         state.withLock { state in
             guard state != .ended else { return }
             openLocked(&state)
-            if let done { responder.send(done) }
+            if !framing.done.isEmpty { responder.send(framing.done) }
             responder.finish()
             state = .ended
         }
@@ -69,7 +69,25 @@ final class StreamGate: Sendable {
     private func openLocked(_ state: inout State) {
         guard state == .waiting else { return }
         responder.startStream(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")] + headers,
-                              keepAlive: (keepAlive, SSE.ping))
+                              keepAlive: (keepAlive, framing.ping))
         state = .streaming
     }
+}
+
+/// The bytes of one dialect's stream: its keep-alive ping, what ends it (empty: nothing), and an
+/// error before the head (a body) and after it (an event).
+struct StreamFraming: Sendable {
+    /// Sent while the prompt is evaluated, and on an idle stream.
+    let ping: [UInt8]
+    /// Sent after the last event; empty for none.
+    let done: [UInt8]
+    /// The body of an error answered with its own status.
+    let errorBody: @Sendable (APIError) -> [UInt8]
+    /// The event of an error after the stream began.
+    let errorEvent: @Sendable (APIError) -> [UInt8]
+
+    /// OpenAI's: a `: ping` comment, `data: [DONE]`, and the `{"error": ...}` object.
+    static let openAI = StreamFraming(ping: SSE.ping, done: SSE.done, errorBody: { $0.body }, errorEvent: { $0.streamEvent })
+    /// OpenAI Responses': chat's, without `data: [DONE]` (the endpoint sends its own failure event).
+    static let responses = StreamFraming(ping: SSE.ping, done: [], errorBody: { $0.body }, errorEvent: { $0.streamEvent })
 }
