@@ -287,8 +287,15 @@ class Checks:
             _, call = self.forced_call()
             return call.name, call.input
 
-        # A dialect added to the server adds its entry here, e.g. "responses" for /v1/responses.
-        dialects = {"chat": chat, "messages": messages}
+        def responses():
+            answer = openai_client.responses.create(
+                model=self.model, input=WEATHER_QUESTION, temperature=0, max_output_tokens=48, tool_choice="required",
+                tools=[{"type": "function", "name": WEATHER_TOOL["name"], "description": WEATHER_TOOL["description"],
+                        "parameters": WEATHER_TOOL["input_schema"]}])
+            call = next(item for item in answer.output if item.type == "function_call")
+            return call.name, json.loads(call.arguments)
+
+        dialects = {"chat": chat, "messages": messages, "responses": responses}
         calls = {name: ask() for name, ask in dialects.items()}
         expect(len({json.dumps(call, sort_keys=True) for call in calls.values()}) == 1, "the calls differ: %r" % calls)
         name, arguments = calls["chat"]
