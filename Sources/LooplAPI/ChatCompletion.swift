@@ -13,51 +13,36 @@ package struct ChatCompletion: Sendable {
     package let model: String
     /// When the completion was created, in Unix seconds.
     package let created: Int
-    /// False when at most one tool call is kept.
-    package let parallelToolCalls: Bool
-    /// The visible text so far.
-    package private(set) var text = ""
-    /// The thinking so far.
-    package private(set) var reasoning = ""
-    /// The tool calls kept so far.
-    package private(set) var toolCalls: [ToolCall] = []
-    /// The latest metrics.
-    package private(set) var metrics: Metrics?
+    /// The turn gathered so far.
+    package private(set) var turn: TurnTally
 
     /// An empty answer; `id` and `created` are fresh unless given (tests fix them).
     package init(id: String = ChatAnswer.makeId(), model: String, created: Int = ChatAnswer.now(), parallelToolCalls: Bool = true) {
         self.id = id
         self.model = model
         self.created = created
-        self.parallelToolCalls = parallelToolCalls
+        turn = TurnTally(parallelToolCalls: parallelToolCalls)
     }
 
-    /// True once the one call that `parallelToolCalls: false` allows has come: the caller may stop
+    /// True once the one call that parallel calls being off allows has come: the caller may stop
     /// the generation, as further calls would be dropped.
-    package var isSatisfied: Bool { !parallelToolCalls && !toolCalls.isEmpty }
+    package var isSatisfied: Bool { turn.isSatisfied }
 
     /// Takes one event of the model's stream.
-    package mutating func add(_ event: ModelEvent) {
-        switch event {
-        case .text(let piece): text += piece
-        case .reasoning(let piece): reasoning += piece
-        case .toolCall(let call): if !isSatisfied { toolCalls.append(call) }
-        case .metrics(let latest): metrics = latest
-        }
-    }
+    package mutating func add(_ event: ModelEvent) { turn.add(event) }
 
     /// The assistant message: `role`, `content`, and `reasoning_content` and `tool_calls` when there are any.
     package var message: JSONValue {
         var message: JSONObject = ["role": "assistant",
-                                   "content": text.isEmpty && !toolCalls.isEmpty ? .null : .string(text)]
-        if !reasoning.isEmpty { message["reasoning_content"] = .string(reasoning) }
-        if !toolCalls.isEmpty { message["tool_calls"] = .array(toolCalls.map(ChatAnswer.toolCall)) }
+                                   "content": turn.text.isEmpty && !turn.toolCalls.isEmpty ? .null : .string(turn.text)]
+        if !turn.reasoning.isEmpty { message["reasoning_content"] = .string(turn.reasoning) }
+        if !turn.toolCalls.isEmpty { message["tool_calls"] = .array(turn.toolCalls.map(ChatAnswer.toolCall)) }
         return .object(message)
     }
 
     /// The OpenAI `finish_reason` of the answer.
     package var finishReason: String {
-        ChatAnswer.finishReason(metrics?.stopReason, madeCalls: !toolCalls.isEmpty)
+        ChatAnswer.finishReason(turn.metrics?.stopReason, madeCalls: !turn.toolCalls.isEmpty)
     }
 
     /// The answer's JSON, with llama-server's `timings` once the turn ended.
@@ -65,8 +50,8 @@ package struct ChatCompletion: Sendable {
         var answer: JSONObject = [
             "id": .string(id), "object": "chat.completion", "created": .integer(created), "model": .string(model),
             "choices": [["index": 0, "message": message, "finish_reason": .string(finishReason), "logprobs": .null]],
-            "usage": ChatAnswer.usage(metrics)]
-        answer["timings"] = ChatAnswer.timings(metrics)
+            "usage": ChatAnswer.usage(turn.metrics)]
+        answer["timings"] = ChatAnswer.timings(turn.metrics)
         return .object(answer)
     }
 

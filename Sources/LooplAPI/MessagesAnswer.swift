@@ -11,60 +11,45 @@ package struct MessagesAnswer: Sendable {
     package let id: String
     /// The model name the answer reports.
     package let model: String
-    /// False when at most one tool call is kept.
-    package let parallelToolCalls: Bool
     /// The request's stop strings, for `stop_sequence`.
     package let stops: [String]
-    /// The visible text so far.
-    package private(set) var text = ""
-    /// The thinking so far.
-    package private(set) var reasoning = ""
-    /// The tool calls kept so far.
-    package private(set) var toolCalls: [ToolCall] = []
-    /// The latest metrics.
-    package private(set) var metrics: Metrics?
+    /// The turn gathered so far.
+    package private(set) var turn: TurnTally
 
     /// An empty answer; `id` is fresh unless given (tests fix it).
     package init(id: String = MessagesReply.makeId(), model: String, parallelToolCalls: Bool = true, stops: [String] = []) {
         self.id = id
         self.model = model
-        self.parallelToolCalls = parallelToolCalls
+        turn = TurnTally(parallelToolCalls: parallelToolCalls)
         self.stops = stops
     }
 
-    /// True once the one call that `disable_parallel_tool_use` allows has come: the caller may
-    /// stop the generation, as further calls would be dropped.
-    package var isSatisfied: Bool { !parallelToolCalls && !toolCalls.isEmpty }
+    /// True once the one call that parallel calls being off allows has come: the caller may stop
+    /// the generation, as further calls would be dropped.
+    package var isSatisfied: Bool { turn.isSatisfied }
 
     /// Takes one event of the model's stream.
-    package mutating func add(_ event: ModelEvent) {
-        switch event {
-        case .text(let piece): text += piece
-        case .reasoning(let piece): reasoning += piece
-        case .toolCall(let call): if !isSatisfied { toolCalls.append(call) }
-        case .metrics(let latest): metrics = latest
-        }
-    }
+    package mutating func add(_ event: ModelEvent) { turn.add(event) }
 
     /// The content blocks: thinking, text, then the calls.
     package var content: [JSONValue] {
         var blocks: [JSONValue] = []
-        if !reasoning.isEmpty {
-            blocks.append(["type": "thinking", "thinking": .string(reasoning), "signature": .string(MessagesReply.signature)])
+        if !turn.reasoning.isEmpty {
+            blocks.append(["type": "thinking", "thinking": .string(turn.reasoning), "signature": .string(MessagesReply.signature)])
         }
-        if !text.isEmpty { blocks.append(["type": "text", "text": .string(text)]) }
-        blocks += toolCalls.map { MessagesReply.toolUse($0, input: $0.arguments) }
+        if !turn.text.isEmpty { blocks.append(["type": "text", "text": .string(turn.text)]) }
+        blocks += turn.toolCalls.map { MessagesReply.toolUse($0, input: $0.arguments) }
         return blocks
     }
 
     /// The answer's JSON.
     package var json: JSONValue {
-        let reason = metrics?.stopReason
-        let madeCalls = !toolCalls.isEmpty
+        let reason = turn.metrics?.stopReason
+        let madeCalls = !turn.toolCalls.isEmpty
         return MessagesReply.message(
             id: id, model: model, content: content,
             stopReason: .string(MessagesReply.stopReason(reason, madeCalls: madeCalls)),
             stopSequence: MessagesReply.stopSequence(reason, madeCalls: madeCalls, stops: stops),
-            usage: MessagesReply.usage(metrics))
+            usage: MessagesReply.usage(turn.metrics))
     }
 }

@@ -51,12 +51,12 @@ import Testing
         answer.add(.toolCall(ToolCall(id: "one", name: "f")))
         #expect(answer.isSatisfied)
         answer.add(.toolCall(ToolCall(id: "two", name: "g")))
-        #expect(answer.toolCalls.map(\.id) == ["one"])
+        #expect(answer.turn.toolCalls.map(\.id) == ["one"])
         var parallel = ChatCompletion(model: "m")
         parallel.add(.toolCall(ToolCall(id: "one", name: "f")))
         parallel.add(.toolCall(ToolCall(id: "two", name: "g")))
         #expect(!parallel.isSatisfied)
-        #expect(parallel.toolCalls.count == 2)
+        #expect(parallel.turn.toolCalls.count == 2)
     }
 
     @Test func theWholeAnswerFeedsBackAsTheNextRequestsHistory() throws {
