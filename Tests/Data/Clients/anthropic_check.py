@@ -13,13 +13,14 @@ expects the scripted `thinking` worker of Tests/Data/Clients (serve-workers.json
 whose keep-alive interval is shorter than the prompt's evaluation.
 """
 
-import argparse
 import json
-import sys
 
 import anthropic
 import httpx
 import openai
+
+import client_checks
+from client_checks import CheckFailed, expect, short
 
 WEATHER_TOOL = {"name": "get_weather", "description": "The current weather in a city.",
                 "input_schema": {"type": "object", "properties": {"city": {"type": "string", "description": "The city's name."}},
@@ -32,19 +33,6 @@ RAW_EVENTS = {"message_start", "content_block_start", "content_block_delta", "co
               "message_stop"}
 
 
-class CheckFailed(Exception):
-    """A check's expectation that the server did not meet; its message says which."""
-
-
-def expect(condition, why):
-    if not condition:
-        raise CheckFailed(why)
-
-
-def short(text, limit=48):
-    """`text` as a quoted excerpt for a detail line."""
-    text = "" if text is None else str(text)
-    return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
 def check_order(events):
@@ -321,35 +309,10 @@ CHECKS = {
 }
 
 
-def run(checks, name):
-    """Runs one check; prints its line and returns whether it passed."""
-    try:
-        passed, text = True, CHECKS[name](checks)
-    except CheckFailed as failure:
-        passed, text = False, str(failure)
-    except (anthropic.APIStatusError, openai.APIStatusError) as error:
-        passed, text = False, "the server answered %d: %s" % (error.status_code, error.message)
-    except Exception as error:  # a connection error, or an answer the SDK could not read
-        passed, text = False, "%s: %s" % (type(error).__name__, error)
-    line = "%s %s: %s" % ("ok" if passed else "FAIL", name, text)
-    print(line.replace("\r", "\\r").replace("\n", "\\n"), flush=True)
-    return passed
-
-
 def main():
-    parser = argparse.ArgumentParser(description="Checks loopl serve's Messages endpoints with the anthropic SDK.")
-    parser.add_argument("--base-url", required=True, help="the server's root, e.g. http://127.0.0.1:8080")
-    parser.add_argument("--api-key", default="none", help="the server's key (any word when it has none)")
-    parser.add_argument("--model", required=True, help="the model name to ask for")
-    parser.add_argument("--timeout", type=float, default=120, help="seconds for each request (default 120)")
-    parser.add_argument("checks", nargs="+", metavar="CHECK", help="one of: " + ", ".join(CHECKS))
-    args = parser.parse_args()
-    unknown = [name for name in args.checks if name not in CHECKS]
-    if unknown:
-        parser.error("unknown check(s) %s; the checks are: %s" % (", ".join(unknown), ", ".join(CHECKS)))
-    checks = Checks(args.base_url, args.api_key, args.model, args.timeout)
-    results = [run(checks, name) for name in args.checks]
-    sys.exit(0 if all(results) else 1)
+    client_checks.main("Checks loopl serve's Messages endpoints with the anthropic SDK.", CHECKS,
+                lambda args: Checks(args.base_url, args.api_key, args.model, args.timeout),
+                (anthropic.APIStatusError, openai.APIStatusError), "http://127.0.0.1:8080")
 
 
 if __name__ == "__main__":

@@ -12,12 +12,13 @@ The checks are meant for a small model: temperature 0 and few tokens; none relie
 model says. `reasoning` expects the scripted `thinking` worker of Tests/Data/Clients.
 """
 
-import argparse
 import json
-import sys
 
 import httpx
 import openai
+
+import client_checks
+from client_checks import CheckFailed, expect, short
 
 WEATHER_TOOL = {"type": "function", "name": "get_weather", "description": "The current weather in a city.",
                 "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}
@@ -26,18 +27,6 @@ CITY_SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}, "tem
 GREETING = "Say hello in one short sentence."
 
 
-class CheckFailed(Exception):
-    """A check's expectation that the server did not meet; its message says which."""
-
-
-def expect(condition, why):
-    if not condition:
-        raise CheckFailed(why)
-
-
-def short(text, limit=48):
-    text = "" if text is None else str(text)
-    return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
 def check_usage(usage, what):
@@ -252,36 +241,11 @@ CHECKS = {
 }
 
 
-def run(checks, name):
-    """Runs one check; prints its line and returns whether it passed."""
-    try:
-        passed, text = True, CHECKS[name](checks)
-    except CheckFailed as failure:
-        passed, text = False, str(failure)
-    except openai.APIStatusError as error:
-        passed, text = False, "the server answered %d: %s" % (error.status_code, error.message)
-    except Exception as error:  # a connection error, or an answer the SDK could not read
-        passed, text = False, "%s: %s" % (type(error).__name__, error)
-    line = "%s %s: %s" % ("ok" if passed else "FAIL", name, text)
-    print(line.replace("\r", "\\r").replace("\n", "\\n"), flush=True)
-    return passed
-
-
 def main():
-    parser = argparse.ArgumentParser(description="Checks the Responses API of a server with the openai SDK.")
-    parser.add_argument("--base-url", required=True, help="the API's root, e.g. http://127.0.0.1:8080/v1")
-    parser.add_argument("--api-key", default="none", help="the server's key; 'none' or empty when it has none")
-    parser.add_argument("--model", required=True, help="the model id the server serves")
-    parser.add_argument("--timeout", type=float, default=120, help="seconds for each request (default 120)")
-    parser.add_argument("--response-id", help="the stored response that `retrieve` reads")
-    parser.add_argument("checks", nargs="+", metavar="CHECK", help="one of: " + ", ".join(CHECKS))
-    args = parser.parse_args()
-    unknown = [name for name in args.checks if name not in CHECKS]
-    if unknown:
-        parser.error("unknown check(s) %s; the checks are: %s" % (", ".join(unknown), ", ".join(CHECKS)))
-    checks = Checks(args.base_url, args.api_key, args.model, args.timeout, args.response_id)
-    results = [run(checks, name) for name in args.checks]
-    sys.exit(0 if all(results) else 1)
+    client_checks.main("Checks the Responses API of a server with the openai SDK.", CHECKS,
+                lambda args: Checks(args.base_url, args.api_key, args.model, args.timeout, args.response_id),
+                openai.APIStatusError, "http://127.0.0.1:8080/v1",
+                extra=lambda parser: parser.add_argument("--response-id", help="the stored response that `retrieve` reads"))
 
 
 if __name__ == "__main__":
