@@ -69,6 +69,7 @@ public final class LlamaModel: Model {
         .generating { continuation in
             try await self.queue.acquire()
             defer { self.queue.release() }
+            let start = ContinuousClock.now
             let offered = self.prompt.offered(tools, options: options)
             let (tokens, text) = try self.promptTokens(messages: messages, tools: offered, options: options)
             let grammar = try self.prompt.grammar(tools: offered, options: options, promptText: text)
@@ -76,7 +77,8 @@ public final class LlamaModel: Model {
             let events = LiftingContinuation(continuation, format: self.prompt.toolCallFormat, tools: offered, opened: opened)
             let request = try LlamaRequest(prompt: tokens, options: options, grammar: grammar,
                                            thinking: ReasoningBudget(limit: options.reasoningBudget, opened: opened),
-                                           weights: self.weights, contextSize: self.session.contextSize, events: events)
+                                           weights: self.weights, contextSize: self.session.contextSize, events: events,
+                                           start: start)
             try await self.session.generate(request)
         }
     }

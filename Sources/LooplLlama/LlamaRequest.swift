@@ -13,14 +13,14 @@ final class LlamaRequest: Sendable {
     /// The most tokens to generate.
     let budget: Int
     let events: LiftingContinuation
-    /// When it reached the backend, for the time to first token.
-    let start = ContinuousClock.now
+    /// When the backend took it up (before it rendered the prompt), for the time to first token.
+    let start: ContinuousClock.Instant
     private let cancelled = Atomic(false)
 
     /// Checks that `prompt` and the tokens asked for fit in a conversation's `contextSize`
     /// (``LooplError/Code/contextOverflow`` when they do not), then makes its sampler.
     init(prompt: [llama_token], options: GenerationOptions, grammar: Grammar?, thinking: ReasoningBudget,
-         weights: LlamaWeights, contextSize: Int, events: LiftingContinuation) throws {
+         weights: LlamaWeights, contextSize: Int, events: LiftingContinuation, start: ContinuousClock.Instant = .now) throws {
         guard !prompt.isEmpty else { throw LooplError(.invalidRequest, "The prompt is empty.") }
         let budget = options.maxTokens ?? (contextSize - prompt.count)
         guard prompt.count + max(budget, 1) <= contextSize else {
@@ -32,6 +32,7 @@ final class LlamaRequest: Sendable {
         self.budget = budget
         self.thinking = thinking
         self.events = events
+        self.start = start
     }
 
     /// The caller stopped listening; the loop drops the request at its next step.
