@@ -96,25 +96,9 @@ package enum ChatMessages {
 
     /// A message's text: a string, or a list of text parts joined.
     private static func content(_ field: RequestField) throws(APIError) -> String {
-        if let text = field.value.stringValue { return text }
-        guard field.value.arrayValue != nil else { throw field.error("must be a string or an array of text parts, not \(field.kind).") }
-        var text = ""
-        for part in try field.array() {
-            let typeField = try part.object().required("type")
-            let type = try typeField.string()
-            switch type {
-            case "text", "refusal":
-                text += try part.required(type).string()
-            case "image_url", "image":
-                throw typeField.error("is \"\(type)\": images are not supported; send text parts.")
-            case "input_audio", "audio":
-                throw typeField.error("is \"\(type)\": audio is not supported; send text parts.")
-            case "file":
-                throw typeField.error("is \"file\": files are not supported; send their text as text parts.")
-            default:
-                throw typeField.error("is \"\(type)\", which is not a content part type; send text parts.")
-            }
-        }
-        return text
+        try field.contentText(textTypes: ["text"], refused: [
+            "image_url": RequestField.Refused.images, "image": RequestField.Refused.images,
+            "input_audio": RequestField.Refused.audio, "audio": RequestField.Refused.audio, "file": RequestField.Refused.files,
+        ], send: "text parts")
     }
 }

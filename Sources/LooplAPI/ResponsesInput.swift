@@ -81,27 +81,9 @@ package enum ResponsesInput {
 
     /// A message's or an output's text: a string, or a list of text parts joined.
     private static func content(_ field: RequestField) throws(APIError) -> String {
-        if let text = field.value.stringValue { return text }
-        guard field.value.arrayValue != nil else { throw field.error("must be a string or an array of text parts, not \(field.kind).") }
-        var text = ""
-        for part in try field.array() {
-            let typeField = try part.object().required("type")
-            let type = try typeField.string()
-            switch type {
-            case "input_text", "output_text", "text":
-                text += try part.required("text").string()
-            case "refusal":
-                text += try part.required("refusal").string()
-            case "input_image":
-                throw typeField.error("is \"input_image\": images are not supported; send input_text parts.")
-            case "input_file":
-                throw typeField.error("is \"input_file\": files are not supported; send their text as input_text parts.")
-            case "input_audio":
-                throw typeField.error("is \"input_audio\": audio is not supported; send input_text parts.")
-            default:
-                throw typeField.error("is \"\(type)\", which is not a text part type; send input_text parts.")
-            }
-        }
-        return text
+        try field.contentText(textTypes: ["input_text", "output_text", "text"], refused: [
+            "input_image": RequestField.Refused.images, "input_audio": RequestField.Refused.audio,
+            "input_file": RequestField.Refused.files,
+        ], send: "input_text parts")
     }
 }
