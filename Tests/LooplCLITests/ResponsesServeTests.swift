@@ -8,12 +8,8 @@ import Testing
     /// Runs the Responses checks `names` of `responses_check.py` against `model`; records each failure.
     static func expectChecks(_ server: ServeProcess, _ names: [String], model: String, key: String = "none",
                              extra: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let result = try server.client("responses_check.py", ["--base-url", server.baseURL, "--api-key", key, "--model", model]
-                                       + extra + names)
-        #expect(result.status == 0, "responses_check.py \(names.joined(separator: " ")):\n\(result.output)", sourceLocation: sourceLocation)
-        for name in names {
-            #expect(result.output.contains("ok \(name):"), "no 'ok \(name):' in:\n\(result.output)", sourceLocation: sourceLocation)
-        }
+        try server.expect("responses_check.py", ["--base-url", server.baseURL, "--api-key", key, "--model", model] + extra,
+                          checks: names, sourceLocation: sourceLocation)
     }
 
     @Test(.timeLimit(.minutes(10)))

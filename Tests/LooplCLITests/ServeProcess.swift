@@ -60,13 +60,19 @@ final class ServeProcess {
         return (child.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    /// Runs the OpenAI SDK checks `names` against `model`; records each failure.
-    func expectChecks(_ names: [String], model: String, key: String = "none", sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let result = try client("openai_check.py", ["--base-url", baseURL, "--api-key", key, "--model", model] + names)
-        #expect(result.status == 0, "openai_check.py \(names.joined(separator: " ")):\n\(result.output)", sourceLocation: sourceLocation)
-        for name in names {
+    /// Runs `Tests/Data/Clients/SCRIPT ARGUMENTS CHECKS...` and records a failure for each check
+    /// that did not print its `ok NAME:` line.
+    func expect(_ script: String, _ arguments: [String], checks: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let result = try client(script, arguments + checks)
+        #expect(result.status == 0, "\(script) \(checks.joined(separator: " ")):\n\(result.output)", sourceLocation: sourceLocation)
+        for name in checks {
             #expect(result.output.contains("ok \(name):"), "no 'ok \(name):' in:\n\(result.output)", sourceLocation: sourceLocation)
         }
+    }
+
+    /// Runs the OpenAI SDK checks `names` against `model`.
+    func expectChecks(_ names: [String], model: String, key: String = "none", sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try expect("openai_check.py", ["--base-url", baseURL, "--api-key", key, "--model", model], checks: names, sourceLocation: sourceLocation)
     }
 
     /// Sends SIGTERM and waits; returns the exit status and the rest of standard error.
