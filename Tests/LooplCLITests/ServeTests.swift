@@ -122,6 +122,13 @@ import Testing
         #expect(errors.contains("\(first.port)") && errors.contains("in use"), "\(errors)")
         #expect(first.stop().status == 0)
         #expect(!first.banner.contains("warning:"), "\(first.banner)")
+        let two = try ServeProcess.config(["default": "python", "backends": [
+            "python": ["kind": "stdio", "command": ["python3", "backends/python/worker.py", "--script", "backends/python/script.json"]],
+            "other": ["kind": "stdio", "command": ["python3", "backends/python/worker.py", "--script", "backends/python/script.json"]],
+        ]])
+        let some = try ServeProcess(["--backends", "python"], config: two)
+        try Self.raw(some, ["only-served"], model: "python")
+        #expect(some.stop().status == 0)
         let open = try ServeProcess(["--host", "0.0.0.0"], config: config)
         #expect(open.banner.contains("warning: Listening on 0.0.0.0 without an API key"), "\(open.banner)")
         #expect(open.banner.hasSuffix("listening on http://0.0.0.0:\(open.port)\n"), "\(open.banner)")

@@ -312,11 +312,22 @@ def check_unavailable(server):
     return "503 model_unavailable: %s" % error["message"][:80]
 
 
+def check_only_served(server):
+    status, _, payload = server.request("GET", "/v1/models")
+    ids = [entry["id"] for entry in json.loads(payload)["data"]]
+    expect(status == 200 and ids == [server.model], "GET /v1/models lists %r, not only %r" % (ids, server.model))
+    body = server.chat_body()
+    body["model"] = "other"
+    status, _, payload = server.request("POST", "/v1/chat/completions", body)
+    expect(status == 404, "a configured backend left out of --backends: %d" % status)
+    return "only %s listed; the other backend is 404" % server.model
+
+
 CHECKS = {"health": check_health, "errors": check_errors, "chunked-body": check_chunked_body, "missing-key": check_missing_key,
           "any-name": check_any_name, "concurrent": check_concurrent, "disconnect": check_disconnect, "queue": check_queue,
           "sigterm": check_sigterm, "flood": check_flood, "ping": check_ping, "crash-early": check_crash_early,
           "crash-late": check_crash_late, "default-model": check_default_model, "no-cors": check_no_cors,
-          "unavailable": check_unavailable}
+          "unavailable": check_unavailable, "only-served": check_only_served}
 
 
 def main():
