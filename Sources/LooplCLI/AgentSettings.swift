@@ -128,7 +128,7 @@ struct AgentSettings: Sendable {
                 console.err("warning: \(text)")
             }
         }
-        var config = try BackendFactory.config(path: self.config)
+        var config = try BackendFactory.config(path: self.config, console: console)
         let builtIn = try makeTools()
         let remote = try await MCPSetup.tools(mcp, servers: config.mcpServers, builtIn: builtIn, warn: warn)
         let tools = builtIn + remote.tools

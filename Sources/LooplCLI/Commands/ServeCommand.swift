@@ -57,7 +57,7 @@ struct ServeCommand: Command {
     func run(_ console: Console) async throws -> ExitCode {
         setenv("GGML_NO_BACKTRACE", "1", 0)
         let signals = try SignalWatch([SIGINT, SIGTERM])
-        var config = try BackendFactory.config(path: config)
+        var config = try BackendFactory.config(path: config, console: console)
         try config.apply(overrides)
         let settings = try ServeSettings(section: config.serve)
         let key = try settings.apiKey(flag: apiKey)

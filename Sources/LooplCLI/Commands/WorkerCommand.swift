@@ -42,7 +42,7 @@ struct WorkerCommand: Command {
         // lands on standard output, the protocol's channel: the host then sees a protocol
         // violation instead of a worker that aborted.
         setenv("GGML_NO_BACKTRACE", "1", 0)
-        var config = try BackendFactory.config(path: config)
+        var config = try BackendFactory.config(path: config, console: console)
         try config.apply(overrides)
         let router = Router(config: config)
         if let backend, try router.config.backend(backend).kind == "stdio" {
