@@ -110,7 +110,7 @@ public struct LooplConfig: Sendable {
                     or pass --config FILE.
                     """)
             }
-            return try parse(file, path: "loopl.json", origin: .folder, kinds: kinds)
+            return try parse(file, path: file.realPath, origin: .folder, kinds: kinds)
         }
         let own = (environment["HOME"] ?? NSHomeDirectory()) + "/.config/loopl/config.json"
         if FileManager.default.fileExists(atPath: own) {
