@@ -52,13 +52,13 @@ package enum ConfigTrust {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         chmod(folder, 0o700)
         let text = Array((JSONValue.object(["files": .object(files)]).jsonText(style: .python) + "\n").utf8)
-        let temporary = folder + "/.trusted.json.\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        let temporary = folder + "/.trusted.json.\(UUID().uuidString)"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw LooplError(.invalidConfiguration, "Cannot write \(temporary): \(String(cString: strerror(errno))).") }
         fchmod(fd, 0o600)
         let written = text.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        guard written == text.count, rename(temporary, storePath(environment: environment)) == 0 else {
+        let synced = fsync(fd) == 0
+        guard close(fd) == 0, synced, written == text.count, rename(temporary, storePath(environment: environment)) == 0 else {
             unlink(temporary)
             throw LooplError(.invalidConfiguration, "Cannot write the trust list \(storePath(environment: environment)).")
         }

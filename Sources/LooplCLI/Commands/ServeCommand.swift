@@ -20,8 +20,9 @@ struct ServeCommand: Command {
                            [--backends LIST] [--preload] [-m FILE] [-t N] [-c N] [-ngl N]
 
         OPTIONS:
-          --config FILE          The configuration file (default: $LOOPL_CONFIG, ./loopl.json,
-                                 ~/.config/loopl/config.json, else built-in defaults).
+          --config FILE          The configuration file (default: $LOOPL_CONFIG, ./loopl.json
+                                 once trusted with 'loopl trust', ~/.config/loopl/config.json,
+                                 else built-in defaults).
           --host ADDRESS         The address to listen on (default: 127.0.0.1).
           --port N               The port, 0 to 65535; 0 picks a free one (default: 8080).
           --api-key KEY          Require this key (default: $LOOPL_API_KEY, else the config's
