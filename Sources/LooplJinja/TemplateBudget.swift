@@ -64,7 +64,8 @@ struct TemplateBudget {
             bound = Self.plus(size, Self.times(Self.times(count / n + 1, n), Self.itemBytes * 2))
         case "center": bound = Self.plus(size, Self.widthArgument(arguments, "width"))
         case "format", "tojson": bound = Self.plus(Self.times(size, 8), Self.times(Self.nodes(value, budget: self), Self.widthArgument(arguments, "indent") + 8))
-        case "e", "escape", "forceescape", "list": bound = Self.times(size, 6)
+        case "e", "escape", "forceescape": bound = Self.times(size, 6)
+        case "list": bound = text.isEmpty ? size : Self.times(size, Self.itemBytes + 4)
         default: return
         }
         try check(bound, "the filter '\(name)'")
