@@ -24,8 +24,9 @@ struct AgentSettings: Sendable {
     /// The help lines of these options, as `run` and `chat` show them.
     static let optionsHelp = """
           --backend NAME         The backend to use (default: $LOOPL_BACKEND, else the config's default).
-          --config FILE          The configuration file (default: $LOOPL_CONFIG, ./loopl.json,
-                                 ~/.config/loopl/config.json, else built-in defaults).
+          --config FILE          The configuration file (default: $LOOPL_CONFIG, ./loopl.json
+                                 once trusted with 'loopl trust', ~/.config/loopl/config.json,
+                                 else built-in defaults).
           -m, --model FILE       The GGUF model to run on the backend (default: the backend's, else
                                  $LOOPL_MODEL, else the default model of scripts/bootstrap).
           -c, --ctx-size N       Context length in tokens, 16 to 1048576 (default: the backend's, 4096).
@@ -128,7 +129,7 @@ struct AgentSettings: Sendable {
                 console.err("warning: \(text)")
             }
         }
-        var config = try BackendFactory.config(path: self.config)
+        var config = try BackendFactory.config(path: self.config, console: console)
         let builtIn = try makeTools()
         let remote = try await MCPSetup.tools(mcp, servers: config.mcpServers, builtIn: builtIn, warn: warn)
         let tools = builtIn + remote.tools

@@ -23,11 +23,14 @@ enum BackendFactory {
         }
     }
 
-    static func config(path: String?) throws -> LooplConfig {
-        try LooplConfig.load(explicit: path, kinds: kinds)
-    }
-
-    static func router(configPath: String?) throws -> Router {
-        Router(config: try config(path: configPath))
+    /// The config `load` finds; names it on standard error when it came from the working folder or
+    /// `$LOOPL_CONFIG` rather than from the command line or the user's own file, so that a
+    /// config the user did not name is never used silently.
+    static func config(path: String?, console: Console) throws -> LooplConfig {
+        let config = try LooplConfig.load(explicit: path, kinds: kinds)
+        if let source = config.source, config.origin == .folder || config.origin == .environment {
+            console.err("loopl: using the configuration file \(source)")
+        }
+        return config
     }
 }

@@ -18,6 +18,7 @@ package enum CLI {
         ServeCommand.self,
         WorkerCommand.self,
         WorkerCheckCommand.self,
+        TrustCommand.self,
     ]
 
     static var help: String {

@@ -6,8 +6,10 @@ package enum TemplateFuzz {
     package static let target = FuzzTarget(name: "templates", dictionary: dictionary.map { Array($0.utf8) }) { run($0); return nil }
 
     /// Tighter than the defaults so that each input stays fast; the limits themselves are fuzzed
-    /// as well, since a render that hits one must stop with an error.
-    static let limits = TemplateLimits(maxOutputBytes: 1 << 20, maxIterations: 100_000, maxCallDepth: 64)
+    /// as well, since a render that hits one must stop with an error. The allocation budget keeps
+    /// each input within a few MiB of memory.
+    static let limits = TemplateLimits(maxOutputBytes: 1 << 20, maxIterations: 100_000, maxCallDepth: 64,
+                                       maxAllocationBytes: 4 << 20)
     static let time = TemplateTime.current()
 
     static func run(_ bytes: [UInt8]) {

@@ -5,6 +5,8 @@ final class TemplateRenderer {
     private enum Flow { case normal, breakLoop, continueLoop }
 
     let limits: TemplateLimits
+    /// The size bound that every built string or list is checked against first.
+    let budget: TemplateBudget
     let now: TemplateTime
     private var output = ""
     private var scopes: [TemplateScope]
@@ -18,6 +20,7 @@ final class TemplateRenderer {
 
     init(context: TemplateScope, limits: TemplateLimits, now: TemplateTime) {
         self.limits = limits
+        budget = TemplateBudget(maxBytes: limits.maxAllocationBytes)
         self.now = now
         scopes = [context]
     }
@@ -154,7 +157,10 @@ final class TemplateRenderer {
             return
         }
         var result = values[0]
-        for value in values.dropFirst() { result = try TemplateOperators.binary(op, result, value) }
+        for value in values.dropFirst() {
+            try budget.checkBinary(op, result, value)
+            result = try TemplateOperators.binary(op, result, value)
+        }
         try write(result.text)
     }
 
@@ -308,7 +314,9 @@ final class TemplateRenderer {
             let value = try evaluate(left)
             return value.isTruthy ? value : try evaluate(right)
         case .binary(let op, let left, let right):
-            return try TemplateOperators.binary(op, try evaluate(left), try evaluate(right))
+            let (a, b) = (try evaluate(left), try evaluate(right))
+            try budget.checkBinary(op, a, b)
+            return try TemplateOperators.binary(op, a, b)
         case .compare(let first, let operations): return try evaluateChain(first, operations)
         case .conditional(let then, let condition, let otherwise):
             if try evaluate(condition).isTruthy { return try evaluate(then) }
@@ -333,7 +341,10 @@ final class TemplateRenderer {
     private func evaluateCall(_ callee: TemplateExpression, _ arguments: [TemplateArgument]) throws -> TemplateValue {
         if case .attribute(let base, let name) = callee {
             let receiver = try evaluate(base)
-            if let result = try TemplateMethods.callMethod(receiver, name, try evaluateArguments(arguments)) {
+            let values = try evaluateArguments(arguments)
+            try budget.checkMethod(receiver, name, values)
+            if let result = try TemplateMethods.callMethod(receiver, name, values) {
+                try budget.check(budget.footprint(result), "the method '\(name)'")
                 return result
             }
             return try call(try TemplateMethods.attribute(of: receiver, name), arguments)
@@ -403,6 +414,10 @@ final class TemplateRenderer {
     }
 
     func applyFilter(_ name: String, to value: TemplateValue, _ arguments: [TemplateArgument]) throws -> TemplateValue {
-        try TemplateFilters.apply(name, to: value, try evaluateArguments(arguments), renderer: self)
+        let values = try evaluateArguments(arguments)
+        try budget.checkFilter(name, value, values)
+        let result = try TemplateFilters.apply(name, to: value, values, renderer: self)
+        try budget.check(budget.footprint(result), "the filter '\(name)'")
+        return result
     }
 }

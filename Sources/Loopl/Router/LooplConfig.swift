@@ -17,6 +17,8 @@ public struct LooplConfig: Sendable {
     package var serve: JSONObject = [:]
     /// Where it was read from; nil for the built-in defaults.
     public var source: String?
+    /// Which of the places ``load(explicit:kinds:environment:folder:)`` looks in it came from.
+    public var origin: Origin = .builtIn
 
     /// Parses a config file's text; `kinds` are the backend kinds that entries may name.
     public init(json text: String, source: String? = nil, kinds: [BackendKind]) throws {
@@ -71,25 +73,56 @@ public struct LooplConfig: Sendable {
         self.source = source
     }
 
-    /// Finds the config: `explicit`, else $LOOPL_CONFIG, else ./loopl.json, else
-    /// ~/.config/loopl/config.json, else the built-in defaults.
-    public static func load(explicit: String?, kinds: [BackendKind]) throws -> LooplConfig {
-        let environment = ProcessInfo.processInfo.environment
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        let candidates: [(String, Bool)] = [
-            (explicit, true), (environment["LOOPL_CONFIG"], true), ("loopl.json", false), (home + "/.config/loopl/config.json", false),
-        ].compactMap { path, required in path.map { ($0, required) } }
-        for (path, required) in candidates {
+    /// Where a loaded config came from.
+    public enum Origin: Sendable, Equatable {
+        /// No file: the built-in defaults.
+        case builtIn
+        /// `--config FILE`.
+        case explicit
+        /// `$LOOPL_CONFIG`.
+        case environment
+        /// `./loopl.json` in the working folder, honoured only once trusted (``ConfigTrust``).
+        case folder
+        /// The user's own `~/.config/loopl/config.json` (or under `$XDG_CONFIG_HOME`).
+        case user
+    }
+
+    /// Finds the config: `explicit`, else $LOOPL_CONFIG, else `folder`/loopl.json if the user
+    /// trusted it (`loopl trust`), else the user's own config.json, else the built-in defaults.
+    /// Every file must be the user's own and writable by no one else (``ConfigFile``).
+    public static func load(explicit: String?, kinds: [BackendKind],
+                            environment: [String: String] = ProcessInfo.processInfo.environment,
+                            folder: String = FileManager.default.currentDirectoryPath) throws -> LooplConfig {
+        let named: [(String?, Origin)] = [(explicit, .explicit), (environment["LOOPL_CONFIG"], .environment)]
+        for case let (path?, origin) in named {
             guard FileManager.default.fileExists(atPath: path) else {
-                if required { throw LooplError(.invalidConfiguration, "No configuration file at \(path).") }
-                continue
+                throw LooplError(.invalidConfiguration, "No configuration file at \(path).")
             }
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw LooplError(.invalidConfiguration, "Cannot read the configuration file \(path).")
+            return try parse(try ConfigFile.read(path), path: path, origin: origin, kinds: kinds)
+        }
+        let local = folder + "/loopl.json"
+        if FileManager.default.fileExists(atPath: local) {
+            let file = try ConfigFile.read(local)
+            guard try ConfigTrust.isTrusted(file, environment: environment) else {
+                throw LooplError(.invalidConfiguration, """
+                    The folder's configuration file \(file.realPath) is not trusted, or has changed since it was: \
+                    it can name commands to run. Read it, then run 'loopl trust ./loopl.json' to use it, \
+                    or pass --config FILE.
+                    """)
             }
-            return try LooplConfig(json: String(decoding: data, as: UTF8.self), source: path, kinds: kinds)
+            return try parse(file, path: file.realPath, origin: .folder, kinds: kinds)
+        }
+        let own = (environment["HOME"] ?? NSHomeDirectory()) + "/.config/loopl/config.json"
+        if FileManager.default.fileExists(atPath: own) {
+            return try parse(try ConfigFile.read(own), path: own, origin: .user, kinds: kinds)
         }
         return try builtIn(kinds: kinds)
+    }
+
+    private static func parse(_ file: ConfigFile, path: String, origin: Origin, kinds: [BackendKind]) throws -> LooplConfig {
+        var config = try LooplConfig(json: String(decoding: file.data, as: UTF8.self), source: path, kinds: kinds)
+        config.origin = origin
+        return config
     }
 
     /// Writes `overrides` over every backend (the command line's `-m`, `-t`, `-c`, `-ngl`).

@@ -23,7 +23,7 @@ struct BackendsCommand: Command {
     }
 
     func run(_ console: Console) async throws -> ExitCode {
-        let config = try BackendFactory.config(path: options.config)
+        let config = try BackendFactory.config(path: options.config, console: console)
         var rows = JSONObject()
         var lines: [String] = []
         for name in config.backends.keys.sorted() {

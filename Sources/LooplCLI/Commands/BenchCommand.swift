@@ -119,7 +119,7 @@ struct BenchCommand: Command {
     }
 
     func run(_ console: Console) async throws -> ExitCode {
-        var config = try BackendFactory.config(path: config)
+        var config = try BackendFactory.config(path: config, console: console)
         try config.apply(BackendOverrides(model: model, threads: threads))
         if let most = concurrency.max(), most > Self.defaultParallel {
             config = Self.raisingParallel(config, to: most, for: backends) { console.err($0) }

@@ -20,8 +20,9 @@ struct ServeCommand: Command {
                            [--backends LIST] [--preload] [-m FILE] [-t N] [-c N] [-ngl N]
 
         OPTIONS:
-          --config FILE          The configuration file (default: $LOOPL_CONFIG, ./loopl.json,
-                                 ~/.config/loopl/config.json, else built-in defaults).
+          --config FILE          The configuration file (default: $LOOPL_CONFIG, ./loopl.json
+                                 once trusted with 'loopl trust', ~/.config/loopl/config.json,
+                                 else built-in defaults).
           --host ADDRESS         The address to listen on (default: 127.0.0.1).
           --port N               The port, 0 to 65535; 0 picks a free one (default: 8080).
           --api-key KEY          Require this key (default: $LOOPL_API_KEY, else the config's
@@ -57,7 +58,7 @@ struct ServeCommand: Command {
     func run(_ console: Console) async throws -> ExitCode {
         setenv("GGML_NO_BACKTRACE", "1", 0)
         let signals = try SignalWatch([SIGINT, SIGTERM])
-        var config = try BackendFactory.config(path: config)
+        var config = try BackendFactory.config(path: config, console: console)
         try config.apply(overrides)
         let settings = try ServeSettings(section: config.serve)
         let key = try settings.apiKey(flag: apiKey)

@@ -27,7 +27,7 @@ struct ToolsCommand: Command {
     func run(_ console: Console) async throws -> ExitCode {
         let settings = [("calc", [CalculatorTool()] as [any Tool]), ("time", [DateTimeTool()]),
                         ("files", try fileTools())]
-        let hub = try MCPHub(servers: try BackendFactory.config(path: options.config).mcpServers)
+        let hub = try MCPHub(servers: try BackendFactory.config(path: options.config, console: console).mcpServers)
         let builtIn = settings.flatMap { option, tools in tools.map { (option, $0 as any Tool) } }
         let started = await hub.start(hub.clients, taken: Set(builtIn.map(\.1.name)))
         await hub.shutdown()

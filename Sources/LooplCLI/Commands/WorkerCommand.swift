@@ -17,8 +17,9 @@ struct WorkerCommand: Command {
 
         OPTIONS:
           --backend NAME         The backend to serve (default: the config's default route).
-          --config FILE          The configuration file (default: $LOOPL_CONFIG, ./loopl.json,
-                                 ~/.config/loopl/config.json, else built-in defaults).
+          --config FILE          The configuration file (default: $LOOPL_CONFIG, ./loopl.json
+                                 once trusted with 'loopl trust', ~/.config/loopl/config.json,
+                                 else built-in defaults).
           -m, --model FILE       The GGUF model to serve (default: the backend's).
           -t, --threads N        CPU threads, 1 to 256 (default: the backend's).
           -c, --ctx-size N       Context length in tokens, 16 to 1048576 (default: the backend's).
@@ -42,7 +43,7 @@ struct WorkerCommand: Command {
         // lands on standard output, the protocol's channel: the host then sees a protocol
         // violation instead of a worker that aborted.
         setenv("GGML_NO_BACKTRACE", "1", 0)
-        var config = try BackendFactory.config(path: config)
+        var config = try BackendFactory.config(path: config, console: console)
         try config.apply(overrides)
         let router = Router(config: config)
         if let backend, try router.config.backend(backend).kind == "stdio" {
