@@ -52,4 +52,25 @@ import Testing
         await child.terminate(grace: .seconds(1))
         #expect(await Self.gone(grandchild), "grandchild \(grandchild) outlived its parent's teardown")
     }
+
+    /// A Ctrl-C goes to the terminal's foreground group: the host's. `loopl-test-host ctrl-c` plays
+    /// it inside a host that takes SIGINT as `loopl chat` does; its child must not see it.
+    @Test(.timeLimit(.minutes(1)))
+    func aCtrlCToTheHostsGroupDoesNotReachItsChild() async throws {
+        let hostPath = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("loopl-test-host").path
+        try #require(FileManager.default.isExecutableFile(atPath: hostPath), "\(hostPath) is missing: build the package")
+        let host = try ChildProcess(executable: hostPath, arguments: ["ctrl-c"], output: .stream)
+        var text = ""
+        for await chunk in host.output {
+            text += String(decoding: chunk, as: UTF8.self)
+            if text.split(separator: "\n").count >= 2 { break }
+        }
+        let lines = text.split(separator: "\n").map(String.init)
+        let child = try #require(lines.first.flatMap { Int32($0.dropFirst("child ".count)) }, "host said \(text.debugDescription)")
+        #expect(lines.dropFirst().first == "child running", "host said \(text.debugDescription)")
+        try host.write(Array("exit\n".utf8))
+        #expect(await host.waitForExit() == 0)
+        #expect(await Self.gone(child))
+    }
 }
