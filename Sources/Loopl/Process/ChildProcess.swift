@@ -139,8 +139,7 @@ package final class ChildProcess: Sendable {
             endGroup()
             return
         }
-        kill(-pid, SIGTERM)
-        kill(pid, SIGTERM)
+        if kill(-pid, SIGTERM) != 0 { kill(pid, SIGTERM) }
         await Task.detached { [self] in
             if await waitForExit(timeout: grace) == nil {
                 kill(pid, SIGKILL)
