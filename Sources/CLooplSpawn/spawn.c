@@ -30,6 +30,8 @@ static int spawner_error = 0;
 static void become_child(const struct request *r, pid_t parent, int report) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127);
+    /* Its own process group: the terminal's Ctrl-C does not reach it, and its descendants can be ended together. */
+    setpgid(0, 0);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
@@ -67,6 +69,8 @@ static pid_t start(const struct request *r) {
         return -code;
     }
     if (pid == 0) become_child(r, parent, report[1]);
+    /* Both sides set the group, so it is in place whichever runs first. */
+    setpgid(pid, pid);
     close(report[1]);
     int code = 0;
     ssize_t n;

@@ -18,8 +18,7 @@ final class MCPConnection: RPCChild {
     init(_ config: MCPServerConfig, onNotification: @escaping @Sendable (String, JSONValue) -> Void) throws {
         Self.ignoreBrokenPipe
         serverName = config.name
-        var environment = ProcessInfo.processInfo.environment
-        environment.merge(config.environment) { _, new in new }
+        let environment = ChildEnvironment.minimal(inherit: config.inheritEnv, set: config.environment)
         if let directory = config.directory {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder), isFolder.boolValue else {

@@ -58,6 +58,7 @@ public final class MCPHub: Sendable {
             return outcomes
         }
         var started = Started()
+        started.warnings = clients.flatMap { $0.config.warnings.map { $0 + "." } }
         var running: [MCPClient] = []
         for (client, error) in zip(clients, outcomes) {
             let server = client.config.name

@@ -4,15 +4,21 @@ import Loopl
 /// One entry of the config's `mcpServers`: how to start an MCP server on stdio.
 ///
 /// Shape: `{"command": "...", "args": [...], "env": {...}, "cwd": "...", "timeoutSeconds": 30,
-/// "tools": ["only", "these"]}`. `${VAR}` in `args` and `env` is replaced by the host's environment
-/// variable VAR; an unset variable is an error.
+/// "tools": ["only", "these"], "inheritEnv": ["NAME"]}`. `${VAR}` in `args` and `env` is replaced
+/// by the host's environment variable VAR; an unset variable is an error. The server gets
+/// ``ChildEnvironment/basic``, the host variables `inheritEnv` names, and `env`; nothing else of
+/// the host's environment.
 public struct MCPServerConfig: Sendable, Hashable {
     /// The key in `mcpServers`; it prefixes the server's tool names.
     public var name: String
     public var command: String
     public var arguments: [String]
-    /// Added to (and overriding) the host's environment.
+    /// Set in the server's environment (overriding what it inherits).
     public var environment: [String: String]
+    /// Host variables the server inherits beyond ``ChildEnvironment/basic``.
+    public var inheritEnv: [String]
+    /// Sentences for the user about the entry, such as a `${VAR}` that puts a value into `args`.
+    public var warnings: [String] = []
     /// The folder the server starts in; nil for the host's.
     public var directory: String?
     /// Bounds the start and handshake, `tools/list`, and each call.
@@ -21,8 +27,10 @@ public struct MCPServerConfig: Sendable, Hashable {
     public var only: [String]?
 
     public init(name: String, command: String, arguments: [String] = [], environment: [String: String] = [:],
-                directory: String? = nil, timeout: Duration = .seconds(30), only: [String]? = nil) {
+                directory: String? = nil, timeout: Duration = .seconds(30), only: [String]? = nil,
+                inheritEnv: [String] = []) {
         self.name = name
+        self.inheritEnv = inheritEnv
         self.command = command
         self.arguments = arguments
         self.environment = environment
@@ -49,11 +57,16 @@ public struct MCPServerConfig: Sendable, Hashable {
         let seconds = try reader.optionalDouble("timeoutSeconds") ?? 30
         guard seconds > 0, seconds <= 86_400 else { throw reader.error("'timeoutSeconds' must be from 0 to 86400, not \(seconds)") }
         let only = try reader.optionalStrings("tools")
+        let inheritEnv = try reader.optionalStrings("inheritEnv") ?? []
         try reader.finish()
         func expand(_ text: String) throws -> String { try Self.expand(text, variables: variables, context: reader) }
         self.init(name: name, command: command, arguments: try arguments.map(expand),
                   environment: try environment.mapValues(expand), directory: directory,
-                  timeout: .milliseconds(Int64(seconds * 1000)), only: only)
+                  timeout: .milliseconds(Int64(seconds * 1000)), only: only, inheritEnv: inheritEnv)
+        let expanded = arguments.filter { $0.contains("${") }
+        if !expanded.isEmpty {
+            warnings.append("MCP server '\(name)': ${VAR} in 'args' (\(expanded.joined(separator: " "))) puts the variable's value on the command line, which every local user can read in /proc; pass secrets through 'env' instead")
+        }
     }
 
     /// Every entry of a config's `mcpServers`, sorted by name.

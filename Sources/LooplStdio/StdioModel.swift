@@ -1,3 +1,4 @@
+import Foundation
 import Loopl
 import Synchronization
 
@@ -19,8 +20,13 @@ public final class StdioModel: Model {
         public var idleTimeout: Duration
         /// How long a cancelled request may take to be answered before the worker is killed; default 10 s.
         public var cancelGrace: Duration
-        /// The worker's environment; nil (the default) inherits the host's.
+        /// Set in the worker's environment (overriding what it inherits).
         public var environment: [String: String]?
+        /// Host variables the worker inherits beyond ``ChildEnvironment/basic``.
+        public var inheritEnv: [String] = []
+        /// Whether the worker inherits the host's whole environment: only for Loopl's own
+        /// `loopl worker`; a worker the config names is a third party and gets the minimal one.
+        public var inheritsHostEnvironment = false
         /// The most requests in flight at once; the worker's `concurrentRequests` lowers it. Default 4.
         public var parallel: Int
         /// The most requests waiting for a place; one more fails with `busy` at once. Default 64.
@@ -295,7 +301,10 @@ public final class StdioModel: Model {
     /// Starts the worker and performs the `initialize` handshake within the initialize timeout,
     /// offering `version`; a worker that refuses a version above 1 is offered version 1.
     static func connect(_ configuration: Configuration, version: Int = StdioProtocol.version) async throws -> (WorkerConnection, WorkerInfo) {
-        let connection = try WorkerConnection(command: configuration.command, environment: configuration.environment)
+        let environment = configuration.inheritsHostEnvironment
+            ? ProcessInfo.processInfo.environment.merging(configuration.environment ?? [:]) { _, new in new }
+            : ChildEnvironment.minimal(inherit: configuration.inheritEnv, set: configuration.environment ?? [:])
+        let connection = try WorkerConnection(command: configuration.command, environment: environment)
         do {
             let deadline = ContinuousClock.now + configuration.initializeTimeout
             var offer = version

@@ -49,9 +49,11 @@ enum HostBackend: String, CaseIterable, Sendable {
             ]
             try text.jsonText().write(toFile: config, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(atPath: config) }
-            return try await StdioModel.start(StdioModel.Configuration(
+            var configuration = StdioModel.Configuration(
                 command: [try Self.looplBinary, "worker", "--backend", "llama", "--config", config],
-                initializeTimeout: .seconds(60), idleTimeout: .seconds(60)))
+                initializeTimeout: .seconds(60), idleTimeout: .seconds(60))
+            configuration.inheritsHostEnvironment = true  // Loopl's own worker
+            return try await StdioModel.start(configuration)
         }
     }
 

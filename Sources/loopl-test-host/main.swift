@@ -13,6 +13,8 @@
 //                                          save) host TRIALS times and check what it leaves; prints figures (JSON)
 //                                          TARGET run: SIGKILL `loopl run --session` mid tool run, check the
 //                                          session, and finish it with --resume (the `loopl` built next to this)
+//   loopl-test-host ctrl-c                 play a terminal's Ctrl-C to this host's group with a child
+//                                          running; print whether the child survived it
 //
 // BACKEND is llama, server or stdio, on the default model with a tiny context.
 import Foundation
@@ -39,13 +41,15 @@ do {
         say(try await Soak(backend: backend, runs: runs, concurrency: concurrency).run().jsonText())
     case ("generate", 2):
         try await HostBackend(name: arguments[1]).generateForever()
+    case ("ctrl-c", 1):
+        try await CtrlCTrial.run()
     case ("save", 2):
         try SaveLoop(path: arguments[1]).run()
     case ("kill", 3):
         guard let trials = Int(arguments[2]), trials > 0 else { throw LooplError(.invalidRequest, "TRIALS must be a positive number.") }
         say(try await KillTrials(target: arguments[1], trials: trials).run().jsonText())
     default:
-        throw LooplError(.invalidRequest, "Usage: loopl-test-host hold [MODEL [WORKERS]] | soak BACKEND RUNS [N] | generate BACKEND | save FILE | kill TARGET TRIALS")
+        throw LooplError(.invalidRequest, "Usage: loopl-test-host hold [MODEL [WORKERS]] | soak BACKEND RUNS [N] | generate BACKEND | save FILE | kill TARGET TRIALS | ctrl-c")
     }
     exit(0)
 } catch {

@@ -4,6 +4,9 @@ import Synchronization
 
 /// A child process that never outlives this one: it is killed when the host ends, even by SIGKILL.
 ///
+/// It leads its own process group, so a Ctrl-C at the host's terminal does not reach it, and
+/// ``terminate(grace:)`` ends its descendants with it.
+///
 /// Its standard error (and standard output, unless streamed) is always drained, and the last
 /// lines are kept for error messages. ``terminate(grace:)`` always ends in SIGKILL.
 package final class ChildProcess: Sendable {
@@ -67,7 +70,10 @@ package final class ChildProcess: Sendable {
     }
 
     deinit {
-        if exitStatus == nil { kill(pid, SIGKILL) }
+        if exitStatus == nil {
+            kill(-pid, SIGKILL)
+            kill(pid, SIGKILL)
+        }
         let fd = stdin.withLock { $0 }
         if fd >= 0 { close(fd) }
     }
@@ -123,18 +129,29 @@ package final class ChildProcess: Sendable {
         return exitStatus
     }
 
-    /// Sends SIGTERM, waits up to `grace`, then SIGKILL; returns when the child is gone.
-    /// Runs to the end even when the calling task is cancelled.
+    /// Sends SIGTERM to the child's process group, waits up to `grace` for the child, then
+    /// SIGKILL to the group; returns when the child is gone. The group holds what the child
+    /// started (an `sh -c` or `npx` wrapper's server), so that ends too, even when the child
+    /// itself had already exited. Runs to the end even when the calling task is cancelled.
     package func terminate(grace: Duration = .seconds(3)) async {
-        guard exitStatus == nil else { return }
         closeInput()
-        kill(pid, SIGTERM)
+        guard exitStatus == nil else {
+            endGroup()
+            return
+        }
+        if kill(-pid, SIGTERM) != 0 { kill(pid, SIGTERM) }
         await Task.detached { [self] in
             if await waitForExit(timeout: grace) == nil {
                 kill(pid, SIGKILL)
                 _ = await waitForExit()
             }
+            endGroup()
         }.value
+    }
+
+    /// SIGKILL to whatever is left in the child's process group (its group id is its pid).
+    private func endGroup() {
+        kill(-pid, SIGKILL)
     }
 
     /// Sends `signal` to the child.

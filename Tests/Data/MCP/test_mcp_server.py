@@ -15,7 +15,8 @@ Usage: test_mcp_server.py MODE. Modes:
   loop-cursor   legacy, and tools/list always gives the same nextCursor.
 Tools (all modes that list tools): echo, structured, image, fail, slow, crash, hang, binary,
 notjsonrpc, change (after it, tools/list also offers "added" and list_changed is sent).
-Each process appends its pid to $MCP_TEST_PIDS, when set.
+Each process appends its pid to $MCP_TEST_PIDS, when set, and writes its environment as JSON
+to $MCP_TEST_ENV, when set.
 """
 import json
 import os
@@ -168,6 +169,9 @@ def handle(message):
 
 
 def main():
+    if os.environ.get("MCP_TEST_ENV"):
+        with open(os.environ["MCP_TEST_ENV"], "w") as dump:
+            json.dump(dict(os.environ), dump)
     if os.environ.get("MCP_TEST_PIDS"):
         with open(os.environ["MCP_TEST_PIDS"], "a") as pids:
             pids.write(f"{os.getpid()}\n")

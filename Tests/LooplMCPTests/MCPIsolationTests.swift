@@ -1,0 +1,112 @@
+import Foundation
+import Glibc
+import Loopl
+@testable import LooplMCP
+import Testing
+
+/// An MCP server is a third party: it sees only the environment it is given, and what it starts
+/// ends with it.
+@Suite(.serialized) struct MCPIsolationTests {
+    /// Whether `pid` is gone (or only a zombie), within `seconds`.
+    static func gone(_ pid: Int32, within seconds: Double = 3) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        repeat {
+            if kill(pid, 0) != 0 { return true }
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            if let close = stat.lastIndex(of: ")"), stat[close...].dropFirst(2).first == "Z" { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        } while Date() < deadline
+        return false
+    }
+
+    static func temporary(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)").path
+    }
+
+    /// A server behind `sh -c`, the way `npx` and wrapper scripts start one: the real server and
+    /// a helper that ignores its input are the host's grandchildren; neither outlives shutdown.
+    @Test(.timeLimit(.minutes(1)))
+    func whatAWrappedServerStartsEndsWithIt() async throws {
+        let pids = Self.temporary("mcp-pids")
+        defer { try? FileManager.default.removeItem(atPath: pids) }
+        let script = "sleep 300 </dev/null >/dev/null 2>&1 & echo $! >> \"$MCP_TEST_PIDS\"; python3 \"$0\" legacy; true"
+        let client = MCPClient(config: MCPServerConfig(name: "wrapped", command: "/bin/sh",
+                                                       arguments: ["-c", script, MCPClientTests.script],
+                                                       environment: ["MCP_TEST_PIDS": pids], timeout: .seconds(20)))
+        #expect(try await client.call("echo", arguments: ["text": "hi"]) == "hi")
+        await client.shutdown()
+        let started = (try? String(contentsOfFile: pids, encoding: .utf8))?.split(separator: "\n").compactMap { Int32($0) } ?? []
+        #expect(started.count == 2)
+        for pid in started { #expect(await Self.gone(pid), "grandchild \(pid) outlived the client's shutdown") }
+    }
+
+    /// The host's secrets stay in the host; the server sees PATH and what its entry sets.
+    @Test(.timeLimit(.minutes(1)))
+    func theServerSeesNoneOfTheHostsSecrets() async throws {
+        let dump = Self.temporary("mcp-env")
+        defer { try? FileManager.default.removeItem(atPath: dump) }
+        setenv("AWS_SECRET_ACCESS_KEY", "planted-aws-secret", 1)
+        setenv("OPENAI_API_KEY", "planted-openai-key", 1)
+        defer {
+            unsetenv("AWS_SECRET_ACCESS_KEY")
+            unsetenv("OPENAI_API_KEY")
+        }
+        let client = MCPClient(config: MCPServerConfig(name: "env", command: "python3", arguments: [MCPClientTests.script, "legacy"],
+                                                       environment: ["MCP_TEST_ENV": dump], timeout: .seconds(20)))
+        #expect(try await client.call("echo", arguments: ["text": "hi"]) == "hi")
+        await client.shutdown()
+        let seen = try JSONValue(parsing: String(contentsOfFile: dump, encoding: .utf8))
+        #expect(seen["AWS_SECRET_ACCESS_KEY"] == nil)
+        #expect(seen["OPENAI_API_KEY"] == nil)
+        // A Python launcher may put its own folders in front.
+        #expect(seen["PATH"]?.stringValue?.hasSuffix(ProcessInfo.processInfo.environment["PATH"] ?? "-") == true)
+        #expect(seen["MCP_TEST_ENV"]?.stringValue == dump)
+    }
+
+    /// `inheritEnv` passes a host variable on by name; the rest stay behind.
+    @Test(.timeLimit(.minutes(1)))
+    func inheritEnvPassesANamedHostVariable() async throws {
+        let dump = Self.temporary("mcp-env")
+        defer { try? FileManager.default.removeItem(atPath: dump) }
+        setenv("LOOPL_TEST_INHERITED", "inherited", 1)
+        setenv("LOOPL_TEST_NOT_NAMED", "left behind", 1)
+        defer {
+            unsetenv("LOOPL_TEST_INHERITED")
+            unsetenv("LOOPL_TEST_NOT_NAMED")
+        }
+        let config = try MCPServerConfig(name: "env", json: [
+            "command": "python3", "args": [.string(MCPClientTests.script), "legacy"],
+            "env": ["MCP_TEST_ENV": .string(dump)], "inheritEnv": ["LOOPL_TEST_INHERITED"]])
+        let client = MCPClient(config: config)
+        #expect(try await client.call("echo", arguments: ["text": "hi"]) == "hi")
+        await client.shutdown()
+        let seen = try JSONValue(parsing: String(contentsOfFile: dump, encoding: .utf8))
+        #expect(seen["LOOPL_TEST_INHERITED"]?.stringValue == "inherited")
+        #expect(seen["LOOPL_TEST_NOT_NAMED"] == nil)
+        #expect(seen["MCP_TEST_ENV"]?.stringValue == dump)
+    }
+
+    /// `${VAR}` in `args` lands in /proc/PID/cmdline; the entry says so, and `env` does not.
+    @Test func aVariableInArgsIsWarnedAbout() throws {
+        let inArgs = try MCPServerConfig(name: "leaky", json: ["command": "server", "args": ["--token", "${TOKEN}"]],
+                                         variables: ["TOKEN": "tok-4711"])
+        #expect(inArgs.arguments == ["--token", "tok-4711"])
+        #expect(inArgs.warnings.count == 1)
+        #expect(inArgs.warnings.first?.contains("${TOKEN}") == true)
+        #expect(inArgs.warnings.first?.contains("tok-4711") == false)
+        let inEnv = try MCPServerConfig(name: "careful", json: ["command": "server", "env": ["TOKEN": "${TOKEN}"]],
+                                        variables: ["TOKEN": "tok-4711"])
+        #expect(inEnv.warnings.isEmpty)
+    }
+
+    /// The warning reaches the user through the hub's warnings, once per entry.
+    @Test(.timeLimit(.minutes(1)))
+    func theHubPassesTheWarningOn() async throws {
+        let config = try MCPServerConfig(name: "leaky", json: ["command": "/nonexistent/server", "args": ["${TOKEN}"]],
+                                         variables: ["TOKEN": "tok-4711"])
+        let hub = MCPHub(configs: [config])
+        let started = await hub.start(hub.clients)
+        await hub.shutdown()
+        #expect(started.warnings.filter { $0.contains("${VAR} in 'args'") }.count == 1)
+    }
+}

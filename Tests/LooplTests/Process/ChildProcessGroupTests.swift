@@ -1,0 +1,76 @@
+import Foundation
+import Glibc
+import Loopl
+import Testing
+
+/// Each child leads its own process group: the terminal's Ctrl-C does not reach it, and its
+/// teardown ends what it started.
+@Suite struct ChildProcessGroupTests {
+    /// Whether `pid` is gone (or only a zombie), within `seconds`.
+    static func gone(_ pid: Int32, within seconds: Double = 3) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        repeat {
+            if kill(pid, 0) != 0 { return true }
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            if let close = stat.lastIndex(of: ")"), stat[close...].dropFirst(2).first == "Z" { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        } while Date() < deadline
+        return false
+    }
+
+    /// The first line the child writes, as a pid.
+    static func firstPid(of child: ChildProcess) async -> Int32? {
+        var bytes: [UInt8] = []
+        for await chunk in child.output {
+            bytes += chunk
+            if bytes.contains(0x0A) { break }
+        }
+        return Int32(String(decoding: bytes, as: UTF8.self).split(separator: "\n").first ?? "")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aChildLeadsItsOwnGroup() async throws {
+        let child = try ChildProcess(executable: "/bin/sleep", arguments: ["30"])
+        #expect(getpgid(child.pid) == child.pid)
+        #expect(getpgid(child.pid) != getpgrp())
+        await child.terminate(grace: .seconds(1))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func terminatingAChildEndsWhatItStarted() async throws {
+        let child = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "sleep 300 & echo $!; wait"], output: .stream)
+        let grandchild = try #require(await Self.firstPid(of: child))
+        await child.terminate(grace: .seconds(1))
+        #expect(await Self.gone(grandchild), "grandchild \(grandchild) outlived its parent's teardown")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func terminatingAnExitedChildEndsWhatItLeft() async throws {
+        let child = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "sleep 300 >/dev/null 2>&1 & echo $!"], output: .stream)
+        let grandchild = try #require(await Self.firstPid(of: child))
+        #expect(await child.waitForExit() == 0)
+        await child.terminate(grace: .seconds(1))
+        #expect(await Self.gone(grandchild), "grandchild \(grandchild) outlived its parent's teardown")
+    }
+
+    /// A Ctrl-C goes to the terminal's foreground group: the host's. `loopl-test-host ctrl-c` plays
+    /// it inside a host that takes SIGINT as `loopl chat` does; its child must not see it.
+    @Test(.timeLimit(.minutes(1)))
+    func aCtrlCToTheHostsGroupDoesNotReachItsChild() async throws {
+        let hostPath = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("loopl-test-host").path
+        try #require(FileManager.default.isExecutableFile(atPath: hostPath), "\(hostPath) is missing: build the package")
+        let host = try ChildProcess(executable: hostPath, arguments: ["ctrl-c"], output: .stream)
+        var text = ""
+        for await chunk in host.output {
+            text += String(decoding: chunk, as: UTF8.self)
+            if text.split(separator: "\n").count >= 2 { break }
+        }
+        let lines = text.split(separator: "\n").map(String.init)
+        let child = try #require(lines.first.flatMap { Int32($0.dropFirst("child ".count)) }, "host said \(text.debugDescription)")
+        #expect(lines.dropFirst().first == "child running", "host said \(text.debugDescription)")
+        try host.write(Array("exit\n".utf8))
+        #expect(await host.waitForExit() == 0)
+        #expect(await Self.gone(child))
+    }
+}
