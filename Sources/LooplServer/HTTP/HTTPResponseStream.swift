@@ -40,7 +40,7 @@ struct HTTPResponseStream: Sendable {
             case .body(let bytes):
                 guard body.count + bytes.count <= limit else {
                     cancel()
-                    throw LooplError(.protocolViolation, "The server sent a body larger than \(limit / 1024) KiB to a request that expects a small answer. Check that the URL points at an OpenAI-compatible server.")
+                    throw LooplError(.protocolViolation, "The server sent a body larger than \(limit / 1024 / 1024) MiB to a request that expects a small answer. Check that the URL points at an OpenAI-compatible server.")
                 }
                 body += bytes
             }
