@@ -72,8 +72,17 @@ import Testing
         #expect(split.target == .child(model: LooplHome.defaultModel))
     }
 
+    /// Only address literals on this machine and `localhost` count as loopback, never a name that starts like one.
+    @Test func loopbackIsParsedNotPrefixMatched() {
+        let loopback = ["127.0.0.1", "127.255.3.4", "::1", "0:0:0:0:0:0:0:1", "LocalHost", "::ffff:127.0.0.1"]
+        let remote = ["127.0.0.1.nip.io", "127.evil.example", "128.0.0.1", "::2", "::ffff:10.0.0.1", "localhost.example", "1127.0.0.1"]
+        for host in loopback { #expect(RPCEndpoint(host: host, port: 50052).isLoopback, "\(host)") }
+        for host in remote { #expect(!RPCEndpoint(host: host, port: 50052).isLoopback, "\(host)") }
+    }
+
     @Test(arguments: [
         (#"{"kind": "server", "rpc": ["192.168.1.20:50052"]}"#, "not on this machine, and llama.cpp's RPC protocol has no authentication"),
+        (#"{"kind": "server", "rpc": ["127.0.0.1.nip.io:50052"]}"#, "not on this machine, and llama.cpp's RPC protocol has no authentication"),
         (#"{"kind": "server", "rpc": ["127.0.0.1"]}"#, "is not host:port"),
         (#"{"kind": "server", "rpc": ["127.0.0.1:0"]}"#, "is not host:port"),
         (#"{"kind": "server", "rpc": "127.0.0.1:50052"}"#, "'rpc' must be a list of strings"),
