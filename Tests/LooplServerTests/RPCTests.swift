@@ -88,6 +88,8 @@ import Testing
         (#"{"kind": "server", "rpc": "127.0.0.1:50052"}"#, "'rpc' must be a list of strings"),
         (#"{"kind": "server", "rpcWorkers": -1}"#, "'rpcWorkers' must be a whole number"),
         (#"{"kind": "server", "rpcWorkers": 17}"#, "at most 16 RPC workers"),
+        (#"{"kind": "server", "parallel": 1e12}"#, "'parallel' must be a whole number, 0 or more (at most 2147483647)"),
+        (#"{"kind": "server", "parallel": 5000, "contextLength": 2000000000}"#, "'parallel' must be from 1 to 1024"),
         (#"{"kind": "server", "allowRemoteRPC": "yes"}"#, "'allowRemoteRPC' must be true or false"),
         (#"{"kind": "server", "url": "http://127.0.0.1:8080", "rpcWorkers": 2}"#, "for a child llama-server"),
     ])
