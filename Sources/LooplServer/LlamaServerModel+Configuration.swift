@@ -193,7 +193,7 @@ extension LlamaServerModel {
                 throw section.error("give one of 'model' (to start llama-server), 'url' (to attach) or 'urls' (to attach to replicas)")
             }
             let parsed = try (urls ?? url.map { [$0] } ?? []).map { text in
-                guard let parsed = URL(string: text), parsed.host != nil else { throw section.error("'\(text)' is not a URL") }
+                guard let parsed = URL(string: text), parsed.host != nil else { throw section.error("'\(URL.redacting(text))' is not a URL") }
                 return parsed
             }
             let key = try section.optionalString("apiKey")
