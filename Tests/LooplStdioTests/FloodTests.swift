@@ -31,7 +31,10 @@ import Testing
         #expect(grown < 300 * 1024, "the host grew by \(grown / 1024) MiB while the worker flooded it")
         let error = outcome as? LooplError
         #expect(error?.code == .protocolViolation, "\(String(describing: outcome))")
-        #expect(error?.message.contains("MiB of events") == true, "\(error?.message ?? "")")
+        // Which bound the worker outruns first, its request's events or the lines not yet
+        // routed, depends on the machine's load: either is the same violation.
+        #expect(error?.message.contains("MiB of") == true && error?.message.contains("that the host has not read yet") == true,
+                "\(error?.message ?? "")")
         await model.close()
     }
 }
