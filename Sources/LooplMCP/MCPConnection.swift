@@ -56,7 +56,9 @@ final class MCPConnection: RPCChild {
         case .notification(let method, let params):
             onNotification(method, params)
         case .response:
-            mailbox.put(message)
+            guard case .line(let bytes) = piece, mailbox.put(message, bytes: bytes.count) else {
+                return "it wrote more than \(mailbox.limit / 1024 / 1024) MiB of responses that the host has not read yet"
+            }
         }
         return nil
     }

@@ -13,8 +13,16 @@ public struct MCPToolSource: ToolSource {
         return listed().tools
     }
 
-    /// The tools as last listed, and a warning for each that a taken or earlier name skips.
+    /// The tools as last listed, and a warning for each that a taken name skips. Two servers'
+    /// tools that come to the same name (`a` + `b_c` and `a_b` + `c`) are both refused, with a
+    /// warning naming both, so that neither server can take the other's tool.
     func listed() -> (tools: [MCPTool], warnings: [String]) {
+        var owners: [String: [(server: String, tool: String)]] = [:]
+        for client in clients {
+            for remote in client.catalog.tools {
+                owners[MCPTool.name(server: client.config.name, tool: remote.name), default: []].append((client.config.name, remote.name))
+            }
+        }
         var names = taken
         var tools: [MCPTool] = []
         var warnings: [String] = []
@@ -22,6 +30,13 @@ public struct MCPToolSource: ToolSource {
             let server = client.config.name
             for remote in client.catalog.tools {
                 let name = MCPTool.name(server: server, tool: remote.name)
+                if let claims = owners[name], Set(claims.map(\.server)).count > 1 {
+                    if claims.first?.server == server, claims.first?.tool == remote.name {
+                        let who = claims.map { "'\($0.tool)' of MCP server '\($0.server)'" }.joined(separator: " and ")
+                        warnings.append("The tools \(who) would both be named \(name); neither is offered. Rename a server in mcpServers.")
+                    }
+                    continue
+                }
                 guard names.insert(name).inserted else {
                     warnings.append("MCP server '\(server)' offers '\(remote.name)', whose name \(name) is already taken; it is skipped.")
                     continue

@@ -193,7 +193,7 @@ extension LlamaServerModel {
                 throw section.error("give one of 'model' (to start llama-server), 'url' (to attach) or 'urls' (to attach to replicas)")
             }
             let parsed = try (urls ?? url.map { [$0] } ?? []).map { text in
-                guard let parsed = URL(string: text), parsed.host != nil else { throw section.error("'\(text)' is not a URL") }
+                guard let parsed = URL(string: text), parsed.host != nil else { throw section.error("'\(URL.redacting(text))' is not a URL") }
                 return parsed
             }
             let key = try section.optionalString("apiKey")
@@ -211,7 +211,7 @@ extension LlamaServerModel {
         try section.read("contextLength", into: &configuration.contextLength)
         try section.read("parallel", into: &configuration.parallel)
         try section.read("maxQueue", into: &configuration.maxQueue)
-        guard configuration.parallel >= 1 else { throw section.error("'parallel' must be at least 1") }
+        guard (1...1024).contains(configuration.parallel) else { throw section.error("'parallel' must be from 1 to 1024, the requests served at once") }
         guard configuration.maxQueue >= 0 else { throw section.error("'maxQueue' must be 0 or more") }
         try section.read("threads", into: &configuration.threads)
         try section.read("extraArgs", into: &configuration.extraArguments)

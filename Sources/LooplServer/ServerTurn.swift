@@ -107,7 +107,7 @@ struct ServerTurn {
             reading.received = true
             if data == "[DONE]" { reading.terminated = true; return }
             guard let chunk = try? JSONValue(parsing: data), chunk.objectValue != nil else {
-                throw LooplError(.protocolViolation, "The server at \(url.absoluteString) sent an event that is not a JSON object: \(data.prefix(200)).")
+                throw LooplError(.protocolViolation, "The server at \(url.redacted) sent an event that is not a JSON object: \(data.prefix(200)).")
             }
             if let error = chunk["error"] {
                 throw ServerFailure.http(status: error["code"]?.intValue ?? 500, body: Data(chunk.jsonText().utf8), url: url)
@@ -120,7 +120,7 @@ struct ServerTurn {
 
     /// Throws for a stream that ended before its end marker.
     private func cutShort(_ lease: Lease, url: URL, received: Bool) async throws {
-        let cut = LooplError(.protocolViolation, "The server at \(url.absoluteString) ended the stream before its end marker: the answer is incomplete. Try again; if it repeats, check the server's log.",
+        let cut = LooplError(.protocolViolation, "The server at \(url.redacted) ended the stream before its end marker: the answer is incomplete. Try again; if it repeats, check the server's log.",
                              engineLoss: .restarting)
         let explained = await session.explain(cut, lease: lease, url: url)
         let error = (explained as? LooplError)?.code == .connectionFailed ? cut : explained

@@ -54,7 +54,7 @@ extension StdioModel {
         if let seconds = try section.optionalDouble("idleTimeoutSeconds") { configuration.idleTimeout = .seconds(seconds) }
         try section.read("parallel", into: &configuration.parallel)
         try section.read("maxQueue", into: &configuration.maxQueue)
-        guard configuration.parallel >= 1 else { throw section.error("'parallel' must be at least 1") }
+        guard (1...1024).contains(configuration.parallel) else { throw section.error("'parallel' must be from 1 to 1024, the requests served at once") }
         guard configuration.maxQueue >= 0 else { throw section.error("'maxQueue' must be 0 or more") }
         return configuration
     }

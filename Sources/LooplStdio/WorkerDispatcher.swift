@@ -114,7 +114,9 @@ final class WorkerDispatcher: Sendable {
                 switch message {
                 case .notification(method: "event", let params):
                     guard let id = params["id"], let inbox = state.inFlight[id] else { return Self.stray(params["id"], state) }
-                    inbox.put(message)
+                    guard inbox.put(message, bytes: message.line.count) else {
+                        return "it sent more than \(inbox.limit / 1024 / 1024) MiB of events for request \(id.jsonText()) that the host has not read yet"
+                    }
                 case .notification:
                     break
                 case .response(let id, _):

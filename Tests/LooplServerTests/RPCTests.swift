@@ -72,13 +72,24 @@ import Testing
         #expect(split.target == .child(model: LooplHome.defaultModel))
     }
 
+    /// Only address literals on this machine and `localhost` count as loopback, never a name that starts like one.
+    @Test func loopbackIsParsedNotPrefixMatched() {
+        let loopback = ["127.0.0.1", "127.255.3.4", "::1", "0:0:0:0:0:0:0:1", "LocalHost", "::ffff:127.0.0.1"]
+        let remote = ["127.0.0.1.nip.io", "127.evil.example", "128.0.0.1", "::2", "::ffff:10.0.0.1", "localhost.example", "1127.0.0.1"]
+        for host in loopback { #expect(RPCEndpoint(host: host, port: 50052).isLoopback, "\(host)") }
+        for host in remote { #expect(!RPCEndpoint(host: host, port: 50052).isLoopback, "\(host)") }
+    }
+
     @Test(arguments: [
         (#"{"kind": "server", "rpc": ["192.168.1.20:50052"]}"#, "not on this machine, and llama.cpp's RPC protocol has no authentication"),
+        (#"{"kind": "server", "rpc": ["127.0.0.1.nip.io:50052"]}"#, "not on this machine, and llama.cpp's RPC protocol has no authentication"),
         (#"{"kind": "server", "rpc": ["127.0.0.1"]}"#, "is not host:port"),
         (#"{"kind": "server", "rpc": ["127.0.0.1:0"]}"#, "is not host:port"),
         (#"{"kind": "server", "rpc": "127.0.0.1:50052"}"#, "'rpc' must be a list of strings"),
         (#"{"kind": "server", "rpcWorkers": -1}"#, "'rpcWorkers' must be a whole number"),
         (#"{"kind": "server", "rpcWorkers": 17}"#, "at most 16 RPC workers"),
+        (#"{"kind": "server", "parallel": 1e12}"#, "'parallel' must be a whole number, 0 or more (at most 2147483647)"),
+        (#"{"kind": "server", "parallel": 5000, "contextLength": 2000000000}"#, "'parallel' must be from 1 to 1024"),
         (#"{"kind": "server", "allowRemoteRPC": "yes"}"#, "'allowRemoteRPC' must be true or false"),
         (#"{"kind": "server", "url": "http://127.0.0.1:8080", "rpcWorkers": 2}"#, "for a child llama-server"),
     ])

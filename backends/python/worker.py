@@ -42,6 +42,7 @@ FAULTS = [
     "non-utf8",       # writes bytes that are not UTF-8
     "stall",          # stops writing mid-stream, but keeps running
     "stderr-flood",   # writes 8 MiB of logs to stderr in each turn (harmless: the host must drain it)
+    "event-flood",    # writes 1 GiB of valid text events for the request, as fast as the pipe takes them
 ]
 
 DEFAULT_SCRIPT = {
@@ -473,6 +474,11 @@ class Worker:
         elif fault.armed("non-utf8"):
             self.out.raw(b'{"jsonrpc":"2.0","method":"event","params":{"id":%s,"type":"text","text":"\xff\xfe"}}\n'
                          % json.dumps(request_id).encode())
+        elif fault.armed("event-flood"):
+            line = (json.dumps({"jsonrpc": "2.0", "method": "event",
+                                "params": {"id": request_id, "type": "text", "text": "x" * 65000}}) + "\n").encode()
+            for _ in range((1 << 30) // len(line)):
+                self.out.raw(line)
         elif fault.armed("stall"):
             log("stalling, as asked")
             self.out.freeze()

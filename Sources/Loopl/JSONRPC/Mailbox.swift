@@ -16,8 +16,9 @@ package struct MailboxTimeout: Error {}
 /// The messages a worker sent, in order, for one reader at a time; ends with a ``MailboxEnd``.
 package final class Mailbox: Sendable {
     private struct State {
-        var queue: [RPCMessage] = []
+        var queue: [(message: RPCMessage, bytes: Int)] = []
         var head = 0
+        var queuedBytes = 0
         var end: MailboxEnd?
         var waiter: (token: Int, continuation: CheckedContinuation<RPCMessage, any Error>)?
         var nextToken = 0
@@ -25,17 +26,32 @@ package final class Mailbox: Sendable {
 
     private let state = Mutex(State())
 
-    package init() {}
+    /// The most a peer's undelivered messages may weigh, in bytes of their lines.
+    package let limit: Int
 
-    /// Delivers a message (ignored after the end).
-    package func put(_ message: RPCMessage) {
+    /// The default for ``limit``, 32 MiB: twice the longest line, so one line always fits.
+    package static let defaultLimit = 2 * LineSplitter.defaultLimit
+
+    package init(limit: Int = Mailbox.defaultLimit) { self.limit = limit }
+
+    /// Delivers a message (ignored after the end) that took `bytes` bytes on the wire. Returns
+    /// false, keeping nothing, when the undelivered messages would weigh more than ``limit``.
+    @discardableResult
+    package func put(_ message: RPCMessage, bytes: Int = 0) -> Bool {
+        var accepted = true
         let waiter = state.withLock { state -> CheckedContinuation<RPCMessage, any Error>? in
             guard state.end == nil else { return nil }
             if let waiter = state.waiter.take() { return waiter.continuation }
-            state.queue.append(message)
+            guard state.queuedBytes + bytes <= limit else {
+                accepted = false
+                return nil
+            }
+            state.queue.append((message, bytes))
+            state.queuedBytes += bytes
             return nil
         }
         waiter?.resume(returning: message)
+        return accepted
     }
 
     /// Ends the mailbox; the first end wins. Messages already queued are still delivered.
@@ -52,7 +68,7 @@ package final class Mailbox: Sendable {
     package var end: MailboxEnd? { state.withLock { $0.end } }
 
     /// The first undelivered message, without taking it.
-    package var pending: RPCMessage? { state.withLock { $0.head < $0.queue.count ? $0.queue[$0.head] : nil } }
+    package var pending: RPCMessage? { state.withLock { $0.head < $0.queue.count ? $0.queue[$0.head].message : nil } }
 
     /// Takes the first undelivered message, if there is one.
     package func takePending() -> RPCMessage? {
@@ -98,7 +114,10 @@ package final class Mailbox: Sendable {
     package func deliver(_ piece: LineSplitter.Piece) -> String? {
         switch Self.message(in: piece) {
         case .success(let message):
-            if let message { put(message) }
+            guard let message else { return nil }
+            if case .line(let bytes) = piece, !put(message, bytes: bytes.count) {
+                return "it wrote more than \(limit / 1024 / 1024) MiB of messages that the host has not read yet"
+            }
             return nil
         case .failure(let problem):
             return problem.reason
@@ -143,7 +162,8 @@ package final class Mailbox: Sendable {
     }
 
     private func dequeue(_ state: inout State) -> RPCMessage {
-        let message = state.queue[state.head]
+        let (message, bytes) = state.queue[state.head]
+        state.queuedBytes -= bytes
         state.head += 1
         if state.head == state.queue.count {
             state.queue.removeAll(keepingCapacity: true)

@@ -21,7 +21,8 @@ package final class ChildProcess: Sendable {
     package let pid: Int32
     package let executable: String
     /// The child's standard output in chunks, when started with `.stream`; it ends at end of file.
-    package let output: AsyncStream<[UInt8]>
+    /// The child is read only as fast as this is consumed: at most 4 MiB wait in between.
+    package let output: ChildOutput
     private let stdin: Mutex<Int32>
     private let shared = Shared()
 
@@ -54,13 +55,15 @@ package final class ChildProcess: Sendable {
         self.executable = executable
         self.stdin = Mutex(input.write)
         let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
-        self.output = stream
+        let credit = ChunkCredit()
+        continuation.onTermination = { _ in credit.abandon() }
+        self.output = ChildOutput(stream: stream, credit: credit)
         let shared = self.shared
         shared.tailReaders.enter()
         startReader(err.read) { chunk in shared.tail.withLock { $0.append(chunk) } } onEnd: { shared.tailReaders.leave() }
         switch mode {
         case .stream:
-            startReader(out.read) { chunk in continuation.yield(chunk) } onEnd: { continuation.finish() }
+            startReader(out.read) { chunk in if credit.acquire() { continuation.yield(chunk) } } onEnd: { continuation.finish() }
         case .drain:
             continuation.finish()
             shared.tailReaders.enter()

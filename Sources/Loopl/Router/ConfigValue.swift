@@ -19,15 +19,16 @@ extension String: ConfigValue {
     public static var expectation: String { "a string" }
 }
 
+/// Counts and sizes: 0 to 2147483647, so that no product of two of them overflows.
 extension Int: ConfigValue {
-    public init?(config json: JSONValue) { self.init(json.intValue.flatMap { $0 >= 0 ? $0 : nil }) }
-    public static var expectation: String { "a whole number, 0 or more" }
+    public init?(config json: JSONValue) { self.init(json.intValue.flatMap { (0...Int(Int32.max)).contains($0) ? $0 : nil }) }
+    public static var expectation: String { "a whole number, 0 or more (at most 2147483647)" }
 }
 
-/// Seconds and other amounts: positive.
+/// Seconds and other amounts: positive and at most a billion, so that a `Duration` made of one cannot overflow.
 extension Double: ConfigValue {
-    public init?(config json: JSONValue) { self.init(json.doubleValue.flatMap { $0 > 0 ? $0 : nil }) }
-    public static var expectation: String { "a positive number" }
+    public init?(config json: JSONValue) { self.init(json.doubleValue.flatMap { $0 > 0 && $0 <= 1e9 ? $0 : nil }) }
+    public static var expectation: String { "a positive number (at most 1e9)" }
 }
 
 extension Bool: ConfigValue {

@@ -1,5 +1,8 @@
 import Foundation
 import Loopl
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The address of a `ggml-rpc-server` worker, `host:port` (`[::1]:50052` for IPv6), as llama-server's
 /// `--rpc` takes it.
@@ -24,9 +27,17 @@ struct RPCEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
-    /// True for an address on this machine only (127.0.0.0/8, ::1, localhost).
+    /// True for an address on this machine only: `localhost`, or an address literal in 127.0.0.0/8,
+    /// `::1`, or `::ffff:127.x.x.x`. A name that only starts like one (`127.0.0.1.example.com`) is not.
     var isLoopback: Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        if host.lowercased() == "localhost" { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, host, &v6) == 1 else { return false }
+        let bytes = withUnsafeBytes(of: v6) { Array($0) }
+        if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return true }
+        return bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
     }
 
     /// Nil when something accepts a TCP connection at the address within `timeout`, else why not.

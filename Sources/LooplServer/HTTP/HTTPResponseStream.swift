@@ -1,4 +1,5 @@
 import Foundation
+import Loopl
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -13,6 +14,8 @@ enum HTTPPart: Sendable {
 struct HTTPResponseStream: Sendable {
     let parts: AsyncThrowingStream<HTTPPart, any Error>
     let cancel: @Sendable () -> Void
+    /// The reader's back-pressure, when it has one: consumers give back a credit per part taken.
+    var credit: ChunkCredit?
 
     /// Sends `request`: `http` over Loopl's own socket client, `https` through URLSession.
     ///
@@ -22,14 +25,24 @@ struct HTTPResponseStream: Sendable {
         request.url?.scheme?.lowercased() == "https" ? URLSessionTransport.open(request) : SocketTransport.open(request)
     }
 
-    /// Reads the whole response: its status and body.
-    func collect() async throws -> (status: Int, body: [UInt8]) {
+    /// The largest body ``collect(limit:)`` reads by default: 1 MiB, for the small endpoints.
+    static let collectLimit = 1024 * 1024
+
+    /// Reads the whole response: its status and body. A body over `limit` bytes closes the
+    /// connection and is a `protocolViolation` error.
+    func collect(limit: Int = HTTPResponseStream.collectLimit) async throws -> (status: Int, body: [UInt8]) {
         var status = 0
         var body: [UInt8] = []
         for try await part in parts {
+            credit?.release()
             switch part {
             case .status(let code): status = code
-            case .body(let bytes): body += bytes
+            case .body(let bytes):
+                guard body.count + bytes.count <= limit else {
+                    cancel()
+                    throw LooplError(.protocolViolation, "The server sent a body larger than \(limit / 1024 / 1024) MiB to a request that expects a small answer. Check that the URL points at an OpenAI-compatible server.")
+                }
+                body += bytes
             }
         }
         return (status, body)

@@ -5,17 +5,28 @@
 package struct SSEDecoder: Sendable {
     private var line: [UInt8] = []
     private var data: [String] = []
+    private var dataBytes = 0
+
+    /// The longest line, and the most data one event may carry: 16 MiB.
+    package static let limit = 16 * 1024 * 1024
+
+    /// What went wrong once a line or an event grew past ``limit``; the decoder then takes nothing more.
+    package private(set) var violation: String?
 
     package init() {}
 
     /// Takes the next bytes and returns the events they complete, in order.
     package mutating func feed(_ bytes: some Sequence<UInt8>) -> [String] {
         var events: [String] = []
-        for byte in bytes {
+        for byte in bytes where violation == nil {
             if byte == 0x0A {
                 if let event = endLine() { events.append(event) }
-            } else {
+            } else if line.count < Self.limit {
                 line.append(byte)
+            } else {
+                violation = "it sent a Server-Sent Events line longer than \(Self.limit / 1024 / 1024) MiB"
+                line = []
+                data = []
             }
         }
         return events
@@ -33,12 +44,18 @@ package struct SSEDecoder: Sendable {
         defer { line.removeAll(keepingCapacity: true) }
         if line.last == 0x0D { line.removeLast() }
         if line.isEmpty {
-            defer { data.removeAll() }
+            defer { data.removeAll(); dataBytes = 0 }
             return data.isEmpty ? nil : data.joined(separator: "\n")
         }
         if line.starts(with: Self.dataField) {
             var value = line.dropFirst(Self.dataField.count)
             if value.first == UInt8(ascii: " ") { value = value.dropFirst() }
+            dataBytes += value.count + 1
+            guard dataBytes <= Self.limit else {
+                violation = "it sent a Server-Sent Event with more than \(Self.limit / 1024 / 1024) MiB of data"
+                data = []
+                return nil
+            }
             data.append(String(decoding: value, as: UTF8.self))
         }
         return nil

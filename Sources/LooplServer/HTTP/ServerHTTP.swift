@@ -55,9 +55,9 @@ enum ServerFailure {
         }
         switch status {
         case 401, 403:
-            return LooplError(.unauthorized, "The server at \(url.host ?? url.absoluteString) refused the request (HTTP \(status): \(message)). Check the API key.")
+            return LooplError(.unauthorized, "The server at \(url.host ?? url.redacted) refused the request (HTTP \(status): \(message)). Check the API key.")
         case 404:
-            return LooplError(.httpError, "The server at \(url.absoluteString) answered HTTP 404 (\(message)). Check that the URL points at an OpenAI-compatible server, without /v1.")
+            return LooplError(.httpError, "The server at \(url.redacted) answered HTTP 404 (\(message)). Check that the URL points at an OpenAI-compatible server, without /v1.")
         case 400, 422:
             return LooplError(.invalidRequest, "The server rejected the request (HTTP \(status): \(message)).")
         default:
@@ -68,7 +68,7 @@ enum ServerFailure {
     /// A transport failure: nothing listens, the connection broke, or it timed out.
     static func connection(_ error: any Error, url: URL) -> LooplError {
         if let error = error as? LooplError { return error }
-        let target = url.host.map { "\($0)\(url.port.map { ":\($0)" } ?? "")" } ?? url.absoluteString
+        let target = url.host.map { "\($0)\(url.port.map { ":\($0)" } ?? "")" } ?? url.redacted
         switch error as? HTTPTransportError {
         case .cancelled?:
             return LooplError(.cancelled, "The request was cancelled.")

@@ -1,4 +1,5 @@
 import Foundation
+import Loopl
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -15,21 +16,28 @@ enum SocketTransport {
     static func open(_ request: URLRequest) -> HTTPResponseStream {
         let (stream, continuation) = AsyncThrowingStream<HTTPPart, any Error>.makeStream()
         let connection = Connection()
-        continuation.onTermination = { _ in connection.cancel() }
+        let credit = ChunkCredit()
+        continuation.onTermination = { _ in
+            credit.abandon()
+            connection.cancel()
+        }
         Thread.start(named: "loopl http") {
             do {
-                try exchange(request, over: connection, continuation: continuation)
+                try exchange(request, over: connection) { part in
+                    if credit.acquire() { continuation.yield(part) }
+                }
                 continuation.finish()
             } catch {
                 continuation.finish(throwing: connection.isCancelled ? HTTPTransportError.cancelled : error)
             }
             connection.close()
         }
-        return HTTPResponseStream(parts: stream, cancel: { connection.cancel() })
+        return HTTPResponseStream(parts: stream, cancel: { connection.cancel() }, credit: credit)
     }
 
+    /// Sends `request` and hands on the answer's parts to `yield`, which waits while the consumer is behind.
     private static func exchange(_ request: URLRequest, over connection: Connection,
-                                 continuation: AsyncThrowingStream<HTTPPart, any Error>.Continuation) throws(HTTPTransportError) {
+                                 yield: (HTTPPart) -> Void) throws(HTTPTransportError) {
         guard let url = request.url, var host = url.host, !host.isEmpty else { throw .cannotConnect("the URL has no host") }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let port = url.port ?? 80
@@ -55,20 +63,20 @@ enum SocketTransport {
             (status, headers) = try parseHead(received[0..<end])
             received.removeFirst(end)
         } while (100..<200).contains(status)
-        continuation.yield(.status(status))
+        yield(.status(status))
 
         var chunked = headers["transfer-encoding"]?.lowercased().contains("chunked") == true ? ChunkedDecoder() : nil
         var remaining = chunked == nil ? headers["content-length"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } : nil
         func deliver(_ bytes: ArraySlice<UInt8>) throws(HTTPTransportError) {
             if chunked != nil {
                 let payload = try chunked?.feed(bytes) ?? []
-                if !payload.isEmpty { continuation.yield(.body(payload)) }
+                if !payload.isEmpty { yield(.body(payload)) }
             } else if let left = remaining {
                 let taken = bytes.prefix(left)
                 remaining = left - taken.count
-                if !taken.isEmpty { continuation.yield(.body(Array(taken))) }
+                if !taken.isEmpty { yield(.body(Array(taken))) }
             } else if !bytes.isEmpty {
-                continuation.yield(.body(Array(bytes)))
+                yield(.body(Array(bytes)))
             }
         }
         func complete() -> Bool { chunked?.isComplete ?? (remaining == 0) }

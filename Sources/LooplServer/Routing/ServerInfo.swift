@@ -32,7 +32,7 @@ struct ServerInfo: Sendable {
         }
         if health.status == 503 {
             let waited = patient ? " after \(configuration.readinessStallTimeout)" : ""
-            throw LooplError(.connectionFailed, "The server at \(url.absoluteString) is still loading\(waited). Try again later.")
+            throw LooplError(.connectionFailed, "The server at \(url.redacted) is still loading\(waited). Try again later.")
         }
         let props = try await endpoint.fetch("/props")
         if props.status == 401 || props.status == 403 {
@@ -46,10 +46,10 @@ struct ServerInfo: Sendable {
             if models.status == 401 || models.status == 403 {
                 throw ServerFailure.http(status: models.status, body: Data(models.text.utf8), url: url)
             }
-            throw LooplError(.protocolViolation, "The server at \(url.absoluteString) is not an OpenAI-compatible server: GET /v1/models answered HTTP \(models.status). Check the URL (without /v1).")
+            throw LooplError(.protocolViolation, "The server at \(url.redacted) is not an OpenAI-compatible server: GET /v1/models answered HTTP \(models.status). Check the URL (without /v1).")
         }
         guard let list = models.json["data"]?.arrayValue else {
-            throw LooplError(.protocolViolation, "The server at \(url.absoluteString) is not an OpenAI-compatible server: GET /v1/models did not answer a model list. Check the URL.")
+            throw LooplError(.protocolViolation, "The server at \(url.redacted) is not an OpenAI-compatible server: GET /v1/models did not answer a model list. Check the URL.")
         }
         let context = list.first?["max_model_len"]?.intValue ?? configuration.contextLength
         return ServerInfo(endpoint: endpoint, contextSize: context, llamaCpp: false, slots: nil)

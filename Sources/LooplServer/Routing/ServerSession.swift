@@ -128,7 +128,7 @@ actor ServerSession {
     func contextSize() async throws -> Int {
         let info = try await connect()
         guard let size = upstreams.compactMap(\.info?.contextSize).min() ?? info.contextSize else {
-            throw LooplError(.invalidConfiguration, "The server at \(info.endpoint.baseURL.absoluteString) does not report its context size; set contextLength in the configuration.")
+            throw LooplError(.invalidConfiguration, "The server at \(info.endpoint.baseURL.redacted) does not report its context size; set contextLength in the configuration.")
         }
         return size
     }
