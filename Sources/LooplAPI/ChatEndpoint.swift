@@ -47,11 +47,7 @@ struct ChatEndpoint: Sendable {
 
     private func stream(_ chat: ChatCompletionRequest, model: any Model, name: String, _ responder: HTTPResponder) async {
         let gate = StreamGate(responder, keepAlive: keepAlive)
-        let interval = keepAlive
-        let timer = Task {
-            try await Task.sleep(for: interval)
-            gate.ping()
-        }
+        let timer = gate.armKeepAlive()
         defer { timer.cancel() }
         var encoder = ChatChunkEncoder(model: name, includeUsage: chat.includeUsage,
                                        parallelToolCalls: chat.parallelToolCalls)

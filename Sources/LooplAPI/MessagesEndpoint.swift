@@ -64,11 +64,7 @@ struct MessagesEndpoint: Sendable {
     private func stream(_ messages: MessagesRequest, model: any Model, name: String, headers: [(String, String)],
                         _ responder: HTTPResponder) async {
         let gate = StreamGate(responder, keepAlive: chat.keepAlive, framing: AnthropicSSE.framing, headers: headers)
-        let interval = chat.keepAlive
-        let timer = Task {
-            try await Task.sleep(for: interval)
-            gate.ping()
-        }
+        let timer = gate.armKeepAlive()
         defer { timer.cancel() }
         var encoder = MessagesStreamEncoder(model: name, parallelToolCalls: messages.parallelToolCalls,
                                             stops: messages.stopSequences)

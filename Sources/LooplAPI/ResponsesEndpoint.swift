@@ -88,11 +88,7 @@ struct ResponsesEndpoint: Sendable {
 
     private func stream(_ turn: Turn, headers: [(String, String)], _ responder: HTTPResponder) async {
         let gate = StreamGate(responder, keepAlive: chat.keepAlive, framing: .responses, headers: headers)
-        let interval = chat.keepAlive
-        let timer = Task {
-            try await Task.sleep(for: interval)
-            gate.ping()
-        }
+        let timer = gate.armKeepAlive()
         defer { timer.cancel() }
         var frames = ResponsesEventStream()
         var output = ResponsesOutput(parallelToolCalls: turn.request.parallelToolCalls)

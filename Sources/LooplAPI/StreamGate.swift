@@ -29,6 +29,16 @@ final class StreamGate: Sendable {
         }
     }
 
+    /// Starts the timer that pings (opening the stream) when nothing was sent within the
+    /// keep-alive interval; the caller cancels it when the answer ends.
+    func armKeepAlive() -> Task<Void, any Error> {
+        let interval = keepAlive
+        return Task {
+            try await Task.sleep(for: interval)
+            self.ping()
+        }
+    }
+
     /// Opens the stream with a keep-alive comment, unless it is open or answered already.
     func ping() {
         state.withLock { state in
