@@ -67,6 +67,8 @@ extension LlamaModel {
         return configuration
     }, problem: { configuration in
         FileManager.default.fileExists(atPath: configuration.model) ? nil : "no model file at \(configuration.model)"
+    }, capacity: { configuration in
+        BackendCapacity(parallel: configuration.resolvedParallel, maxQueue: configuration.maxQueue)
     }, start: { configuration in
         try await LlamaModel.start(configuration)
     })

@@ -83,6 +83,21 @@ public final class LlamaModel: Model {
         }
     }
 
+    /// Generates after `prompt` as it is written (special tokens in it are parsed as such, and BOS
+    /// is added as the model asks), with no template, grammar or lifting.
+    public func complete(prompt: String, options: GenerationOptions) -> AsyncThrowingStream<ModelEvent, any Error> {
+        .generating { continuation in
+            try await self.queue.acquire()
+            defer { self.queue.release() }
+            let start = ContinuousClock.now
+            let events = LiftingContinuation(continuation, format: nil, tools: [], opened: nil)
+            let request = try LlamaRequest(prompt: self.weights.tokenize(prompt, addSpecial: true), options: options, grammar: nil,
+                                           thinking: ReasoningBudget(limit: nil, opened: nil), weights: self.weights,
+                                           contextSize: self.session.contextSize, events: events, start: start)
+            try await self.session.generate(request)
+        }
+    }
+
     /// The prompt's tokens and text; with `truncateHistory`, the oldest turns after the system
     /// prompt are dropped until the prompt and `maxTokens` fit.
     private func promptTokens(messages: [Message], tools: [ToolSpec], options: GenerationOptions) throws -> ([Int32], String) {

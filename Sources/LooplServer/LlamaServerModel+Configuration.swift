@@ -172,6 +172,8 @@ extension LlamaServerModel {
             return "no ggml-rpc-server at \(LlamaCppInstall.rpcServer)"
         }
         return files.isExecutableFile(atPath: configuration.serverPath) ? nil : "no llama-server at \(configuration.serverPath)"
+    }, capacity: { configuration in
+        BackendCapacity(parallel: configuration.parallel * max(configuration.target.urls.count, 1), maxQueue: configuration.maxQueue)
     }, override: { section, overrides in
         guard section["url"] == nil, section["urls"] == nil else { return }  // an attached server is configured where it runs
         for (key, value) in overrides.keys where key != "gpuLayers" { section[key] = value }

@@ -69,6 +69,19 @@ public final class LlamaServerModel: Model {
         }
     }
 
+    /// Sends `prompt` as it is written to `/completion`; an attached server that renders the
+    /// prompt itself (it speaks only `/v1/chat/completions`) fails with `invalid_request`.
+    public func complete(prompt: String, options: GenerationOptions) -> AsyncThrowingStream<ModelEvent, any Error> {
+        let session = self.session
+        let configuration = self.configuration
+        return .generating { continuation in
+            try await session.queue.withPlace {
+                try await ServerTurn(session: session, configuration: configuration, messages: [], tools: [], options: options,
+                                     rawPrompt: prompt, continuation: continuation).run()
+            }
+        }
+    }
+
     public func close() async {
         await session.close()
     }

@@ -10,6 +10,8 @@ struct ServerTurn {
     let messages: [Message]
     let tools: [ToolSpec]
     let options: GenerationOptions
+    /// A prompt sent as it is written, without a template (``Model/complete(prompt:options:)``).
+    var rawPrompt: String?
     let continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation
 
     private var attached: Bool { !configuration.target.urls.isEmpty }
@@ -44,6 +46,14 @@ struct ServerTurn {
     /// the prompt Loopl rendered, or the messages when the server renders them (attached
     /// servers have no slots of Loopl's).
     private func prepare() throws -> (any ServerWire, String) {
+        if let rawPrompt {
+            // A child is llama-server, which takes raw prompts; an attached server may speak only chat.
+            guard configuration.renderer != nil || !attached else {
+                throw LooplError.messagesOnly("The attached server (rendering 'server', through /v1/chat/completions)")
+            }
+            let wire = CompletionWire(prompt: RenderedPrompt(text: rawPrompt), format: nil, opened: nil, options: options)
+            return (wire, attached ? "" : rawPrompt)
+        }
         guard let renderer = configuration.renderer else {
             let key = attached ? "" : JSONValue.array(messages.map(ServerRequest.wireMessage)).jsonText()
             return (ChatWire(messages: messages, tools: tools, options: options), key)

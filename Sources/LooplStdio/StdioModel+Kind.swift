@@ -20,6 +20,8 @@ extension StdioModel {
             if command.contains("/") { return files.isExecutableFile(atPath: command) ? nil : "\(command) is not an executable" }
             let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
             return path.contains { files.isExecutableFile(atPath: "\($0)/\(command)") } ? nil : "\(command) is not on PATH"
+        }, capacity: { configuration in
+            BackendCapacity(parallel: configuration.parallel, maxQueue: configuration.maxQueue)
         }, override: { section, overrides in
             guard let builtInCommand, let command = section["command"]?.arrayValue?.compactMap(\.stringValue),
                   isLooplWorker(command, builtIn: builtInCommand) else { return }

@@ -92,7 +92,15 @@ public final class StdioModel: Model {
         -> AsyncThrowingStream<ModelEvent, any Error> {
         .generating { continuation in
             let events = LiftingContinuation(continuation, format: self.markup, tools: tools)
-            try await self.run(messages: messages, tools: tools, options: options, into: events)
+            try await self.run(.messages(messages, tools), options: options, into: events)
+        }
+    }
+
+    /// Sends `prompt` as it is written, to a worker that declares `rawPrompt`; any other fails
+    /// with `invalid_request`.
+    public func complete(prompt: String, options: GenerationOptions) -> AsyncThrowingStream<ModelEvent, any Error> {
+        .generating { continuation in
+            try await self.run(.prompt(prompt), options: options, into: LiftingContinuation(continuation, format: nil, tools: []))
         }
     }
 
@@ -117,20 +125,34 @@ public final class StdioModel: Model {
 
     // MARK: - One request
 
-    private func run(messages: [Message], tools: [ToolSpec], options: GenerationOptions,
-                     into continuation: LiftingContinuation) async throws {
+    /// What a `generate` request continues: a conversation, or a raw prompt.
+    private enum Input {
+        case messages([Message], [ToolSpec])
+        case prompt(String)
+
+        func params(_ options: GenerationOptions, for worker: WorkerDispatcher) throws -> JSONValue {
+            switch self {
+            case .messages(let messages, let tools):
+                return ["messages": .array(messages.map(\.templateValue)), "tools": .array(tools.map(\.openAIValue)),
+                        "options": try JSONValue(encoding: options)]
+            case .prompt(let prompt):
+                guard worker.info.rawPrompt else { throw LooplError.messagesOnly("The worker (\(worker.connection.commandText))") }
+                return ["prompt": .string(prompt), "options": try JSONValue(encoding: options)]
+            }
+        }
+    }
+
+    private func run(_ input: Input, options: GenerationOptions, into continuation: LiftingContinuation) async throws {
         try await queue.acquire()
         defer { queue.release() }
         let worker = try await liveWorker()
+        let params = try input.params(options, for: worker)
         let id = state.withLock { state in
             defer { state.nextId += 1 }
             return JSONValue.integer(state.nextId)
         }
         guard let inbox = worker.register(id) else { throw lostBeforeSending(worker) }
         defer { worker.unregister(id) }
-        let params: JSONValue = ["messages": .array(messages.map(\.templateValue)),
-                                 "tools": .array(tools.map(\.openAIValue)),
-                                 "options": try JSONValue(encoding: options)]
         do { try worker.connection.send(.request(id: id, method: "generate", params: params)) } catch let error as LooplError {
             let lost = error.markingEngineLoss()
             await worker.fail(lost)

@@ -84,21 +84,30 @@ public final class StdioWorker: Sendable {
                 // A Model's events are parsed: its calls and thinking go out as events of their own.
                 let info = WorkerInfo(protocolVersion: agreed, name: name, version: version, nativeToolCalls: true, toolCallFormat: nil,
                                       cancellation: true, reasoning: true, concurrentRequests: concurrentRequests,
-                                      contextMax: try await model.contextSize)
+                                      rawPrompt: true, contextMax: try await model.contextSize)
                 state.withLock { $0.protocolVersion = agreed }
                 send(.response(id: id, result: .success(info.wireValue)))
             } catch {
                 send(.response(id: id, result: .failure(RPCError(error))))
             }
         case "generate":
-            let request: (messages: [Message], tools: [ToolSpec], options: GenerationOptions)
+            let stream: @Sendable () -> AsyncThrowingStream<ModelEvent, any Error>
             do {
-                guard let messages = params["messages"]?.arrayValue else {
-                    throw RPCError(code: StdioProtocol.ErrorCode.invalidParams, message: "generate needs a 'messages' list.")
+                let options = try (params["options"].flatMap { $0.isNull ? nil : $0 } ?? [:]).decode(GenerationOptions.self)
+                let model = self.model
+                if let prompt = params["prompt"], !prompt.isNull {
+                    guard let prompt = prompt.stringValue else {
+                        throw RPCError(code: StdioProtocol.ErrorCode.invalidParams, message: "generate's 'prompt' must be a string.")
+                    }
+                    stream = { model.complete(prompt: prompt, options: options) }
+                } else {
+                    guard let messages = params["messages"]?.arrayValue else {
+                        throw RPCError(code: StdioProtocol.ErrorCode.invalidParams, message: "generate needs a 'messages' list (or a 'prompt' string).")
+                    }
+                    let conversation = try messages.map(Message.init(templateValue:))
+                    let tools = try (params["tools"]?.arrayValue ?? []).map(ToolSpec.init(openAIValue:))
+                    stream = { model.generate(messages: conversation, tools: tools, options: options) }
                 }
-                request = (try messages.map(Message.init(templateValue:)),
-                           try (params["tools"]?.arrayValue ?? []).map(ToolSpec.init(openAIValue:)),
-                           try (params["options"].flatMap { $0.isNull ? nil : $0 } ?? [:]).decode(GenerationOptions.self))
             } catch {
                 let rpc = error as? RPCError ?? RPCError(code: StdioProtocol.ErrorCode.invalidParams, message: "\(error)")
                 send(.response(id: id, result: .failure(rpc)))
@@ -112,7 +121,7 @@ public final class StdioWorker: Sendable {
                         : "\(capacity) requests are already running, as many as this worker declared (concurrentRequests)."
                 }
                 let reasoning = state.protocolVersion >= 2
-                state.running[id] = Task { await self.generate(id: id, request.messages, request.tools, request.options, reasoning: reasoning) }
+                state.running[id] = Task { await self.generate(id: id, stream, reasoning: reasoning) }
                 return nil
             }
             if let refusal {
@@ -133,12 +142,12 @@ public final class StdioWorker: Sendable {
         for task in tasks { await task.value }
     }
 
-    private func generate(id: JSONValue, _ messages: [Message], _ tools: [ToolSpec], _ options: GenerationOptions,
+    private func generate(id: JSONValue, _ stream: @Sendable () -> AsyncThrowingStream<ModelEvent, any Error>,
                           reasoning: Bool) async {
         var final: Metrics?
         var outcome: Result<JSONValue, RPCError>
         do {
-            for try await event in model.generate(messages: messages, tools: tools, options: options) {
+            for try await event in stream() {
                 switch event {
                 case .metrics(let metrics) where metrics.finished:
                     final = metrics

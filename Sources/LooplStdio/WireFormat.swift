@@ -61,11 +61,13 @@ public struct WorkerInfo: Sendable, Hashable {
     public var reasoning: Bool
     /// How many `generate` requests it serves at once (version 2; 1 in version 1).
     public var concurrentRequests: Int
+    /// Whether `generate` takes a raw `prompt` instead of `messages` (version 2; false in version 1).
+    public var rawPrompt: Bool
     public var contextMax: Int
 
     public init(protocolVersion: Int = StdioProtocol.version, name: String, version: String, nativeToolCalls: Bool,
                 toolCallFormat: ToolCallFormat?, cancellation: Bool, reasoning: Bool = false, concurrentRequests: Int = 1,
-                contextMax: Int) {
+                rawPrompt: Bool = false, contextMax: Int) {
         self.protocolVersion = protocolVersion
         self.name = name
         self.version = version
@@ -74,6 +76,7 @@ public struct WorkerInfo: Sendable, Hashable {
         self.cancellation = cancellation
         self.reasoning = protocolVersion >= 2 && reasoning
         self.concurrentRequests = protocolVersion >= 2 ? max(concurrentRequests, 1) : 1
+        self.rawPrompt = protocolVersion >= 2 && rawPrompt
         self.contextMax = contextMax
     }
 
@@ -91,6 +94,7 @@ public struct WorkerInfo: Sendable, Hashable {
         if protocolVersion >= 2 {
             capabilities["reasoning"] = .bool(reasoning)
             capabilities["concurrentRequests"] = .integer(concurrentRequests)
+            if rawPrompt { capabilities["rawPrompt"] = true }
         }
         return ["protocolVersion": .integer(protocolVersion), "name": .string(name), "version": .string(version),
                 "capabilities": .object(capabilities), "contextMax": .integer(contextMax)]
@@ -114,7 +118,12 @@ public struct WorkerInfo: Sendable, Hashable {
         let format = capabilities["toolCallFormat"]?.stringValue.map(ToolCallFormat.init(rawValue:))
         var reasoning = false
         var concurrent = 1
+        var rawPrompt = false
         if version >= 2 {
+            if let flag = capabilities["rawPrompt"], !flag.isNull {
+                guard let flag = flag.boolValue else { throw fail("has a capabilities.rawPrompt that is not a boolean") }
+                rawPrompt = flag
+            }
             if let flag = capabilities["reasoning"], !flag.isNull {
                 guard let flag = flag.boolValue else { throw fail("has a capabilities.reasoning that is not a boolean") }
                 reasoning = flag
@@ -127,6 +136,6 @@ public struct WorkerInfo: Sendable, Hashable {
         self.init(protocolVersion: version, name: name, version: value["version"]?.stringValue ?? "",
                   nativeToolCalls: native, toolCallFormat: native ? format : format ?? .auto,
                   cancellation: capabilities["cancellation"]?.boolValue ?? false, reasoning: reasoning,
-                  concurrentRequests: concurrent, contextMax: contextMax)
+                  concurrentRequests: concurrent, rawPrompt: rawPrompt, contextMax: contextMax)
     }
 }

@@ -9,6 +9,9 @@ package struct BackendConfig: Sendable {
     /// Other model names that `loopl serve` answers with this backend (`aliases`; `"*"` takes
     /// every name that no backend or alias claims).
     package let aliases: [String]
+    /// The most requests `loopl serve` runs on it at once (`maxConcurrent`, at most its
+    /// `parallel`); nil: its `parallel`.
+    package let maxConcurrent: Int?
     private let reader: BackendKind
     private let prepared: BackendKind.Prepared
 
@@ -21,8 +24,16 @@ package struct BackendConfig: Sendable {
             throw ConfigSection.error("backend '\(name)' has unknown kind '\(kind)': use \(kinds.map(\.name).joined(separator: ", "))")
         }
         aliases = try section.optionalStrings("aliases") ?? []
+        let maxConcurrent = try section.optionalInt("maxConcurrent")
         prepared = try reader.prepare(&section)
         try section.finish()
+        if let maxConcurrent {
+            let parallel = prepared.capacity?.parallel ?? Int(Int32.max)
+            guard (1...parallel).contains(maxConcurrent) else {
+                throw section.error("'maxConcurrent' must be from 1 to \(parallel) (its 'parallel'), the requests served at once through the server")
+            }
+        }
+        self.maxConcurrent = maxConcurrent
         self.name = name
         self.kind = kind
         self.section = object
@@ -38,6 +49,14 @@ package struct BackendConfig: Sendable {
 
     /// Starts the backend's model (it may load or spawn, and fail).
     package func start() async throws -> any Model { try await prepared.start() }
+
+    /// How many requests `loopl serve` runs on it at once and lets wait: `maxConcurrent` (else
+    /// `parallel`) and `maxQueue`; nil for a kind without them and no `maxConcurrent`.
+    package var servedCapacity: BackendCapacity? {
+        let capacity = prepared.capacity
+        guard let parallel = maxConcurrent ?? capacity?.parallel else { return nil }
+        return BackendCapacity(parallel: parallel, maxQueue: capacity?.maxQueue ?? 64)
+    }
 
     /// What keeps this backend from running now (a missing model file or binary), or nil.
     package var problem: String? { prepared.problem() }

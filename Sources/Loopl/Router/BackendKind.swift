@@ -20,17 +20,21 @@ public struct BackendKind: Sendable {
     struct Prepared: Sendable {
         let start: @Sendable () async throws -> any Model
         let problem: @Sendable () -> String?
+        /// Its `parallel` and `maxQueue`; nil for a kind that has none.
+        let capacity: BackendCapacity?
     }
 
     /// A kind that reads its section into a `Configuration` (every key it reads, with the
     /// defaults of that type) and starts a model from it. `problem` says what keeps a configured
     /// backend from running now (a missing file or binary), or nil. `override` writes command-line
     /// ``BackendOverrides`` into a section (default: its `model`, `threads`, `contextLength` and
-    /// `gpuLayers` keys).
+    /// `gpuLayers` keys). `capacity` gives the configuration's `parallel` and `maxQueue`, which
+    /// bound the backend's `maxConcurrent`.
     public init<Configuration: Sendable>(
         name: String, builtIn: JSONObject? = nil, alsoBuiltInAs: [String] = [],
         read: @escaping @Sendable (inout ConfigSection) throws -> Configuration,
         problem: @escaping @Sendable (Configuration) -> String? = { _ in nil },
+        capacity: @escaping @Sendable (Configuration) -> BackendCapacity? = { _ in nil },
         override: @escaping @Sendable (inout JSONObject, BackendOverrides) -> Void = { section, overrides in
             for (key, value) in overrides.keys { section[key] = value }
         },
@@ -42,7 +46,8 @@ public struct BackendKind: Sendable {
         self.override = override
         self.prepare = { section in
             let configuration = try read(&section)
-            return Prepared(start: { try await start(configuration) }, problem: { problem(configuration) })
+            return Prepared(start: { try await start(configuration) }, problem: { problem(configuration) },
+                            capacity: capacity(configuration))
         }
     }
 }

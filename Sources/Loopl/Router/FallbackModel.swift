@@ -45,6 +45,11 @@ final class FallbackModel: Model {
         }
     }
 
+    /// The current backend's raw completion (no fallback: a raw prompt is not retried elsewhere).
+    func complete(prompt: String, options: GenerationOptions) -> AsyncThrowingStream<ModelEvent, any Error> {
+        state.withLock { $0.current }.complete(prompt: prompt, options: options)
+    }
+
     private func run(messages: [Message], tools: [ToolSpec], options: GenerationOptions,
                      into continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation) async throws {
         while true {

@@ -4,11 +4,12 @@ import Loopl
 /// the last chunk says `stop` with the counts.
 package struct CompletionWire: ServerWire {
     package let prompt: RenderedPrompt
-    package let format: ToolCallFormat
+    /// The markup lifted from the text; nil for a raw prompt, whose text is passed on as it is.
+    package let format: ToolCallFormat?
     package let opened: ThinkingMarkup?
     package let options: GenerationOptions
 
-    package init(prompt: RenderedPrompt, format: ToolCallFormat, opened: ThinkingMarkup?, options: GenerationOptions) {
+    package init(prompt: RenderedPrompt, format: ToolCallFormat?, opened: ThinkingMarkup?, options: GenerationOptions) {
         self.prompt = prompt
         self.format = format
         self.opened = opened
