@@ -17,11 +17,12 @@ package final class APIServer: Sendable {
         self.directory = directory
         self.key = key
         self.settings = settings
-        chat = ChatEndpoint(directory: directory, keepAlive: settings.keepAliveInterval)
+        chat = ChatEndpoint(directory: directory, keepAlive: settings.keepAliveInterval, metrics: ServeMetrics())
         let responses = ResponsesEndpoint(chat: chat, store: try ResponsesStore(directory: settings.responsesDir))
         var limits = HTTPLimits()
         limits.maxBodyBytes = settings.maxRequestBytes
-        let routes = Routes(directory: directory, key: key, chat: chat, responses: responses, messages: MessagesEndpoint(chat: chat))
+        let routes = Routes(directory: directory, key: key, chat: chat, responses: responses, messages: MessagesEndpoint(chat: chat),
+                            cors: CORSPolicy(origins: settings.corsOrigins, keyed: key != nil), metricsPublic: settings.metricsPublic)
         http = try HTTPServer.listen(host: host, port: port, limits: limits, errorBody: Routes.errorBody,
                                      listening: listening) { request, responder in
             await routes.handle(request, responder)
@@ -46,14 +47,20 @@ private struct Routes: Sendable {
     let chat: ChatEndpoint
     let responses: ResponsesEndpoint
     let messages: MessagesEndpoint
+    let cors: CORSPolicy
+    /// Whether `/metrics` answers without the key.
+    let metricsPublic: Bool
     /// When the server started: the `created` of every model it lists.
     let started = ChatAnswer.now()
 
     func handle(_ request: HTTPRequest, _ responder: HTTPResponder) async {
         let path = request.path.hasPrefix("/v1/") ? String(request.path.dropFirst(3)) : request.path
+        responder.include(headers: cors.headers(for: request))
+        if cors.answerPreflight(request, responder) { return }
         if path == "/health" {
             return get(request, responder) { ["status": "ok"] }
         }
+        if path == "/metrics", metricsPublic { return metrics(request, responder) }
         let anthropic = path == "/messages" || path.hasPrefix("/messages/")
         if let key, !key.accepts(authorization: request.headers["authorization"], xAPIKey: request.headers["x-api-key"]) {
             return anthropic ? responder.respond(anthropic: .unauthorized) : responder.respond(.unauthorized)
@@ -71,6 +78,11 @@ private struct Routes: Sendable {
         case "/chat/completions":
             guard request.method == "POST" else { return responder.respond(.methodNotAllowed(request.method, allowed: ["POST"])) }
             await chat.handle(request, responder)
+        case "/completions":
+            guard request.method == "POST" else { return responder.respond(.methodNotAllowed(request.method, allowed: ["POST"])) }
+            await CompletionsEndpoint(chat: chat).handle(request, responder)
+        case "/metrics":
+            metrics(request, responder)
         case "/responses":
             await responses.handle(request, id: nil, responder)
         case let path where path.hasPrefix("/responses/"):
@@ -89,6 +101,13 @@ private struct Routes: Sendable {
         } else {
             await messages.countTokens(request, responder)
         }
+    }
+
+    /// `GET /metrics`: the counters in Prometheus's text format.
+    private func metrics(_ request: HTTPRequest, _ responder: HTTPResponder) {
+        guard request.method == "GET" else { return responder.respond(.methodNotAllowed(request.method, allowed: ["GET"])) }
+        responder.respond(status: 200, headers: [("Content-Type", PrometheusText.contentType)],
+                          body: Array(chat.metrics.text(limits: directory.limits).utf8))
     }
 
     private func get(_ request: HTTPRequest, _ responder: HTTPResponder, _ body: () throws -> JSONValue) {

@@ -3,7 +3,7 @@ import Loopl
 extension ChatCompletionRequest {
     /// `temperature`, `top_p`, `top_k`, `min_p`, `repeat_penalty`, `seed`, and llama-server's
     /// `ignore_eos` (write all `max_tokens`, as benchmarks want).
-    mutating func readSampling(_ body: RequestField) throws(APIError) {
+    static func readSampling(_ body: RequestField, into options: inout GenerationOptions) throws(APIError) {
         if let field = body.member("temperature") { options.temperature = try field.number(in: 0...2) }
         if let field = body.member("top_p") { options.topP = try field.number(in: 0...1) }
         if let field = body.member("top_k") { options.topK = try field.integer(atLeast: 0) }
@@ -13,7 +13,7 @@ extension ChatCompletionRequest {
             guard penalty > 0 else { throw field.error("must be greater than 0; 1 turns the penalty off.") }
             options.repeatPenalty = penalty
         }
-        if let field = body.member("seed") { options.seed = Self.seed(try field.integer()) }
+        if let field = body.member("seed") { options.seed = seed(try field.integer()) }
         if let field = body.member("ignore_eos") { options.ignoreEndOfGeneration = try field.bool() }
     }
 
@@ -24,7 +24,7 @@ extension ChatCompletionRequest {
     }
 
     /// `max_tokens`, `max_completion_tokens` (which wins) and `stop`.
-    mutating func readLimits(_ body: RequestField) throws(APIError) {
+    static func readLimits(_ body: RequestField, into options: inout GenerationOptions) throws(APIError) {
         if let field = body.member("max_tokens") { options.maxTokens = try field.integer(atLeast: 1) }
         if let field = body.member("max_completion_tokens") { options.maxTokens = try field.integer(atLeast: 1) }
         guard let stop = body.member("stop") else { return }
@@ -34,8 +34,8 @@ extension ChatCompletionRequest {
         }
         guard stop.value.arrayValue != nil else { throw stop.error("must be a string or an array of strings, not \(stop.kind).") }
         let entries = try stop.array()
-        guard entries.count <= Self.maxStopStrings else {
-            throw stop.error("has \(entries.count) strings; send at most \(Self.maxStopStrings).")
+        guard entries.count <= maxStopStrings else {
+            throw stop.error("has \(entries.count) strings; send at most \(maxStopStrings).")
         }
         var strings: [String] = []
         for entry in entries {

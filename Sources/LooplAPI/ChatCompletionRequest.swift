@@ -52,8 +52,8 @@ package struct ChatCompletionRequest: Sendable {
         includeUsage = try body.member("stream_options")?.object().member("include_usage")?.bool() ?? false
         parallelToolCalls = try body.member("parallel_tool_calls")?.bool() ?? true
         options = GenerationOptions()
-        try readSampling(body)
-        try readLimits(body)
+        try Self.readSampling(body, into: &options)
+        try Self.readLimits(body, into: &options)
         options.toolChoice = try Self.toolChoice(body.member("tool_choice"), tools: tools)
         if let format = body.member("response_format") { options.responseFormat = try Self.responseFormat(format) }
         options.reasoning = try Self.reasoning(body)

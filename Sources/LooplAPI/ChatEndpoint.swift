@@ -8,6 +8,8 @@ struct ChatEndpoint: Sendable {
     /// How long a streamed answer waits for its first event before it sends its head and a
     /// keep-alive comment, and then the interval of those comments.
     let keepAlive: Duration
+    /// What the server counts.
+    let metrics: ServeMetrics
 
     func handle(_ request: HTTPRequest, _ responder: HTTPResponder) async {
         do {
@@ -25,17 +27,19 @@ struct ChatEndpoint: Sendable {
         }
     }
 
-    /// The backend's model; a start that fails is a 503 naming why.
-    func start(_ backend: String) async throws(APIError) -> any Model {
+    /// The backend's model, as the server runs it; a start that fails is a 503 naming why.
+    func start(_ backend: String) async throws(APIError) -> ServedModel {
+        guard let limit = directory.limits[backend] else { throw .modelNotFound(backend, available: directory.names.ids) }
         do {
-            return try await directory.model(for: backend)
+            return ServedModel(backend: backend, model: try await directory.model(for: backend), limit: limit, metrics: metrics)
         } catch {
             let reason = (error as? LooplError)?.message ?? "\(error)"
+            metrics.finished(backend, status: 503)
             throw .unavailable("The model '\(backend)' could not start: \(reason)")
         }
     }
 
-    private func complete(_ chat: ChatCompletionRequest, model: any Model, name: String) async throws -> JSONValue {
+    private func complete(_ chat: ChatCompletionRequest, model: ServedModel, name: String) async throws -> JSONValue {
         var completion = ChatCompletion(model: name,
                                         parallelToolCalls: chat.parallelToolCalls)
         try await Self.run(chat, on: model) { event in
@@ -45,7 +49,7 @@ struct ChatEndpoint: Sendable {
         return completion.json
     }
 
-    private func stream(_ chat: ChatCompletionRequest, model: any Model, name: String, _ responder: HTTPResponder) async {
+    private func stream(_ chat: ChatCompletionRequest, model: ServedModel, name: String, _ responder: HTTPResponder) async {
         let gate = StreamGate(responder, keepAlive: keepAlive)
         let timer = gate.armKeepAlive()
         defer { timer.cancel() }
@@ -74,26 +78,14 @@ struct ChatEndpoint: Sendable {
 
     /// Streams the turn into `consume` until it returns false or the turn ends. An engine lost
     /// before the first text, thinking or call is tried once more, as an agent retries a turn.
-    static func run(_ chat: ChatCompletionRequest, on model: any Model,
+    static func run(_ chat: ChatCompletionRequest, on model: ServedModel,
                     consume: (ModelEvent) throws -> Bool) async throws {
         try await run(messages: chat.messages, tools: chat.tools, options: chat.options, on: model, consume: consume)
     }
 
     /// ``run(_:on:consume:)`` for a turn given by its parts, as every dialect reads them.
-    static func run(messages: [Message], tools: [ToolSpec], options: GenerationOptions, on model: any Model,
+    static func run(messages: [Message], tools: [ToolSpec], options: GenerationOptions, on model: ServedModel,
                     consume: (ModelEvent) throws -> Bool) async throws {
-        var retried = false
-        while true {
-            var began = false
-            do {
-                for try await event in model.generate(messages: messages, tools: tools, options: options) {
-                    if case .metrics = event {} else { began = true }
-                    guard try consume(event) else { return }
-                }
-                return
-            } catch let error as LooplError where error.engineLoss != nil && !began && !retried {
-                retried = true
-            }
-        }
+        try await model.run({ $0.generate(messages: messages, tools: tools, options: options) }, consume: consume)
     }
 }

@@ -52,7 +52,7 @@ struct MessagesEndpoint: Sendable {
         }
     }
 
-    private func complete(_ messages: MessagesRequest, model: any Model, name: String) async throws -> JSONValue {
+    private func complete(_ messages: MessagesRequest, model: ServedModel, name: String) async throws -> JSONValue {
         var answer = MessagesAnswer(model: name, parallelToolCalls: messages.parallelToolCalls, stops: messages.stopSequences)
         try await ChatEndpoint.run(messages: messages.messages, tools: messages.tools, options: messages.options, on: model) { event in
             answer.add(event)
@@ -61,7 +61,7 @@ struct MessagesEndpoint: Sendable {
         return answer.json
     }
 
-    private func stream(_ messages: MessagesRequest, model: any Model, name: String, headers: [(String, String)],
+    private func stream(_ messages: MessagesRequest, model: ServedModel, name: String, headers: [(String, String)],
                         _ responder: HTTPResponder) async {
         let gate = StreamGate(responder, keepAlive: chat.keepAlive, framing: AnthropicSSE.framing, headers: headers)
         let timer = gate.armKeepAlive()

@@ -34,6 +34,8 @@ package actor ModelDirectory {
     }
 
     package nonisolated let names: Names
+    /// Each served backend's limit, by backend name.
+    package nonisolated let limits: [String: ModelLimit]
     private let config: LooplConfig
     private var slots: [String: Slot] = [:]
     private var closed = false
@@ -47,6 +49,9 @@ package actor ModelDirectory {
         }
         self.config = config
         self.names = try Self.names(of: chosen, in: config)
+        self.limits = try Dictionary(uniqueKeysWithValues: chosen.map { name in
+            (name, ModelLimit(backend: name, capacity: try config.backend(name).servedCapacity))
+        })
     }
 
     private static func names(of served: [String], in config: LooplConfig) throws -> Names {

@@ -58,7 +58,7 @@ struct ResponsesEndpoint: Sendable {
         let request: ResponsesRequest
         let conversation: [Message]
         let kept: [Message]
-        let model: any Model
+        let model: ServedModel
         let answer: ResponsesAnswer
 
         /// Runs the turn into `output`, calling `each` with the stream events of every model event.

@@ -15,6 +15,10 @@ package struct ServeSettings: Sendable {
     /// The folder where stored Responses API responses are also written (`serve.responsesDir`);
     /// nil keeps them in memory only.
     package var responsesDir: String?
+    /// The browser origins allowed to call the API (`serve.corsOrigins`); none by default.
+    package var corsOrigins: [String] = []
+    /// Whether `GET /metrics` answers without the API key (`serve.metricsPublic`, default false).
+    package var metricsPublic = false
 
     package init() {}
 
@@ -35,6 +39,11 @@ package struct ServeSettings: Sendable {
             keepAliveInterval = .milliseconds(Int(seconds * 1000))
         }
         responsesDir = try reader.optionalString("responsesDir")
+        corsOrigins = try reader.optionalStrings("corsOrigins") ?? []
+        if let bad = corsOrigins.first(where: { !CORSPolicy.isOrigin($0) }) {
+            throw reader.error("corsOrigins entry '\(bad)' is not an origin such as https://app.example.com (scheme and host, no path), or *")
+        }
+        metricsPublic = try reader.optionalBool("metricsPublic") ?? false
         try reader.finish()
     }
 

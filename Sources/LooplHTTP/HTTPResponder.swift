@@ -24,6 +24,8 @@ package final class HTTPResponder: Sendable {
         var keepAlive: (interval: Duration, bytes: [UInt8])?
         /// The handler's task, to cancel when the client leaves.
         var task: Task<Void, Never>?
+        /// Headers every answer carries besides its own (CORS's, for an allowed origin).
+        var extraHeaders: [(String, String)] = []
     }
 
     /// The shared state, behind its lock.
@@ -49,9 +51,15 @@ package final class HTTPResponder: Sendable {
         self.stopping = stopping
     }
 
+    /// Adds `headers` to the answer, whichever the handler sends; call it before answering.
+    package func include(headers: [(String, String)]) {
+        state.withLock { $0.extraHeaders += headers }
+    }
+
     /// Sends a whole response with `Content-Length`. Only the first answer counts; later ones are ignored.
     package func respond(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
         let keepAlive = request.wantsKeepAlive && !stopping()
+        let headers = state.withLock { $0.extraHeaders } + headers
         let head = HTTPResponseHead.bytes(status: status, headers: headers, framing: .length(body.count), keepAlive: keepAlive)
         let sendsBody = request.method != "HEAD" && HTTPResponseHead.hasBody(status)
         let queued = state.withLock { state in
@@ -71,6 +79,7 @@ package final class HTTPResponder: Sendable {
     package func startStream(status: Int, headers: [(String, String)], keepAlive: (interval: Duration, bytes: [UInt8])? = nil) {
         let chunked = request.version == "HTTP/1.1"
         let keepOpen = chunked && request.wantsKeepAlive && !stopping()
+        let headers = state.withLock { $0.extraHeaders } + headers
         let head = HTTPResponseHead.bytes(status: status, headers: headers, framing: chunked ? .chunked : .close, keepAlive: keepOpen)
         let queued = state.withLock { state in
             guard state.phase == .waiting, state.connected else { return false }
