@@ -11,6 +11,8 @@ import Testing
         (#"{"parallel": 1e12}"#, "'parallel' must be a whole number, 0 or more (at most 2147483647)"),
         (#"{"parallel": 100000}"#, "'parallel' must be from 1 to 1024"),
         (#"{"maxQueue": 9223372036854775807}"#, "'maxQueue' must be a whole number"),
+        (#"{"parallel": 2, "maxConcurrent": 3}"#, "'maxConcurrent' must be from 1 to 2 (its 'parallel')"),
+        (#"{"maxConcurrent": 0}"#, "'maxConcurrent' must be from 1 to 4 (its 'parallel')"),
     ])
     func hugeNumbersAreConfigErrors(_ extra: String, _ message: String) throws {
         var backend = try #require(try JSONValue(parsing: extra).objectValue)

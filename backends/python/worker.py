@@ -5,7 +5,7 @@ Standard library only. It replays scripted turns (thinking, text chunks, tool ca
 from a JSON file, serves several requests at once on threads of their own, and can misbehave on
 demand, once per fault the host must survive:
 
-    python3 worker.py [--script FILE] [--echo] [--delay-ms N] [--concurrency N] [--serial]
+    python3 worker.py [--script FILE] [--echo] [--delay-ms N] [--concurrency N] [--serial] [--hold FILE]
                       [--protocol 1|2] [--notify] [--fault MODE] [--fault-after N] [--fault-once FILE]
 
 Start here to wrap a Python runtime (MLX, transformers): replace `ScriptedRuntime.turn` with
@@ -175,8 +175,9 @@ class ScriptedRuntime:
     """Replays the script's turns in order, cycling; honours maxTokens, stop strings, the context
     size and the reasoning options."""
 
-    def __init__(self, script, delay, echo=False, serial=False):
+    def __init__(self, script, delay, echo=False, serial=False, hold=None):
         self.script = script
+        self.hold = hold
         self.delay = delay
         self.echo = echo
         self.count = 0
@@ -253,6 +254,11 @@ class ScriptedRuntime:
                 shown["text"] = combined
                 emit({"type": "text", "text": value})
 
+        # --hold: each turn waits for the file before its first token (a request that keeps its place).
+        while self.hold and not os.path.exists(self.hold):
+            if cancelled():
+                raise Cancelled()
+            time.sleep(0.02)
         start = time.monotonic()
         first = None
         generated = 0
@@ -496,6 +502,8 @@ def main():
                         help="requests served at once in protocol version 2 (default 4)")
     parser.add_argument("--serial", action="store_true",
                         help="serve one turn at a time while declaring --concurrency (a worker that lies)")
+    parser.add_argument("--hold", metavar="FILE",
+                        help="begin each turn only once FILE exists (requests hold their places until then)")
     parser.add_argument("--protocol", type=int, choices=[1, 2], default=2,
                         help="the highest protocol version spoken; 1 refuses version 2 as an older worker does")
     parser.add_argument("--fault", choices=FAULTS, help="misbehave in this way")
@@ -514,7 +522,7 @@ def main():
     if fault.armed("exit-at-start"):
         log("exiting at start, as asked")
         sys.exit(3)
-    Worker(script, ScriptedRuntime(script, args.delay_ms / 1000.0, args.echo, args.serial), fault, args.protocol,
+    Worker(script, ScriptedRuntime(script, args.delay_ms / 1000.0, args.echo, args.serial, args.hold), fault, args.protocol,
            max(args.concurrency, 1), args.notify).serve()
 
 
