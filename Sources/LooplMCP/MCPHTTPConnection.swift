@@ -84,10 +84,11 @@ final class MCPHTTPConnection: MCPTransport {
         let answer = try await open(request("POST", endpoint.url, message), within: timeout, about: message) { answer in
             try await self.read(answer, replyingTo: message)
         }
-        if let session = answer.headers["mcp-session-id"], state.withLock({ $0.session == nil }) {
+        let method = Self.method(of: message)
+        // The session is the one the answer to initialize gives (others may carry a throwaway id).
+        if method == "initialize", (200..<300).contains(answer.status), let session = answer.headers["mcp-session-id"] {
             state.withLock { $0.session = session }
         }
-        let method = Self.method(of: message)
         if (200..<300).contains(answer.status) {
             // Once the session is ready, the optional GET stream takes the server's own notifications.
             if method == "notifications/initialized", state.withLock({ $0.session != nil }) { Task { await self.listen() } }
