@@ -57,7 +57,7 @@ if withLlama {
         .systemLibrary(name: "CLlama", pkgConfig: "llama",
                        providers: [.apt(["(run scripts/bootstrap: it builds llama.cpp and its llama.pc)"])]),
         .target(name: "LooplLlama", dependencies: ["Loopl", "CLlama"], swiftSettings: strict),
-        .target(name: "LooplCLI", dependencies: ["Loopl", "LooplAPI", "LooplLlama", "LooplMCP", "LooplServer", "LooplStdio",
+        .target(name: "LooplCLI", dependencies: ["Loopl", "LooplAPI", "LooplHTTP", "LooplLlama", "LooplMCP", "LooplServer", "LooplStdio",
                                                 "LooplTerminal"],
                 swiftSettings: strict),
         .executableTarget(name: "loopl", dependencies: ["LooplCLI"], swiftSettings: strict),

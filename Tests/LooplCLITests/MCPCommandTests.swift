@@ -70,6 +70,13 @@ import Testing
             let warnings = result.out.split(separator: "\n").compactMap { try? JSONValue(parsing: String($0)) }
                 .filter { $0["event"] == "warning" }.compactMap { $0["message"]?.stringValue }
             #expect(warnings.contains { $0.contains("3000 enabled tools take about") }, "\(result.out.prefix(600)) \(result.err)")
+            #expect(warnings.contains { $0.contains("MCP server 'many': 3000 (about") }, "\(warnings)")
+            let chosen = await CapturedConsole.run(["run", "--config", config, "--mcp", "many", "--tools", "calc", "--tool-choice", "many_t0007",
+                                                    "--max-tokens", "1", "--max-iterations", "1", "--json", "Hi"])
+            let advice = chosen.out.split(separator: "\n").compactMap { try? JSONValue(parsing: String($0)) }
+                .filter { $0["event"] == "warning" }.compactMap { $0["message"]?.stringValue }
+            #expect(advice.contains { $0.contains("the built-in tools: 1 (about") && $0.contains("narrow MCP server 'many' with \"tools\": [\"t0007\"]") },
+                    "\(advice) \(chosen.err)")
         }
     }
 
