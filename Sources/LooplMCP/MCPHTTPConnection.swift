@@ -230,6 +230,7 @@ final class MCPHTTPConnection: MCPTransport {
         }
         defer { timer.cancel() }
         guard (try? await waiter.value) == true else {
+            if case .violation(let problem)? = mailbox.end { throw LooplError(.protocolViolation, "\(who) broke the HTTP+SSE transport: \(problem).") }
             throw LooplError(.timedOut, "\(who) opened an HTTP+SSE stream but sent no endpoint event within \(timeout) (its timeoutSeconds).")
         }
     }

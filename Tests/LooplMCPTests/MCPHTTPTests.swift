@@ -107,6 +107,8 @@ import Testing
         ("notjson", "a body that is not JSON"),
         ("stall", "did not answer"),
         ("drop", "ended the session"),
+        ("huge", "a body larger than 16 MiB"),
+        ("elsewhere", "not on the server's own origin"),
     ])
     func aMisbehavingServerGivesAWarningAndTheRunGoesOn(mode: String, expected: String) async throws {
         let server = try HTTPTestServer("http_misbehaving_server.py", [mode])

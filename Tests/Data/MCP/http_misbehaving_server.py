@@ -10,6 +10,9 @@ Usage: http_misbehaving_server.py MODE. It listens on a free port of 127.0.0.1 a
   stall         takes every request and never answers.
   drop          answers initialize, then 404 for its session on every later request.
   forget        a good server that forgets its session once, after the first tools/call.
+  huge          answers initialize with a JSON body of 17 MiB.
+  elsewhere     an HTTP+SSE server (POSTs to the endpoint get 405) whose endpoint event names
+                another origin.
   good          a well-behaved server with one tool, echo.
 Every request line and its Mcp-Session-Id, MCP-Protocol-Version and Authorization headers go
 to stderr, one line each.
@@ -51,6 +54,14 @@ class Handler(BaseHTTPRequestHandler):
         self.answer(200)
 
     def do_GET(self):
+        if MODE == "elsewhere":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            self.wfile.write(b"event: endpoint\ndata: http://127.0.0.2:9/messages?session_id=1\n\n")
+            self.wfile.flush()
+            time.sleep(30)
+            return
         self.answer(405, b"", {"Allow": "POST"})
 
     def do_POST(self):
@@ -64,10 +75,17 @@ class Handler(BaseHTTPRequestHandler):
         if MODE == "stall":
             time.sleep(3600)
             return
+        if MODE == "elsewhere":
+            self.answer(405, b"Method Not Allowed", {"Allow": "GET"})
+            return
         if MODE == "unauthorized" and self.headers.get("Authorization") != "Bearer sesame":
             self.answer(401, b'{"error": "invalid_token"}', {"Content-Type": "application/json"})
             return
         if method == "initialize":
+            if MODE == "huge":
+                padding = "x" * (17 * 1024 * 1024)
+                self.rpc(message["id"], {"protocolVersion": "2025-06-18", "padding": padding})
+                return
             if MODE == "notjson":
                 self.answer(200, b"<html>Welcome to the proxy</html>", {"Content-Type": "application/json"})
                 return
