@@ -86,6 +86,11 @@ import Testing
         // The session's id and the agreed revision go on every request after initialize.
         let calls = log.components(separatedBy: "\n").filter { $0.hasPrefix("tools/call ") }
         #expect(calls.count == 3 && calls.allSatisfy { !$0.contains("session=None") && $0.contains("version=2025-06-18") }, "\(log)")
+        // Each session opened the GET stream once it was ready, and the last one was ended with DELETE.
+        let lines = log.components(separatedBy: "\n")
+        #expect(lines.filter { $0.hasPrefix("GET session=") && !$0.contains("session=None") && $0.contains("accept=text/event-stream") }.count == 2, "\(log)")
+        let last = calls.last?.split(separator: " ").first { $0.hasPrefix("session=") }.map(String.init) ?? "?"
+        #expect(lines.contains("DELETE \(last)"), "\(log)")
     }
 
     @Test func aTokenInTheHeadersIsSentAndNeverShown() async throws {

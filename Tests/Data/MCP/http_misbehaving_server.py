@@ -14,7 +14,7 @@ Usage: http_misbehaving_server.py MODE. It listens on a free port of 127.0.0.1 a
   elsewhere     an HTTP+SSE server (POSTs to the endpoint get 405) whose endpoint event names
                 another origin.
   good          a well-behaved server with one tool, echo.
-Every request line and its Mcp-Session-Id, MCP-Protocol-Version and Authorization headers go
+Every POST's method, every GET and DELETE, with its Mcp-Session-Id, MCP-Protocol-Version and Authorization headers go
 to stderr, one line each.
 """
 import json
@@ -51,6 +51,8 @@ class Handler(BaseHTTPRequestHandler):
         self.answer(200, body, {"Content-Type": "application/json", **(headers or {})})
 
     def do_DELETE(self):
+        sys.stderr.write(f"DELETE session={self.headers.get('Mcp-Session-Id')}\n")
+        sys.stderr.flush()
         self.answer(200)
 
     def do_GET(self):
@@ -62,6 +64,8 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             time.sleep(30)
             return
+        sys.stderr.write(f"GET session={self.headers.get('Mcp-Session-Id')} accept={self.headers.get('Accept')}\n")
+        sys.stderr.flush()
         self.answer(405, b"", {"Allow": "POST"})
 
     def do_POST(self):
