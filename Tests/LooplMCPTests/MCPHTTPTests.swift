@@ -103,6 +103,15 @@ import Testing
         let client = MCPClient(config: config)
         #expect(try await client.call("echo", arguments: ["text": "let in"]) == "let in")
         await client.shutdown()
+        // A wrong token is refused with a hint, and the token is not in the message.
+        let wrong = Self.client(server.url("/mcp"), headers: ["Authorization": "Bearer not-the-word"])
+        do {
+            try await wrong.start()
+            Issue.record("a wrong token was let in")
+        } catch let error as LooplError {
+            #expect(error.code == .unauthorized && error.message.contains("may need a token") && !error.message.contains("not-the-word"), "\(error)")
+        }
+        await wrong.shutdown()
     }
 
     /// Each failure gives a warning that names the server, and the start goes on without it.
