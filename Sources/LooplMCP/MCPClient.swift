@@ -219,12 +219,18 @@ public actor MCPClient {
                                "io.modelcontextprotocol/clientInfo": Self.clientInfo]
         }
         let deadline = ContinuousClock.now + timeout
-        try await connection.send(.request(id: id, method: method, params: .object(params)), within: timeout)
         func cancel(_ reason: String) async {
             guard cancelOnTimeout else { return }
             let notice = RPCMessage.notification(method: "notifications/cancelled", params: ["requestId": id, "reason": .string(reason)])
             // Sent from a task of its own, so that a cancelled caller does not cancel the notice.
             await Task { try? await connection.send(notice, within: .seconds(2)) }.value
+        }
+        do {
+            try await connection.send(.request(id: id, method: method, params: .object(params)), within: timeout)
+        } catch let error as LooplError where error.code == .timedOut {
+            // Over HTTP the server took the request but did not answer in time.
+            await cancel("timed out")
+            throw error
         }
         while true {
             let message: RPCMessage

@@ -140,5 +140,10 @@ import Testing
         let warning = started.warnings.first { $0.contains("'bad'") } ?? ""
         #expect(warning.contains("MCP server 'bad' is not available") && warning.contains(expected), "\(started.warnings)")
         if mode == "unauthorized" { #expect(warning.contains("may need a token")) }
+        // A request that timed out is cancelled, as on stdio.
+        if mode == "stall" {
+            let log = server.stop()
+            #expect(log.contains("notifications/cancelled"), "\(log)")
+        }
     }
 }
