@@ -77,6 +77,7 @@ import Testing
 
     @Test func aSessionTheServerForgetsIsStartedAgain() async throws {
         let server = try HTTPTestServer("http_misbehaving_server.py", ["forget"])
+        defer { server.stop() }
         let client = Self.client(server.url("/mcp"))
         #expect(try await client.call("echo", arguments: ["text": "one"]) == "one")
         #expect(try await client.call("echo", arguments: ["text": "two"]) == "two")
