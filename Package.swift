@@ -12,16 +12,16 @@ var targets: [Target] = [
     .target(name: "LooplJinja", dependencies: ["LooplJSON"], swiftSettings: strict),
     .testTarget(name: "LooplJinjaTests", dependencies: ["LooplJinja"], swiftSettings: strict),
     .target(name: "Loopl", dependencies: ["CLooplSpawn", "LooplJSON", "LooplJinja"], swiftSettings: strict),
-    .target(name: "LooplServer", dependencies: ["Loopl"], swiftSettings: strict),
+    .target(name: "LooplServer", dependencies: ["Loopl", "LooplHTTP"], swiftSettings: strict),
     .target(name: "LooplStdio", dependencies: ["Loopl"], swiftSettings: strict),
-    .target(name: "LooplMCP", dependencies: ["Loopl"], swiftSettings: strict),
-    // Loopl's own HTTP/1.1 server, for `loopl serve`.
-    .target(name: "LooplHTTP", swiftSettings: strict),
+    .target(name: "LooplMCP", dependencies: ["Loopl", "LooplHTTP"], swiftSettings: strict),
+    // Loopl's own HTTP/1.1 server, for `loopl serve`, and its HTTP client, for servers and MCP servers.
+    .target(name: "LooplHTTP", dependencies: ["Loopl"], swiftSettings: strict),
     .testTarget(name: "LooplHTTPTests", dependencies: ["LooplHTTP"], swiftSettings: strict),
     // The HTTP APIs that `loopl serve` speaks (OpenAI chat completions), over any backend.
     .target(name: "LooplAPI", dependencies: ["Loopl", "LooplHTTP"], swiftSettings: strict),
     .testTarget(name: "LooplAPITests", dependencies: ["LooplAPI"], swiftSettings: strict),
-    .testTarget(name: "LooplMCPTests", dependencies: ["LooplMCP", "LooplTestKit"], swiftSettings: strict),
+    .testTarget(name: "LooplMCPTests", dependencies: ["LooplMCP", "LooplHTTP", "LooplTestKit"], swiftSettings: strict),
     .target(name: "LooplTestKit", dependencies: ["Loopl"], swiftSettings: strict),
     .target(name: "LooplTerminal", dependencies: ["Loopl"], swiftSettings: strict),
     .target(name: "LooplFuzz", dependencies: ["Loopl", "LooplStdio", "LooplServer", "LooplHTTP"], swiftSettings: strict),
@@ -37,7 +37,7 @@ var targets: [Target] = [
                 dependencies: ["LooplStdio", "LooplTestKit"] + (withLlama ? ["LooplLlama", "loopl"] : []),
                 swiftSettings: strict + (withLlama ? [.define("LOOPL_WITH_LLAMA")] : [])),
     .testTarget(name: "LooplServerTests",
-                dependencies: ["LooplServer", "LooplTestKit", "loopl-test-host"] + (withLlama ? ["LooplLlama"] : []),
+                dependencies: ["LooplServer", "LooplHTTP", "LooplTestKit", "loopl-test-host"] + (withLlama ? ["LooplLlama"] : []),
                 swiftSettings: strict),
 ]
 // LOOPL_FUZZ=1 adds the libFuzzer entry point, which links only with `--sanitize=fuzzer` (scripts/fuzz).
@@ -57,7 +57,7 @@ if withLlama {
         .systemLibrary(name: "CLlama", pkgConfig: "llama",
                        providers: [.apt(["(run scripts/bootstrap: it builds llama.cpp and its llama.pc)"])]),
         .target(name: "LooplLlama", dependencies: ["Loopl", "CLlama"], swiftSettings: strict),
-        .target(name: "LooplCLI", dependencies: ["Loopl", "LooplAPI", "LooplLlama", "LooplMCP", "LooplServer", "LooplStdio",
+        .target(name: "LooplCLI", dependencies: ["Loopl", "LooplAPI", "LooplHTTP", "LooplLlama", "LooplMCP", "LooplServer", "LooplStdio",
                                                 "LooplTerminal"],
                 swiftSettings: strict),
         .executableTarget(name: "loopl", dependencies: ["LooplCLI"], swiftSettings: strict),

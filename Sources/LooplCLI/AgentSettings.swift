@@ -141,7 +141,7 @@ struct AgentSettings: Sendable {
         let model = try await Router(config: config).model(named: backend) { warning in
             if !json { console.err("warning: \(warning)") }
         }
-        if let warning = MCPSetup.sizeWarning(tools, contextSize: (try? await model.contextSize) ?? 0) { warn(warning) }
+        if let warning = MCPSetup.sizeWarning(tools, contextSize: (try? await model.contextSize) ?? 0, toolChoice: toolChoice) { warn(warning) }
         var messages = try session.map(SessionFile.load) ?? []
         if let system {
             if messages.first?.role == "system" { messages[0] = .system(system) } else { messages.insert(.system(system), at: 0) }

@@ -22,12 +22,30 @@ enum MCPSetup {
         return (started.tools, started.source)
     }
 
-    /// The warning when the tools' definitions take more than a quarter of the context.
-    static func sizeWarning(_ tools: [any Tool], contextSize: Int) -> String? {
-        let bytes = tools.reduce(0) { $0 + $1.spec.openAIValue.jsonText().utf8.count }
-        let tokens = bytes / 4
+    /// The warning when the tools' definitions take more than a quarter of the context: it names
+    /// each MCP server with its tools' count and share, and, with `--tool-choice NAME` of a server's
+    /// tool, the server to narrow with its `tools` list.
+    static func sizeWarning(_ tools: [any Tool], contextSize: Int, toolChoice: ToolChoice = .auto) -> String? {
+        let sizes = tools.map { ($0, $0.spec.openAIValue.jsonText().utf8.count / 4) }
+        let tokens = sizes.reduce(0) { $0 + $1.1 }
         guard contextSize > 0, tokens * 4 > contextSize else { return nil }
-        return "The \(tools.count) enabled tools take about \(tokens) tokens (at 4 bytes a token) of the \(contextSize)-token context; enable fewer with --mcp, --tools or a server's \"tools\" list."
+        var owners: [(owner: String, count: Int, tokens: Int)] = []
+        for (tool, size) in sizes {
+            let owner = (tool as? MCPTool).map { "MCP server '\($0.client.config.name)'" } ?? "the built-in tools"
+            if let index = owners.firstIndex(where: { $0.owner == owner }) {
+                owners[index].count += 1
+                owners[index].tokens += size
+            } else {
+                owners.append((owner, 1, size))
+            }
+        }
+        let shares = owners.sorted { $0.tokens > $1.tokens }.map { "\($0.owner): \($0.count) (about \($0.tokens) tokens)" }
+        var advice = "enable fewer with --mcp, --tools or a server's \"tools\" list in mcpServers."
+        if case .tool(let name) = toolChoice, let chosen = tools.first(where: { $0.name == name }) as? MCPTool {
+            let server = chosen.client.config.name
+            advice = "--tool-choice \(name) needs only that tool: narrow MCP server '\(server)' with \"tools\": [\"\(chosen.remoteName)\"] in its mcpServers entry."
+        }
+        return "The \(tools.count) enabled tools take about \(tokens) tokens (at 4 bytes a token) of the \(contextSize)-token context (\(shares.joined(separator: "; "))); \(advice)"
     }
 
     /// The agent's time limit per call: 30 seconds, or longer when a server's timeoutSeconds is,

@@ -1,4 +1,5 @@
 import Loopl
+import LooplHTTP
 import LooplServer
 
 /// The server backend's stream decoding: an HTTP body (chunked when the header says `chunked`)

@@ -1,12 +1,13 @@
 import Loopl
 
-/// A client of one MCP server on stdio: starts it, agrees on a protocol revision, lists its tools
-/// and calls them. A server that crashed or broke the protocol is restarted on the next call.
+/// A client of one MCP server, on stdio or over HTTP: starts it (or connects), agrees on a
+/// protocol revision, lists its tools and calls them. A server that crashed or broke the
+/// protocol is restarted (or connected to again) on the next call.
 ///
 /// Revisions: 2026-07-28 (stateless: `server/discover`, then `_meta` on every request) and
-/// 2025-11-25 (`initialize`, then `notifications/initialized`). As the specification asks of a
-/// client on stdio, `server/discover` is sent first; any error that is not a version error, or
-/// no answer in time, means a server of the older, handshake-based revisions.
+/// 2025-11-25 (`initialize`, then `notifications/initialized`). As the specification asks,
+/// `server/discover` is sent first; any error that is not a version error, or no answer in
+/// time, means a server of the older, handshake-based revisions.
 public actor MCPClient {
     public nonisolated let config: MCPServerConfig
     /// The tools as last listed.
@@ -16,7 +17,7 @@ public actor MCPClient {
     /// The server's own name and version, when it gave them.
     public private(set) var serverInfo: String?
 
-    private var connection: MCPConnection?
+    private var connection: (any MCPTransport)?
     /// Set once the server's era is known, and kept across restarts.
     private var stateless: Bool?
     private var nextId = 0
@@ -46,9 +47,16 @@ public actor MCPClient {
     public func call(_ name: String, arguments: JSONObject) async throws -> String {
         try await gate.acquire()
         defer { gate.release() }
-        let connection = try await connect()
+        var connection = try await connect()
         let params: JSONObject = ["name": .string(name), "arguments": .object(arguments)]
-        let result = try await request("tools/call", params, on: connection, timeout: config.timeout, what: "calling \(name)")
+        let result: JSONValue
+        do {
+            result = try await request("tools/call", params, on: connection, timeout: config.timeout, what: "calling \(name)")
+        } catch where connection.sessionLost {
+            // The server forgot the session (it restarted, say): a new one is started and the call sent again.
+            connection = try await connect()
+            result = try await request("tools/call", params, on: connection, timeout: config.timeout, what: "calling \(name)")
+        }
         // A change announced during the call is listed before the model's next turn.
         if catalog.isStale { try? await list(on: connection) }
         return try MCPToolOutput.text(of: result, server: config.name, tool: name)
@@ -69,7 +77,7 @@ public actor MCPClient {
     }
 
     /// The running server, started and handshaken when it is not.
-    private func connect() async throws -> MCPConnection {
+    private func connect() async throws -> any MCPTransport {
         if let connection, connection.isUsable { return connection }
         if let old = connection { await old.shutdown(wait: .zero) }
         connection = nil
@@ -88,37 +96,38 @@ public actor MCPClient {
             }
             try await list(on: started)
         } catch {
-            let status = await started.child.waitForExit(timeout: .milliseconds(500))
+            let failure = await started.startFailure(error)
             await started.shutdown(wait: .zero)
-            if status != nil, (error as? LooplError)?.code == .processFailed {
-                throw LooplError(.processFailed, "MCP server '\(config.name)' exited as it started; check its command, args and env.\(started.details)")
-            }
-            throw error
+            throw failure
         }
         connection = started
         return started
     }
 
-    private func handshake(_ connection: MCPConnection, deadline: ContinuousClock.Instant) async throws {
+    private func handshake(_ connection: any MCPTransport, deadline: ContinuousClock.Instant) async throws {
         if stateless == nil { stateless = try await probe(connection, deadline: deadline) }
         if stateless == true {
             revision = Self.statelessRevision
+            connection.agreed(on: Self.statelessRevision)
         } else {
             try await initialize(connection, deadline: deadline)
         }
     }
 
-    private func launch() throws -> MCPConnection {
+    /// Starts the server on stdio, or readies the connection to one over HTTP.
+    private func launch() throws -> any MCPTransport {
         let catalog = self.catalog
-        return try MCPConnection(config) { [weak self] method, _ in
+        let onNotification: @Sendable (String, JSONValue) -> Void = { [weak self] method, _ in
             guard method == "notifications/tools/list_changed" else { return }
             catalog.markStale()
             Task { await self?.refreshIfStale() }
         }
+        if let http = config.http { return MCPHTTPConnection(http, server: config.name, timeout: config.timeout, onNotification: onNotification) }
+        return try MCPConnection(config, onNotification: onNotification)
     }
 
     /// Sends `server/discover`; true when the server speaks the stateless revision.
-    private func probe(_ connection: MCPConnection, deadline: ContinuousClock.Instant) async throws -> Bool {
+    private func probe(_ connection: any MCPTransport, deadline: ContinuousClock.Instant) async throws -> Bool {
         let wait = min(probeTimeout, deadline - ContinuousClock.now)
         let answer: Result<JSONValue, RPCError>
         do {
@@ -141,19 +150,20 @@ public actor MCPClient {
     }
 
     /// The handshake of the revisions before 2026-07-28.
-    private func initialize(_ connection: MCPConnection, deadline: ContinuousClock.Instant) async throws {
+    private func initialize(_ connection: any MCPTransport, deadline: ContinuousClock.Instant) async throws {
         let params: JSONObject = ["protocolVersion": .string(Self.sessionRevision), "capabilities": [:], "clientInfo": Self.clientInfo]
         let result = try await request("initialize", params, on: connection, timeout: deadline - ContinuousClock.now, what: "the initialize handshake")
         guard let version = result["protocolVersion"]?.stringValue else {
             throw LooplError(.protocolViolation, "MCP server '\(config.name)' answered initialize without a protocolVersion: \(Mailbox.excerpt(result.jsonText())).")
         }
         revision = version
+        connection.agreed(on: version)
         if let info = result["serverInfo"] { serverInfo = Self.describe(info) }
-        try connection.send(.notification(method: "notifications/initialized", params: [:]))
+        try await connection.send(.notification(method: "notifications/initialized", params: [:]), within: deadline - ContinuousClock.now)
     }
 
     /// Lists every page of tools, keeping those the config allows.
-    private func list(on connection: MCPConnection) async throws {
+    private func list(on connection: any MCPTransport) async throws {
         let deadline = ContinuousClock.now + config.timeout
         var tools: [MCPRemoteTool] = []
         var problems: [String] = []
@@ -186,7 +196,7 @@ public actor MCPClient {
     }
 
     /// Sends a request and waits for its result; a JSON-RPC error is a thrown LooplError.
-    private func request(_ method: String, _ params: JSONObject, on connection: MCPConnection, timeout: Duration,
+    private func request(_ method: String, _ params: JSONObject, on connection: any MCPTransport, timeout: Duration,
                          what: String) async throws -> JSONValue {
         switch try await exchange(method, params, on: connection, timeout: timeout, meta: stateless == true, cancelOnTimeout: true) {
         case .success(let result):
@@ -198,7 +208,7 @@ public actor MCPClient {
 
     /// Sends a request and waits for its response. Throws `timedOut` (after sending
     /// `notifications/cancelled`), `processFailed` when the server ends, and `protocolViolation`.
-    private func exchange(_ method: String, _ params: JSONObject, on connection: MCPConnection, timeout: Duration,
+    private func exchange(_ method: String, _ params: JSONObject, on connection: any MCPTransport, timeout: Duration,
                           meta: Bool, cancelOnTimeout: Bool) async throws -> Result<JSONValue, RPCError> {
         nextId += 1
         let id = JSONValue.integer(nextId)
@@ -208,37 +218,34 @@ public actor MCPClient {
                                "io.modelcontextprotocol/clientCapabilities": [:],
                                "io.modelcontextprotocol/clientInfo": Self.clientInfo]
         }
-        try connection.send(.request(id: id, method: method, params: .object(params)))
         let deadline = ContinuousClock.now + timeout
-        func cancel(_ reason: String) {
+        func cancel(_ reason: String) async {
             guard cancelOnTimeout else { return }
-            try? connection.send(.notification(method: "notifications/cancelled", params: ["requestId": id, "reason": .string(reason)]))
+            let notice = RPCMessage.notification(method: "notifications/cancelled", params: ["requestId": id, "reason": .string(reason)])
+            // Sent from a task of its own, so that a cancelled caller does not cancel the notice.
+            await Task { try? await connection.send(notice, within: .seconds(2)) }.value
+        }
+        do {
+            try await connection.send(.request(id: id, method: method, params: .object(params)), within: timeout)
+        } catch let error as LooplError where error.code == .timedOut {
+            // Over HTTP the server took the request but did not answer in time.
+            await cancel("timed out")
+            throw error
         }
         while true {
             let message: RPCMessage
             do {
                 message = try await connection.mailbox.receive(timeout: max(.zero, deadline - ContinuousClock.now), cancellable: true)
             } catch is MailboxTimeout {
-                cancel("timed out")
+                await cancel("timed out")
                 throw LooplError(.timedOut, "MCP server '\(config.name)' did not answer \(method) within \(config.timeout) (its timeoutSeconds).\(connection.details)")
             } catch is CancellationError {
-                cancel("cancelled")
+                await cancel("cancelled")
                 throw CancellationError()
             } catch let end as MailboxEnd {
-                throw failure(end, connection, during: method)
+                throw connection.failure(end, during: method)
             }
             if case .response(id, let result) = message { return result }
-        }
-    }
-
-    private func failure(_ end: MailboxEnd, _ connection: MCPConnection, during method: String) -> LooplError {
-        switch end {
-        case .exited:
-            LooplError(.processFailed, "MCP server '\(config.name)' exited during \(method); it is restarted on its next call.\(connection.details)")
-        case .violation(let problem):
-            LooplError(.protocolViolation, "MCP server '\(config.name)' broke the protocol during \(method): \(problem). It is restarted on its next call.\(connection.details)")
-        case .stopped:
-            LooplError(.processFailed, "MCP server '\(config.name)' was stopped during \(method).")
         }
     }
 

@@ -7,7 +7,7 @@ import Loopl
 /// the mailbox with a violation and the server is terminated. Its requests (`ping` and the rest)
 /// are answered here, and its notifications go to `onNotification`, so the mailbox holds only
 /// responses.
-final class MCPConnection: RPCChild {
+final class MCPConnection: RPCChild, MCPTransport {
     let child: ChildProcess
     let mailbox = Mailbox()
     let serverName: String
@@ -49,10 +49,7 @@ final class MCPConnection: RPCChild {
         }
         switch message {
         case .request(let id, let method, _):
-            // The client offers no capabilities, so it answers ping alone.
-            let reply: Result<JSONValue, RPCError> = method == "ping" ? .success([:])
-                : .failure(RPCError(code: RPCError.methodNotFound, message: "The client does not support \(method)."))
-            try? child.write(RPCMessage.response(id: id, result: reply).line)
+            try? child.write(RPCMessage.response(id: id, result: reply(toServerRequest: method)).line)
         case .notification(let method, let params):
             onNotification(method, params)
         case .response:
@@ -64,6 +61,32 @@ final class MCPConnection: RPCChild {
     }
 
     var who: String { "MCP server '\(serverName)'" }
+
+    var sessionLost: Bool { false }
+
+    func send(_ message: RPCMessage, within timeout: Duration) async throws { try send(message) }
+
+    func agreed(on revision: String) {}
+
+    /// A server that exited as it started is a `processFailed` error about its command.
+    func startFailure(_ error: any Error) async -> any Error {
+        let status = await child.waitForExit(timeout: .milliseconds(500))
+        if status != nil, (error as? LooplError)?.code == .processFailed {
+            return LooplError(.processFailed, "MCP server '\(serverName)' exited as it started; check its command, args and env.\(details)")
+        }
+        return error
+    }
+
+    func failure(_ end: MailboxEnd, during method: String) -> LooplError {
+        switch end {
+        case .exited:
+            LooplError(.processFailed, "MCP server '\(serverName)' exited during \(method); it is restarted on its next call.\(details)")
+        case .violation(let problem):
+            LooplError(.protocolViolation, "MCP server '\(serverName)' broke the protocol during \(method): \(problem). It is restarted on its next call.\(details)")
+        case .stopped:
+            LooplError(.processFailed, "MCP server '\(serverName)' was stopped during \(method).")
+        }
+    }
 
     /// Ends the server as the specification says: close its input, wait, SIGTERM, then SIGKILL.
     func shutdown(wait: Duration = .seconds(2)) async {

@@ -1,16 +1,20 @@
 import Foundation
 import Loopl
+import LooplHTTP
 
-/// One entry of the config's `mcpServers`: how to start an MCP server on stdio.
+/// One entry of the config's `mcpServers`: how to start an MCP server on stdio, or where one
+/// listens over HTTP.
 ///
 /// Shape: `{"command": "...", "args": [...], "env": {...}, "cwd": "...", "timeoutSeconds": 30,
-/// "tools": ["only", "these"], "inheritEnv": ["NAME"]}`. `${VAR}` in `args` and `env` is replaced
-/// by the host's environment variable VAR; an unset variable is an error. The server gets
-/// ``ChildEnvironment/basic``, the host variables `inheritEnv` names, and `env`; nothing else of
-/// the host's environment.
+/// "tools": ["only", "these"], "inheritEnv": ["NAME"]}`, or over HTTP `{"url": "...", "type":
+/// "http" | "sse", "headers": {...}, "timeoutSeconds": 30, "tools": [...]}`. `${VAR}` in `args`,
+/// `env` and `headers` is replaced by the host's environment variable VAR; an unset variable is
+/// an error. The server gets ``ChildEnvironment/basic``, the host variables `inheritEnv` names,
+/// and `env`; nothing else of the host's environment.
 public struct MCPServerConfig: Sendable, Hashable {
     /// The key in `mcpServers`; it prefixes the server's tool names.
     public var name: String
+    /// Empty for a server over HTTP.
     public var command: String
     public var arguments: [String]
     /// Set in the server's environment (overriding what it inherits).
@@ -25,6 +29,8 @@ public struct MCPServerConfig: Sendable, Hashable {
     public var timeout: Duration
     /// When set, only these of the server's tools (by the server's names) are used.
     public var only: [String]?
+    /// Where the server listens, for a server over HTTP; nil for one on stdio.
+    public var http: MCPHTTPEndpoint?
 
     public init(name: String, command: String, arguments: [String] = [], environment: [String: String] = [:],
                 directory: String? = nil, timeout: Duration = .seconds(30), only: [String]? = nil,
@@ -39,12 +45,22 @@ public struct MCPServerConfig: Sendable, Hashable {
         self.only = only
     }
 
+    /// A server over HTTP.
+    public init(name: String, http: MCPHTTPEndpoint, timeout: Duration = .seconds(30), only: [String]? = nil) {
+        self.init(name: name, command: "", timeout: timeout, only: only)
+        self.http = http
+    }
+
     /// Reads one entry; `variables` are what `${VAR}` expands from.
     public init(name: String, json: JSONValue, variables: [String: String] = ProcessInfo.processInfo.environment) throws {
         guard let object = json.objectValue else {
             throw ConfigSection.error("MCP server '\(name)' must be an object")
         }
         var reader = ConfigSection(object, context: "MCP server '\(name)'")
+        if object["url"] != nil {
+            try self.init(name: name, http: &reader, variables: variables)
+            return
+        }
         let command = try reader.string("command")
         guard !command.isEmpty else { throw reader.error("'command' is empty") }
         let arguments = try reader.optionalStrings("args") ?? []
@@ -54,8 +70,7 @@ public struct MCPServerConfig: Sendable, Hashable {
             environment[key] = text
         }
         let directory = try reader.optionalString("cwd")
-        let seconds = try reader.optionalDouble("timeoutSeconds") ?? 30
-        guard seconds > 0, seconds <= 86_400 else { throw reader.error("'timeoutSeconds' must be from 0 to 86400, not \(seconds)") }
+        let seconds = try Self.timeoutSeconds(&reader)
         let only = try reader.optionalStrings("tools")
         let inheritEnv = try reader.optionalStrings("inheritEnv") ?? []
         try reader.finish()
@@ -67,6 +82,52 @@ public struct MCPServerConfig: Sendable, Hashable {
         if !expanded.isEmpty {
             warnings.append("MCP server '\(name)': ${VAR} in 'args' (\(expanded.joined(separator: " "))) puts the variable's value on the command line, which every local user can read in /proc; pass secrets through 'env' instead")
         }
+    }
+
+    /// Reads an entry with a `url`.
+    private init(name: String, http reader: inout ConfigSection, variables: [String: String]) throws {
+        for key in ["command", "args", "env", "cwd", "inheritEnv"] where reader.object[key] != nil {
+            throw reader.error("it has both 'url' and '\(key)': give 'command' for a server on stdio, or 'url' for one over HTTP, not both")
+        }
+        let text = try reader.string("url")
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false else {
+            throw reader.error("'url' must be an http:// or https:// URL, not \(URL.redacting(text))")
+        }
+        var kind = MCPHTTPEndpoint.Kind.automatic
+        if let type = try reader.optionalString("type") {
+            guard let chosen = MCPHTTPEndpoint.Kind(rawValue: type), chosen != .automatic else {
+                throw reader.error("'type' must be \"http\" (Streamable HTTP) or \"sse\" (HTTP+SSE), not \"\(type)\"")
+            }
+            kind = chosen
+        }
+        var headers: [String: String] = [:]
+        for (key, value) in try reader.optionalObject("headers") ?? [:] {
+            guard let text = value.stringValue else { throw reader.error("'headers.\(key)' must be a string") }
+            guard !key.isEmpty, key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }),
+                  !text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A }) else {
+                throw reader.error("header '\(key)' is not a valid HTTP header")
+            }
+            headers[key] = text
+        }
+        let seconds = try Self.timeoutSeconds(&reader)
+        let only = try reader.optionalStrings("tools")
+        try reader.finish()
+        let context = reader
+        let expanded = try headers.mapValues { value in
+            let result = try Self.expand(value, variables: variables, context: context)
+            guard !result.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A }) else {
+                throw context.error("a header's ${VAR} expands to a value with a line break")
+            }
+            return result
+        }
+        self.init(name: name, http: MCPHTTPEndpoint(url: url, kind: kind, headers: expanded),
+                  timeout: .milliseconds(Int64(seconds * 1000)), only: only)
+    }
+
+    private static func timeoutSeconds(_ reader: inout ConfigSection) throws -> Double {
+        let seconds = try reader.optionalDouble("timeoutSeconds") ?? 30
+        guard seconds > 0, seconds <= 86_400 else { throw reader.error("'timeoutSeconds' must be from 0 to 86400, not \(seconds)") }
+        return seconds
     }
 
     /// Every entry of a config's `mcpServers`, sorted by name.

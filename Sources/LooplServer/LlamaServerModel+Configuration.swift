@@ -1,5 +1,6 @@
 import Foundation
 import Loopl
+import LooplHTTP
 
 extension LlamaServerModel {
     /// How a ``LlamaServerModel`` reaches its server: a child llama-server it starts, or a server

@@ -1,5 +1,6 @@
 import Foundation
 import Loopl
+import LooplHTTP
 
 /// One streamed request: picks the wire format, leases a server (a child's slot, or a replica,
 /// moving to the next replica when one is unavailable before the first event), streams the
@@ -113,7 +114,7 @@ struct ServerTurn {
     /// Reads the answer's events until the server ends it, a stop string does, or it breaks off.
     private func read(_ response: HTTPResponseStream, _ wire: any ServerWire, url: URL, into assembler: inout TurnAssembler,
                       events: LiftingContinuation, reading: inout Reading) async throws {
-        for try await data in EventStream(response: response) {
+        for try await data in EventStream(response: response, advice: ServerEndpoint.advice) {
             reading.received = true
             if data == "[DONE]" { reading.terminated = true; return }
             guard let chunk = try? JSONValue(parsing: data), chunk.objectValue != nil else {

@@ -63,6 +63,38 @@ import Testing
         }
     }
 
+    /// A server over HTTP (Tests/Data/MCP/http_misbehaving_server.py, well-behaved), listed and enabled like a stdio one.
+    @Test func anHTTPServerIsListedAndEnabledLikeAStdioOne() async throws {
+        let python = Self.realServers + "/python"
+        try #require(FileManager.default.isExecutableFile(atPath: python), "\(python) is missing: run scripts/mcp-servers")
+        let server = Process()
+        let output = Pipe()
+        server.executableURL = URL(fileURLWithPath: python)
+        server.arguments = [URL(fileURLWithPath: Self.testServer).deletingLastPathComponent().appendingPathComponent("http_misbehaving_server.py").path, "good"]
+        server.standardOutput = output
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        var line = ""
+        while let byte = output.fileHandleForReading.readData(ofLength: 1).first, byte != 0x0A { line.append(Character(UnicodeScalar(byte))) }
+        let port = try #require(Int(line.dropFirst("PORT ".count)), "\(line)")
+        let url = "http://127.0.0.1:\(port)/mcp"
+        try await withConfig(["web": ["url": .string(url), "headers": ["Authorization": "Bearer hidden-token"]]]) { config in
+            let result = await CapturedConsole.run(["tools", "--config", config, "--json"])
+            #expect(result.status == .success, "\(result.err)")
+            #expect(!result.out.contains("hidden-token"))
+            let servers = try JSONValue(parsing: result.out)["servers"]?.arrayValue ?? []
+            #expect(servers.first?["url"] == .string(url) && servers.first?["type"] == "automatic", "\(servers)")
+            #expect(servers.first?["revision"] == "2025-06-18")
+            #expect(servers.first?["tools"]?.arrayValue?.map { $0["name"] } == ["web_echo"])
+            let run = await CapturedConsole.run(["run", "--config", config, "--mcp", "web", "--tool-choice", "web_nope", "Hi"])
+            #expect(run.status == .usage && run.err.contains("offered: web_echo"), "\(run.err)")
+        }
+    }
+
     @Test func thousandsOfToolsWarnAboutTheContext() async throws {
         try await withConfig(["many": Self.test("many")]) { config in
             let result = await CapturedConsole.run(["run", "--config", config, "--mcp", "many", "--tool-choice", "none",
@@ -70,6 +102,13 @@ import Testing
             let warnings = result.out.split(separator: "\n").compactMap { try? JSONValue(parsing: String($0)) }
                 .filter { $0["event"] == "warning" }.compactMap { $0["message"]?.stringValue }
             #expect(warnings.contains { $0.contains("3000 enabled tools take about") }, "\(result.out.prefix(600)) \(result.err)")
+            #expect(warnings.contains { $0.contains("MCP server 'many': 3000 (about") }, "\(warnings)")
+            let chosen = await CapturedConsole.run(["run", "--config", config, "--mcp", "many", "--tools", "calc", "--tool-choice", "many_t0007",
+                                                    "--max-tokens", "1", "--max-iterations", "1", "--json", "Hi"])
+            let advice = chosen.out.split(separator: "\n").compactMap { try? JSONValue(parsing: String($0)) }
+                .filter { $0["event"] == "warning" }.compactMap { $0["message"]?.stringValue }
+            #expect(advice.contains { $0.contains("the built-in tools: 1 (about") && $0.contains("narrow MCP server 'many' with \"tools\": [\"t0007\"]") },
+                    "\(advice) \(chosen.err)")
         }
     }
 

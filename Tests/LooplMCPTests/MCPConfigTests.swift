@@ -56,3 +56,35 @@ import Testing
         #expect(long != MCPTool.name(server: "server", tool: String(repeating: "t", count: 81)))
     }
 }
+
+/// `mcpServers` entries with a `url`.
+@Suite struct MCPHTTPConfigTests {
+    @Test func aURLEntryReadsItsTypeHeadersAndTimeout() throws {
+        let config = try MCPServerConfig(name: "remote", json: [
+            "url": "https://tools.example.com/mcp", "type": "sse", "timeoutSeconds": 5, "tools": ["search"],
+            "headers": ["Authorization": "Bearer ${TOKEN}", "X-Team": "blue"],
+        ], variables: ["TOKEN": "s3cret"])
+        #expect(config.http?.url.absoluteString == "https://tools.example.com/mcp")
+        #expect(config.http?.kind == .sse)
+        #expect(config.http?.headers == ["Authorization": "Bearer s3cret", "X-Team": "blue"])
+        #expect(config.timeout == .seconds(5) && config.only == ["search"])
+        #expect(!"\(config)".contains("s3cret") && "\(config.http.map(String.init(describing:)) ?? "")".contains("Authorization: ***"))
+        #expect(try MCPServerConfig(name: "r", json: ["url": "http://127.0.0.1:1/mcp"]).http?.kind == .automatic)
+    }
+
+    @Test(arguments: [
+        (["url": "http://a/mcp", "command": "x"] as JSONValue, "both 'url' and 'command'"),
+        (["url": "ftp://a/mcp"] as JSONValue, "http:// or https://"),
+        (["url": "http://a/mcp", "type": "websocket"] as JSONValue, "'type' must be"),
+        (["url": "http://a/mcp", "headers": ["X": "${MISSING}"]] as JSONValue, "MISSING"),
+        (["url": "http://a/mcp", "headers": ["Bad Name": "x"]] as JSONValue, "not a valid HTTP header"),
+        (["url": "http://a/mcp", "env": [:]] as JSONValue, "both 'url' and 'env'"),
+    ])
+    func aBadURLEntryIsAConfigError(json: JSONValue, expected: String) {
+        #expect {
+            _ = try MCPServerConfig(name: "r", json: json, variables: [:])
+        } throws: { error in
+            (error as? LooplError)?.message.contains(expected) == true
+        }
+    }
+}

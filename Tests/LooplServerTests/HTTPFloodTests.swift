@@ -6,6 +6,7 @@ import FoundationNetworking
 import Glibc
 #endif
 import Loopl
+import LooplHTTP
 @testable import LooplServer
 import Testing
 

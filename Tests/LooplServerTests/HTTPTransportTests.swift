@@ -6,6 +6,7 @@ import FoundationNetworking
 import Glibc
 #endif
 @testable import LooplServer
+import LooplHTTP
 import Testing
 
 /// The HTTP client under the server backend: SSE and chunked decoding, and the socket transport's

@@ -1,5 +1,6 @@
 import Foundation
 import Loopl
+import LooplHTTP
 @testable import LooplServer
 import Testing
 

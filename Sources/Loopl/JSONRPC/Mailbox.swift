@@ -22,6 +22,8 @@ package final class Mailbox: Sendable {
         var end: MailboxEnd?
         var waiter: (token: Int, continuation: CheckedContinuation<RPCMessage, any Error>)?
         var nextToken = 0
+        /// A timeout or cancellation that came before its receiver started waiting.
+        var early: (token: Int, error: any Error)?
     }
 
     private let state = Mutex(State())
@@ -96,6 +98,10 @@ package final class Mailbox: Sendable {
                 let outcome = self.state.withLock { state -> Result<RPCMessage, any Error>? in
                     if state.head < state.queue.count { return .success(self.dequeue(&state)) }
                     if let end = state.end { return .failure(end) }
+                    if let early = state.early, early.token == token {
+                        state.early = nil
+                        return .failure(early.error)
+                    }
                     state.waiter = (token, continuation)
                     return nil
                 }
@@ -174,7 +180,11 @@ package final class Mailbox: Sendable {
 
     private func abandon(_ token: Int, with error: any Error) {
         let waiter = state.withLock { state -> CheckedContinuation<RPCMessage, any Error>? in
-            guard state.waiter?.token == token else { return nil }
+            guard state.waiter?.token == token else {
+                // The receiver has not started waiting yet (a zero timeout): it fails as it starts.
+                if token == state.nextToken { state.early = (token, error) }
+                return nil
+            }
             return state.waiter.take()?.continuation
         }
         waiter?.resume(throwing: error)

@@ -1,5 +1,6 @@
 import Foundation
 import Loopl
+import LooplHTTP
 import LooplMCP
 
 /// `loopl tools`: the built-in tools and every configured MCP server's, with their schemas.
@@ -39,7 +40,13 @@ struct ToolsCommand: Command {
             let failure = started.failures.first { $0.server == name }?.error
             let tools = started.tools.filter { $0.client === client }
             let revision = await client.revision
-            var entry: JSONObject = ["name": .string(name), "command": .string(client.config.command)]
+            var entry: JSONObject = ["name": .string(name)]
+            if let http = client.config.http {
+                entry["url"] = .string(http.url.redacted)
+                entry["type"] = .string(http.kind.rawValue)
+            } else {
+                entry["command"] = .string(client.config.command)
+            }
             if let failure {
                 entry["error"] = .string(failure.message)
                 text += "\nMCP server '\(name)': failed: \(failure.message)\n"

@@ -1,5 +1,6 @@
 import Foundation
 import Loopl
+import LooplHTTP
 #if canImport(Glibc)
 import Glibc
 #endif

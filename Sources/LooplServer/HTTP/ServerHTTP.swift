@@ -3,11 +3,15 @@ import Foundation
 import FoundationNetworking
 #endif
 import Loopl
+import LooplHTTP
 
 /// Where a server listens and the key it wants.
 struct ServerEndpoint: Sendable {
     let baseURL: URL
     let apiKey: String?
+
+    /// What a user should check when a server's answer is not what an OpenAI-compatible server sends.
+    static let advice = "Check that the URL points at an OpenAI-compatible server."
 
     /// A request to `path` (which starts with "/"), with the key when there is one.
     func request(_ path: String, method: String = "GET", body: JSONValue? = nil, timeout: TimeInterval) -> URLRequest {
@@ -28,7 +32,7 @@ struct ServerEndpoint: Sendable {
         let request = self.request(path, method: method, body: body, timeout: timeout)
         let response: (status: Int, body: [UInt8])
         do {
-            response = try await HTTPResponseStream.open(request).collect()
+            response = try await HTTPResponseStream.open(request).collect(advice: ServerEndpoint.advice)
         } catch {
             throw ServerFailure.connection(error, url: request.url ?? baseURL)
         }

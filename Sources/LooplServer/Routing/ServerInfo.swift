@@ -1,5 +1,6 @@
 import Foundation
 import Loopl
+import LooplHTTP
 
 /// What Loopl knows about one server it talks to.
 struct ServerInfo: Sendable {

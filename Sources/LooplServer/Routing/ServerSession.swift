@@ -1,5 +1,6 @@
 import Foundation
 import Loopl
+import LooplHTTP
 
 /// A request's hold on one server: which one, its slot on a child, and the child it went to.
 struct Lease: Sendable {

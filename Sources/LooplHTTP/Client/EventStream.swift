@@ -4,29 +4,38 @@ import Loopl
 /// The events of a Server-Sent Events response, read as they arrive: the `data` of each.
 ///
 /// A status other than 2xx ends the sequence with ``HTTPStatusError`` carrying the body.
-struct EventStream: AsyncSequence {
-    typealias Element = String
+package struct EventStream: AsyncSequence {
+    package typealias Element = String
     let response: HTTPResponseStream
+    /// Ends the message of a broken stream: what the user should check.
+    let advice: String
 
-    func makeAsyncIterator() -> Iterator {
-        Iterator(response: response)
+    package init(response: HTTPResponseStream, advice: String = "Check the URL.") {
+        self.response = response
+        self.advice = advice
     }
 
-    struct Iterator: AsyncIteratorProtocol {
+    package func makeAsyncIterator() -> Iterator {
+        Iterator(response: response, advice: advice)
+    }
+
+    package struct Iterator: AsyncIteratorProtocol {
         var parts: AsyncThrowingStream<HTTPPart, any Error>.AsyncIterator
         let response: HTTPResponseStream
+        let advice: String
         private var decoder = SSEDecoder()
         private var pending: [String] = []
         private var status = 0
         private var errorBody: [UInt8] = []
         private var ended = false
 
-        init(response: HTTPResponseStream) {
+        init(response: HTTPResponseStream, advice: String) {
             self.response = response
+            self.advice = advice
             parts = response.parts.makeAsyncIterator()
         }
 
-        mutating func next() async throws -> String? {
+        package mutating func next() async throws -> String? {
             while pending.isEmpty {
                 guard !ended else { return nil }
                 let next = try await parts.next()
@@ -37,7 +46,7 @@ struct EventStream: AsyncSequence {
                     return decoder.finish()
                 }
                 switch part {
-                case .status(let code):
+                case .status(let code, _):
                     status = code
                 case .body(let bytes):
                     if (200..<300).contains(status) {
@@ -45,7 +54,7 @@ struct EventStream: AsyncSequence {
                         if let violation = decoder.violation {
                             ended = true
                             response.cancel()
-                            throw LooplError(.protocolViolation, "The server broke the streaming protocol: \(violation). Check that the URL points at an OpenAI-compatible server.")
+                            throw LooplError(.protocolViolation, "The server broke the streaming protocol: \(violation). \(advice)")
                         }
                     } else if errorBody.count < 65536 {
                         errorBody += bytes
@@ -58,7 +67,12 @@ struct EventStream: AsyncSequence {
 }
 
 /// An HTTP answer whose status is not 2xx, with its body.
-struct HTTPStatusError: Error, Sendable {
-    let status: Int
-    let body: Data
+package struct HTTPStatusError: Error, Sendable {
+    package let status: Int
+    package let body: Data
+
+    package init(status: Int, body: Data) {
+        self.status = status
+        self.body = body
+    }
 }

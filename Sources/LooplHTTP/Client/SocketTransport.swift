@@ -12,8 +12,8 @@ import Synchronization
 ///
 /// The request's `timeoutInterval` bounds the connect and every wait for bytes. Cancelling shuts
 /// the socket down, which wakes the reader at once.
-enum SocketTransport {
-    static func open(_ request: URLRequest) -> HTTPResponseStream {
+package enum SocketTransport {
+    package static func open(_ request: URLRequest) -> HTTPResponseStream {
         let (stream, continuation) = AsyncThrowingStream<HTTPPart, any Error>.makeStream()
         let connection = Connection()
         let credit = ChunkCredit()
@@ -63,7 +63,7 @@ enum SocketTransport {
             (status, headers) = try parseHead(received[0..<end])
             received.removeFirst(end)
         } while (100..<200).contains(status)
-        yield(.status(status))
+        yield(.status(status, headers: headers))
 
         var chunked = headers["transfer-encoding"]?.lowercased().contains("chunked") == true ? ChunkedDecoder() : nil
         var remaining = chunked == nil ? headers["content-length"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } : nil
@@ -135,17 +135,19 @@ enum SocketTransport {
 
 extension SocketTransport {
     /// A socket that another thread may shut down at any time.
-    final class Connection: Sendable {
+    package final class Connection: Sendable {
         private struct State {
             var fd: Int32 = -1
             var cancelled = false
         }
         private let state = Mutex(State())
 
-        var isCancelled: Bool { state.withLock { $0.cancelled } }
+        package init() {}
+
+        package var isCancelled: Bool { state.withLock { $0.cancelled } }
 
         /// Wakes the reader and makes the exchange end as cancelled.
-        func cancel() {
+        package func cancel() {
             state.withLock {
                 $0.cancelled = true
                 if $0.fd >= 0 { _ = shutdown($0.fd, Int32(SHUT_RDWR)) }
@@ -153,7 +155,7 @@ extension SocketTransport {
         }
 
         /// Releases the socket; only the exchange's own thread calls this.
-        func close() {
+        package func close() {
             state.withLock {
                 if $0.fd >= 0 { _ = Glibc.close($0.fd) }
                 $0.fd = -1
@@ -162,7 +164,7 @@ extension SocketTransport {
 
         private var fd: Int32 { state.withLock { $0.fd } }
 
-        func connect(host: String, port: Int, timeoutMs: Int32) throws(HTTPTransportError) {
+        package func connect(host: String, port: Int, timeoutMs: Int32) throws(HTTPTransportError) {
             var hints = addrinfo()
             hints.ai_family = AF_UNSPEC
             hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -215,7 +217,7 @@ extension SocketTransport {
             return nil
         }
 
-        func send(_ bytes: [UInt8]) throws(HTTPTransportError) {
+        package func send(_ bytes: [UInt8]) throws(HTTPTransportError) {
             var offset = 0
             while offset < bytes.count {
                 let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -228,7 +230,7 @@ extension SocketTransport {
         }
 
         /// Reads what has arrived, waiting at most the timeout; 0 means the server closed the connection.
-        func read(into buffer: inout [UInt8], timeoutMs: Int32) throws(HTTPTransportError) -> Int {
+        package func read(into buffer: inout [UInt8], timeoutMs: Int32) throws(HTTPTransportError) -> Int {
             let fd = self.fd
             while true {
                 var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)

@@ -30,7 +30,12 @@ final class URLSessionTransport: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
-        continuation.yield(.status((response as? HTTPURLResponse)?.statusCode ?? 0))
+        let http = response as? HTTPURLResponse
+        var headers: [String: String] = [:]
+        for (name, value) in http?.allHeaderFields ?? [:] {
+            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+        }
+        continuation.yield(.status(http?.statusCode ?? 0, headers: headers))
         completionHandler(.allow)
     }
 
