@@ -15,6 +15,11 @@ package struct ServeSettings: Sendable {
     /// The folder where stored Responses API responses are also written (`serve.responsesDir`);
     /// nil keeps them in memory only.
     package var responsesDir: String?
+    /// How long an agent run waits for a call's approval before the call is denied
+    /// (`serve.approvalTimeoutSeconds`, default 300).
+    package var approvalTimeout: Duration = .seconds(300)
+    /// Whether agent runs' calls of tools whose config sets no approval wait for one (`--approve`).
+    package var approval: ToolApproval = .allow
 
     package init() {}
 
@@ -35,6 +40,10 @@ package struct ServeSettings: Sendable {
             keepAliveInterval = .milliseconds(Int(seconds * 1000))
         }
         responsesDir = try reader.optionalString("responsesDir")
+        if let seconds = try reader.optionalDouble("approvalTimeoutSeconds") {
+            guard (1...86_400).contains(seconds) else { throw reader.error("approvalTimeoutSeconds must be 1 to 86400") }
+            approvalTimeout = .milliseconds(Int(seconds * 1000))
+        }
         try reader.finish()
     }
 

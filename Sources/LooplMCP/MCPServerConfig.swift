@@ -4,7 +4,8 @@ import Loopl
 /// One entry of the config's `mcpServers`: how to start an MCP server on stdio.
 ///
 /// Shape: `{"command": "...", "args": [...], "env": {...}, "cwd": "...", "timeoutSeconds": 30,
-/// "tools": ["only", "these"], "inheritEnv": ["NAME"]}`. `${VAR}` in `args` and `env` is replaced
+/// "tools": ["only", "these"], "inheritEnv": ["NAME"], "approval": "ask",
+/// "toolApproval": {"TOOL": "allow"}}`. `${VAR}` in `args` and `env` is replaced
 /// by the host's environment variable VAR; an unset variable is an error. The server gets
 /// ``ChildEnvironment/basic``, the host variables `inheritEnv` names, and `env`; nothing else of
 /// the host's environment.
@@ -25,6 +26,10 @@ public struct MCPServerConfig: Sendable, Hashable {
     public var timeout: Duration
     /// When set, only these of the server's tools (by the server's names) are used.
     public var only: [String]?
+    /// Whether the server's calls wait for approval; nil: as the run's default.
+    public var approval: ToolApproval?
+    /// Per tool (by the server's name), in place of ``approval``.
+    public var toolApproval: [String: ToolApproval] = [:]
 
     public init(name: String, command: String, arguments: [String] = [], environment: [String: String] = [:],
                 directory: String? = nil, timeout: Duration = .seconds(30), only: [String]? = nil,
@@ -58,11 +63,13 @@ public struct MCPServerConfig: Sendable, Hashable {
         guard seconds > 0, seconds <= 86_400 else { throw reader.error("'timeoutSeconds' must be from 0 to 86400, not \(seconds)") }
         let only = try reader.optionalStrings("tools")
         let inheritEnv = try reader.optionalStrings("inheritEnv") ?? []
+        let approvals = try Self.approvals(&reader)
         try reader.finish()
         func expand(_ text: String) throws -> String { try Self.expand(text, variables: variables, context: reader) }
         self.init(name: name, command: command, arguments: try arguments.map(expand),
                   environment: try environment.mapValues(expand), directory: directory,
                   timeout: .milliseconds(Int64(seconds * 1000)), only: only, inheritEnv: inheritEnv)
+        (approval, toolApproval) = approvals
         let expanded = arguments.filter { $0.contains("${") }
         if !expanded.isEmpty {
             warnings.append("MCP server '\(name)': ${VAR} in 'args' (\(expanded.joined(separator: " "))) puts the variable's value on the command line, which every local user can read in /proc; pass secrets through 'env' instead")
@@ -96,5 +103,22 @@ public struct MCPServerConfig: Sendable, Hashable {
             rest = rest[rest.index(after: close)...]
         }
         return result + rest
+    }
+}
+
+extension MCPServerConfig {
+    /// Whether a call of the server's tool `tool` waits for approval; nil: as the run's default.
+    public func approval(of tool: String) -> ToolApproval? { toolApproval[tool] ?? approval }
+
+    /// The entry's `approval`, and its `toolApproval` object, each of whose values is "ask" or "allow".
+    static func approvals(_ reader: inout ConfigSection) throws -> (ToolApproval?, [String: ToolApproval]) {
+        let approval = try reader.optional("approval", as: ToolApproval.self)
+        let tools = try (reader.optionalObject("toolApproval") ?? [:]).reduce(into: [String: ToolApproval]()) { approvals, entry in
+            guard let approval = ToolApproval(config: entry.value) else {
+                throw reader.error("'toolApproval.\(entry.key)' must be \(ToolApproval.expectation)")
+            }
+            approvals[entry.key] = approval
+        }
+        return (approval, tools)
     }
 }

@@ -50,7 +50,8 @@ struct ChatCommand: Command {
 
     func run(_ console: Console) async throws -> ExitCode {
         let view = TranscriptView(style: .detect(fd: 1), verbose: settings.verbose, showThinking: settings.showThinking)
-        var agent = try await settings.makeAgent(console: console)
+        let lines = StandardInputLines()
+        var agent = try await settings.makeAgent(console: console, approver: TerminalApproval.asking(lines) { console.out($0) })
         let path = settings.session ?? Self.conversationPath
         let interrupts = Interrupts()
         if resume {
@@ -67,7 +68,6 @@ struct ChatCommand: Command {
         } else if settings.session == nil {
             agent = await agent.restarted(with: [])
         }
-        let lines = StandardInputLines()
         while true {
             console.out(view.style.colour ? "\u{1B}[1;36m› \u{1B}[0m" : "› ")
             guard let line = await lines.next(orInterrupt: interrupts) else { break }
@@ -103,6 +103,9 @@ struct ChatCommand: Command {
                 case .toolFinished, .warning, .retrying:
                     transcript.apply(event)
                     if let item = transcript.items.last { console.out("\n" + view.render(item) + "\n") }
+                case .approvalRequested:
+                    transcript.apply(event)
+                    if let item = transcript.items.last { console.out("\n" + view.render(item) + "\n" + TranscriptView.approvalQuestion) }
                 default:
                     transcript.apply(event)
                 }
@@ -150,7 +153,7 @@ struct ChatCommand: Command {
             do {
                 var settings = self.settings
                 settings.backend = name
-                let next = try await settings.makeAgent(console: console).restarted(with: await agent.messages)
+                let next = try await settings.makeAgent(console: console, approver: agent.approver).restarted(with: await agent.messages)
                 var options = await next.options
                 options.generation.reasoning = await agent.options.generation.reasoning
                 await next.setOptions(options)
@@ -201,42 +204,4 @@ final class Interrupts: @unchecked Sendable {
         defer { lock.unlock() }
         return count
     }
-}
-
-/// Lines of standard input, read on a thread of their own.
-final class StandardInputLines: @unchecked Sendable {
-    private let stream: AsyncStream<String>
-    private var iterator: AsyncStream<String>.Iterator
-
-    init() {
-        let (stream, continuation) = AsyncStream<String>.makeStream()
-        self.stream = stream
-        self.iterator = stream.makeAsyncIterator()
-        Thread.start(named: "loopl stdin") {
-            while let line = readLine(strippingNewline: true) { continuation.yield(line) }
-            continuation.finish()
-        }
-    }
-
-    /// The next line; nil at end of input or when Ctrl-C is pressed at the prompt.
-    func next(orInterrupt interrupts: Interrupts) async -> String? {
-        let quit = LockedFlag()
-        let waiting = Task { [self] in
-            var iterator = self.iterator
-            let line = await iterator.next()
-            self.iterator = iterator
-            return line
-        }
-        interrupts.onInterrupt { quit.set(); waiting.cancel() }
-        let line = await waiting.value
-        interrupts.onInterrupt(nil)
-        return quit.isSet ? nil : line
-    }
-}
-
-final class LockedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.lock(); value = true; lock.unlock() }
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
 }

@@ -39,8 +39,15 @@ struct RunCommand: Command {
 
     func run(_ console: Console) async throws -> ExitCode {
         let prompt = self.prompt == "-" ? try StandardInput.readAll() : self.prompt
-        let agent = try await options.makeAgent(console: console)
-        let printer = EventPrinter(console: console, json: options.json, verbose: options.verbose, showThinking: options.showThinking)
+        let asks = TerminalApproval.canAsk
+        let denying: ToolApprover = { _ in .deny }
+        let approver = asks ? TerminalApproval.asking(StandardInputLines()) { console.err($0, newline: false) } : denying
+        let agent = try await options.makeAgent(console: console, approver: approver)
+        var tools = await agent.tools
+        for source in await agent.toolSources { tools += await source.currentTools() }
+        let hints = Dictionary(tools.map { ($0.name, BuiltInTools.allowHint($0)) }) { (first: String, _: String) in first }
+        let printer = EventPrinter(console: console, json: options.json, verbose: options.verbose, showThinking: options.showThinking,
+                                   asks: asks, allowHint: { hints[$0] ?? BuiltInTools.allowHint(nil) })
         do {
             let events = prompt.map { agent.stream($0) } ?? agent.resume()
             for try await event in events {
