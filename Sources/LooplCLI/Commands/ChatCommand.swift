@@ -10,6 +10,8 @@ struct ChatCommand: Command {
     static let help = """
         Talk with an agent. Each line you type is a turn; the answer streams as it is written,
         with tool calls as one-line pills. Ctrl-C cancels the running turn; a second Ctrl-C quits.
+        A call that needs approval (--approve ask, or "approval" in the config: docs/mcp.md) is
+        shown with its arguments and asks y (run it), a (always, in this run) or n (deny).
 
         The conversation is saved after every complete message (an answer, a tool result) in
         $XDG_DATA_HOME/loopl/conversation.json (else ~/.local/share/loopl/conversation.json);

@@ -6,7 +6,9 @@ struct RunCommand: Command {
     static let name = "run"
     static let abstract = "Run an agent once on a prompt and print its answer."
     static let help = """
-        Run an agent once: the model answers PROMPT, calling the enabled tools as it needs.
+        Run an agent once: the model answers PROMPT, calling the enabled tools as it needs. A call
+        that needs approval (--approve ask, or "approval" in the config: docs/mcp.md) is asked about
+        on standard error when standard input is a terminal; without one, it is denied.
 
         USAGE: loopl run [options] PROMPT     (PROMPT - reads it from standard input)
                loopl run [options] --session FILE --resume
