@@ -6,7 +6,7 @@ import Testing
 /// Calls that need approval in `loopl chat` (a person in a pseudo-terminal) and `loopl run`
 /// (no terminal: denied), on the real default model forced to call the calculator.
 @Suite(.serialized) struct ApprovalCommandTests {
-    static let forced = ["--tools", "calc", "--tool-choice", "required", "--max-iterations", "1", "--max-tokens", "64", "--temperature", "0"]
+    static let forced = ["--tools", "calc", "--tool-choice", "required", "--max-iterations", "1", "--max-tokens", "64"]
 
     /// Runs the built `loopl` with `arguments`, standard input empty and no terminal.
     static func loopl(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
@@ -57,7 +57,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(10)))
     func runWithoutATerminalDeniesAndSaysHowToAllow() throws {
-        let result = try Self.loopl(["run"] + Self.forced + ["--approve", "ask", "--json", "What is 2+2?"])
+        let result = try Self.loopl(["run", "--temperature", "0"] + Self.forced + ["--approve", "ask", "--json", "What is 2+2?"])
         #expect(result.status == 0, "\(result.err)")
         let events = try RunTests.events(result.out)
         let names = events.compactMap { $0["event"]?.stringValue }
@@ -73,7 +73,7 @@ import Testing
     func aToolTheConfigSetsToAskStaysSoAndTheHintNamesTheConfig() throws {
         let config = try Self.file("config.json", #"{"tools": {"calc": {"approval": "ask"}}}"#)
         defer { try? FileManager.default.removeItem(atPath: config) }
-        let result = try Self.loopl(["run", "--config", config, "--approve", "allow"] + Self.forced + ["What is 2+2?"])
+        let result = try Self.loopl(["run", "--temperature", "0", "--config", config, "--approve", "allow"] + Self.forced + ["What is 2+2?"])
         #expect(result.status == 0, "\(result.err)")
         #expect(result.err.contains("to let it run, set \"approval\": \"allow\" in the config's tools.calc."), "\(result.err)")
         #expect(!result.err.contains("✓ calculator"), "\(result.err)")
