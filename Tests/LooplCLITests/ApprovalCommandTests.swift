@@ -97,6 +97,9 @@ import Testing
         let usage = await CapturedConsole.run(["run", "--approve", "maybe", "hi"])
         #expect(usage.status == .usage)
         #expect(usage.err.contains("--approve takes ask or allow, not 'maybe'."), "\(usage.err)")
+        let serve = await CapturedConsole.run(["serve", "--approve", "never"])
+        #expect(serve.status == .usage)
+        #expect(serve.err.contains("--approve takes ask or allow, not 'never'."), "\(serve.err)")
         let config = try Self.file("bad.json", #"{"tools": {"shell": {"approval": "ask"}}}"#)
         defer { try? FileManager.default.removeItem(atPath: config) }
         let bad = await CapturedConsole.run(["run", "--config", config, "--tools", "calc", "hi"])
