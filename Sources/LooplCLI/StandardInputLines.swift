@@ -2,14 +2,15 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// Lines of standard input, read on a thread of their own, a few ahead at most. A reader that
-/// is cancelled gets nil and leaves the next line to the next reader.
+/// Lines of standard input, read on a thread of their own from the first ``next()`` on, a few
+/// ahead at most. A reader that is cancelled gets nil and leaves the next line to the next reader.
 final class StandardInputLines: Sendable {
     private struct State {
         var lines: [String] = []
         var ended = false
         var waiter: (id: Int, continuation: CheckedContinuation<String?, Never>)?
         var readers = 0
+        var reading = false
     }
 
     /// How many lines are read ahead of their readers.
@@ -17,7 +18,15 @@ final class StandardInputLines: Sendable {
     private let state = Mutex(State())
     private let room = DispatchSemaphore(value: StandardInputLines.readAhead)
 
-    init() {
+    init() {}
+
+    /// Starts the reading thread, once: not before a line is wanted, so that a run in the
+    /// background that never asks does not read its terminal.
+    private func startReading() {
+        guard state.withLock({ state in
+            defer { state.reading = true }
+            return !state.reading
+        }) else { return }
         Thread.start(named: "loopl stdin") { [self] in
             while true {
                 room.wait()
@@ -41,6 +50,7 @@ final class StandardInputLines: Sendable {
 
     /// The next line; nil at end of input or when the task is cancelled.
     func next() async -> String? {
+        startReading()
         let id = state.withLock { state in
             state.readers += 1
             return state.readers
