@@ -19,8 +19,9 @@ final class ApprovalWait: Sendable {
         return await withTaskCancellationHandler {
             await wait.answer()
         } onCancel: {
-            asking.cancel()
+            // Given first: an approver that ends its wait when cancelled must not answer in its place.
             wait.give(nil)
+            asking.cancel()
         }
     }
 

@@ -143,11 +143,19 @@ public struct Transcript: Sendable, Hashable {
         return true
     }
 
-    /// Gives `result` to the last call still waiting for it.
+    /// Gives `result` to the last call still waiting for it; a call that never started (denied,
+    /// or cancelled while it waited for approval) comes after its approval, with the result.
     private mutating func attach(_ result: ToolResult) -> Bool {
         guard let index = items.lastIndex(where: {
             if case .toolCall(let call, nil) = $0 { call.id == result.callId } else { false }
-        }), case .toolCall(let call, _) = items[index] else { return false }
+        }), case .toolCall(let call, _) = items[index] else {
+            guard !items.contains(where: { if case .toolCall(let call, _) = $0 { call.id == result.callId } else { false } }),
+                  let call = items.last(where: { if case .approval(let call, _) = $0 { call.id == result.callId } else { false } })
+                      .flatMap({ if case .approval(let call, _) = $0 { call } else { nil } }) else { return false }
+            items.append(.toolCall(call, result: result))
+            closeOpenItems()
+            return true
+        }
         items[index] = .toolCall(call, result: result)
         return true
     }

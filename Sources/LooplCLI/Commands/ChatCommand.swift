@@ -103,8 +103,7 @@ struct ChatCommand: Command {
                 switch event {
                 case .text(let delta): console.out(delta)
                 case .toolFinished, .warning, .retrying:
-                    transcript.apply(event)
-                    if let item = transcript.items.last { console.out("\n" + view.render(item) + "\n") }
+                    if transcript.apply(event), let item = transcript.items.last { console.out("\n" + view.render(item) + "\n") }
                 case .approvalRequested:
                     transcript.apply(event)
                     if let item = transcript.items.last { console.out("\n" + view.render(item) + "\n" + TranscriptView.approvalQuestion) }

@@ -101,6 +101,26 @@ import Testing
         AgentTests.expectConsistent(await agent.messages)
     }
 
+    /// An approver that stops asking when cancelled (and denies) does not decide for the cancelled run.
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingAnApproverThatHonoursItIsNotADenial() async throws {
+        let agent = Agent(model: ScriptedModel(turns: [.toolCalls([Self.call("c1")]), .text(["never"])]),
+                          tools: [Self.asking], approver: { _ in
+                              try? await Task.sleep(for: .seconds(3600))
+                              return .deny
+                          })
+        let seen = Mutex<[AgentEvent]>([])
+        let consumer = Task {
+            for try await event in agent.stream("go") { seen.withLock { $0.append(event) } }
+        }
+        while !seen.withLock({ $0.contains(.approvalRequested(Self.call("c1"))) }) { try await Task.sleep(for: .milliseconds(10)) }
+        consumer.cancel()
+        _ = await consumer.result
+        let events = seen.withLock { $0 }
+        #expect(events.last == .finished(iterations: 1, reason: .cancelled))
+        #expect(Self.results(events).map(\.content) == ["Cancelled before it ran."])
+    }
+
     @Test func aRunNeedingNoApprovalEmitsNeitherEvent() async throws {
         let approver = Approver([])
         let options = AgentOptions(approval: .ask)

@@ -16,6 +16,7 @@ import Testing
             (.toolStarted(call), true),
             (.approvalRequested(other), true),
             (.approvalAnswered(callId: "c2", decision: .deny), true),
+            (.toolFinished(denied), true),
             (.toolFinished(denied), false),
         ]
         for (event, changes) in steps {
@@ -23,6 +24,7 @@ import Testing
         }
         #expect(transcript.items == [
             .user("2+2?"), .approval(call, decision: .once), .toolCall(call, result: nil), .approval(other, decision: .deny),
+            .toolCall(other, result: denied),
         ])
     }
 }
