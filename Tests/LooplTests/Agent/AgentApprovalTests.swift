@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Loopl
 import LooplTestKit
 import Synchronization
@@ -101,12 +102,40 @@ import Testing
         AgentTests.expectConsistent(await agent.messages)
     }
 
-    /// An approver that stops asking when cancelled (and denies) does not decide for the cancelled run.
+    /// A person's answer that waits until it is given, or cancelled.
+    final class Parked: Sendable {
+        private let state = Mutex<(waiter: CheckedContinuation<Void, Never>?, done: Bool)>((nil, false))
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let done = state.withLock { state in
+                    if !state.done { state.waiter = continuation }
+                    return state.done
+                }
+                if done { continuation.resume() }
+            }
+        }
+        func release() {
+            let waiter = state.withLock { state in
+                defer { state = (nil, true) }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
+    }
+
+    /// An approver that stops asking when cancelled, and denies at once while its cancellation
+    /// handler is still busy, does not decide for the cancelled run.
     @Test(.timeLimit(.minutes(1)))
     func cancellingAnApproverThatHonoursItIsNotADenial() async throws {
+        let parked = Parked()
         let agent = Agent(model: ScriptedModel(turns: [.toolCalls([Self.call("c1")]), .text(["never"])]),
                           tools: [Self.asking], approver: { _ in
-                              try? await Task.sleep(for: .seconds(3600))
+                              await withTaskCancellationHandler {
+                                  await parked.wait()
+                              } onCancel: {
+                                  parked.release()
+                                  usleep(300_000)
+                              }
                               return .deny
                           })
         let seen = Mutex<[AgentEvent]>([])
