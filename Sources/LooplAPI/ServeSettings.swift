@@ -19,6 +19,11 @@ package struct ServeSettings: Sendable {
     package var corsOrigins: [String] = []
     /// Whether `GET /metrics` answers without the API key (`serve.metricsPublic`, default false).
     package var metricsPublic = false
+    /// How long an agent run waits for a call's approval before the call is denied
+    /// (`serve.approvalTimeoutSeconds`, default 300).
+    package var approvalTimeout: Duration = .seconds(300)
+    /// Whether agent runs' calls of tools whose config sets no approval wait for one (`--approve`).
+    package var approval: ToolApproval = .allow
 
     package init() {}
 
@@ -44,6 +49,10 @@ package struct ServeSettings: Sendable {
             throw reader.error("corsOrigins entry '\(bad)' is not an origin such as https://app.example.com (scheme and host, no path), or *")
         }
         metricsPublic = try reader.optionalBool("metricsPublic") ?? false
+        if let seconds = try reader.optionalDouble("approvalTimeoutSeconds") {
+            guard (1...86_400).contains(seconds) else { throw reader.error("approvalTimeoutSeconds must be 1 to 86400") }
+            approvalTimeout = .milliseconds(Int(seconds * 1000))
+        }
         try reader.finish()
     }
 

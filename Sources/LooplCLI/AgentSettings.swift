@@ -20,6 +20,8 @@ struct AgentSettings: Sendable {
     var schemaPath: String?
     var overrides: BackendOverrides
     var system: String?
+    /// `--approve`: whether calls of tools that the config does not set wait for approval.
+    var approve: ToolApproval?
 
     /// The help lines of these options, as `run` and `chat` show them.
     static let optionsHelp = """
@@ -38,6 +40,8 @@ struct AgentSettings: Sendable {
           --mcp LIST             MCP servers of the config's mcpServers to enable, comma-separated, or
                                  all (default: none); their tools are named SERVER_TOOL (loopl tools).
           --root DIR             The folder the files tools may read (default: the current folder).
+          --approve MODE         ask: ask before each call of a tool whose config sets no "approval";
+                                 allow: run such calls at once (default: allow).
           --tool-choice CHOICE   auto, required, none, or an enabled tool's name (an MCP one too), for
                                  the first iteration (default: auto).
           --max-iterations N     The most model turns, 1 to 100 (default: 8).
@@ -63,11 +67,15 @@ struct AgentSettings: Sendable {
         backend = try arguments.option("backend") ?? ProcessInfo.processInfo.environment["LOOPL_BACKEND"]
         config = try arguments.option("config")
         tools = (try arguments.option("tools") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        for tool in tools where !["calc", "time", "files"].contains(tool) {
+        for tool in tools where !BuiltInTools.names.contains(tool) {
             throw UsageError("Unknown tool '\(tool)': use calc, time or files.")
         }
         mcp = (try arguments.option("mcp") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         root = try arguments.option("root") ?? FileManager.default.currentDirectoryPath
+        if let word = try arguments.option("approve") {
+            guard let approval = ToolApproval(rawValue: word) else { throw UsageError("--approve takes ask or allow, not '\(word)'.") }
+            approve = approval
+        }
         toolChoice = ToolChoice(name: try arguments.option("tool-choice") ?? "auto")
         maxIterations = try arguments.integer("max-iterations", in: 1...100) ?? 8
         generation = GenerationOptions(maxTokens: try arguments.integer("max-tokens", in: 1...1_000_000) ?? 512)
@@ -105,22 +113,8 @@ struct AgentSettings: Sendable {
         schemaPath = try arguments.option("json-schema")
     }
 
-    /// The enabled built-in tools.
-    func makeTools() throws -> [any Tool] {
-        var made: [any Tool] = []
-        for tool in tools {
-            switch tool {
-            case "calc": made.append(CalculatorTool())
-            case "time": made.append(DateTimeTool())
-            default:
-                let fileRoot = try FileRoot(root)
-                made += [ListFilesTool(root: fileRoot), ReadFileTool(root: fileRoot)]
-            }
-        }
-        return made
-    }
-
-    func makeAgent(console: Console) async throws -> Agent {
+    /// The agent of these settings; `approver` decides on calls that need approval.
+    func makeAgent(console: Console, approver: ToolApprover?) async throws -> Agent {
         let json = self.json
         let warn: (String) -> Void = { text in
             if json {
@@ -130,7 +124,7 @@ struct AgentSettings: Sendable {
             }
         }
         var config = try BackendFactory.config(path: self.config, console: console)
-        let builtIn = try makeTools()
+        let builtIn = try BuiltInTools.make(tools, root: root, approvals: try BuiltInTools.approvals(config.tools))
         let remote = try await MCPSetup.tools(mcp, servers: config.mcpServers, builtIn: builtIn, warn: warn)
         let tools = builtIn + remote.tools
         if case .tool(let name) = toolChoice, !tools.contains(where: { $0.name == name }) {
@@ -152,8 +146,8 @@ struct AgentSettings: Sendable {
         }
         return Agent(model: model, tools: builtIn, toolSources: remote.source.map { [$0] } ?? [],
                      options: AgentOptions(maxIterations: maxIterations, toolTimeout: MCPSetup.toolTimeout(tools),
-                                           firstToolChoice: toolChoice, generation: generation),
-                     messages: messages)
+                                           firstToolChoice: toolChoice, generation: generation, approval: approve ?? .allow),
+                     messages: messages, approver: approver)
     }
 
     /// Saves the agent's conversation to `path` (atomically) when `event` reports a complete

@@ -4,22 +4,31 @@ import Synchronization
 
 /// Prints agent events: answer text on standard output and thinking, tool calls, warnings and
 /// metrics on standard error; or, with `json`, one JSON object per event on standard output.
+/// Either way a call that needs approval is asked about on standard error when `asks`, else its
+/// denial is told there, with `allowHint`'s way (for a tool name) to let it run.
 final class EventPrinter: Sendable {
     let console: Console
     let json: Bool
+    let asks: Bool
+    let allowHint: @Sendable (String) -> String
+    private let awaiting = Mutex<[String: ToolCall]>([:])
     private let view: TranscriptView
     private let started = Mutex<[String: ToolCall]>([:])
     private let lastMetrics = Mutex<Metrics?>(nil)
     private let thinking: Mutex<ThinkingStream>
 
-    init(console: Console, json: Bool, verbose: Bool, showThinking: Bool = false) {
+    init(console: Console, json: Bool, verbose: Bool, showThinking: Bool = false, asks: Bool = false,
+         allowHint: @escaping @Sendable (String) -> String = { _ in "pass --approve allow" }) {
         self.console = console
         self.json = json
+        self.asks = asks
+        self.allowHint = allowHint
         view = TranscriptView(style: .detect(fd: 2), verbose: verbose, showThinking: showThinking)
         thinking = Mutex(ThinkingStream(view: view))
     }
 
     func print(_ event: AgentEvent) {
+        approval(event)
         if json {
             // AgentEvent's Codable form is the stream's shape (docs/events.md).
             do { console.out(try JSONValue(encoding: event).jsonText() + "\n") } catch { console.err("\(error)") }
@@ -50,7 +59,20 @@ final class EventPrinter: Sendable {
             console.out("\n")
             let meter = lastMetrics.withLock { $0 }.map { " " + view.meter($0) } ?? ""
             console.err("[\(reason.rawValue) after \(iterations) iteration\(iterations == 1 ? "" : "s")]\(meter)")
-        case .iterationStarted, .assistantMessage, .reasoning: break
+        case .iterationStarted, .assistantMessage, .reasoning, .approvalRequested, .approvalAnswered: break
+        }
+    }
+
+    /// The question for a call that waits for approval, or the sentence that says it was denied.
+    private func approval(_ event: AgentEvent) {
+        switch event {
+        case .approvalRequested(let call):
+            awaiting.withLock { $0[call.id] = call }
+            if asks { console.err("\n" + view.approval(call, nil) + "\n" + TranscriptView.approvalQuestion, newline: false) }
+        case .approvalAnswered(let callId, let decision):
+            guard let call = awaiting.withLock({ $0.removeValue(forKey: callId) }), decision == .deny, !asks else { return }
+            console.err("loopl: denied \(call.name) \(JSONValue.object(call.arguments).jsonText()): it needs approval, and standard input is not a terminal to ask on; to let it run, \(allowHint(call.name)).")
+        default: break
         }
     }
 }

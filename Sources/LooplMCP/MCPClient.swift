@@ -189,7 +189,7 @@ public actor MCPClient {
                 cursor = nil
             }
         } while cursor != nil
-        for wanted in config.only ?? [] where !tools.contains(where: { $0.name == wanted }) {
+        for wanted in (config.only ?? []) + config.toolApproval.keys.sorted().filter({ !(config.only ?? []).contains($0) }) where !tools.contains(where: { $0.name == wanted }) {
             problems.append("its config names tool '\(wanted)', which the server does not offer")
         }
         catalog.replace(tools, problems: problems)

@@ -6,11 +6,12 @@ import LooplHTTP
 /// listens over HTTP.
 ///
 /// Shape: `{"command": "...", "args": [...], "env": {...}, "cwd": "...", "timeoutSeconds": 30,
-/// "tools": ["only", "these"], "inheritEnv": ["NAME"]}`, or over HTTP `{"url": "...", "type":
-/// "http" | "sse", "headers": {...}, "timeoutSeconds": 30, "tools": [...]}`. `${VAR}` in `args`,
-/// `env` and `headers` is replaced by the host's environment variable VAR; an unset variable is
-/// an error. The server gets ``ChildEnvironment/basic``, the host variables `inheritEnv` names,
-/// and `env`; nothing else of the host's environment.
+/// "tools": ["only", "these"], "inheritEnv": ["NAME"], "approval": "ask", "toolApproval":
+/// {"TOOL": "allow"}}`, or over HTTP `{"url": "...", "type": "http" | "sse", "headers": {...},
+/// "timeoutSeconds": 30, "tools": [...], "approval": ..., "toolApproval": ...}`. `${VAR}` in
+/// `args`, `env` and `headers` is replaced by the host's environment variable VAR; an unset
+/// variable is an error. The server gets ``ChildEnvironment/basic``, the host variables
+/// `inheritEnv` names, and `env`; nothing else of the host's environment.
 public struct MCPServerConfig: Sendable, Hashable {
     /// The key in `mcpServers`; it prefixes the server's tool names.
     public var name: String
@@ -31,6 +32,10 @@ public struct MCPServerConfig: Sendable, Hashable {
     public var only: [String]?
     /// Where the server listens, for a server over HTTP; nil for one on stdio.
     public var http: MCPHTTPEndpoint?
+    /// Whether the server's calls wait for approval; nil: as the run's default.
+    public var approval: ToolApproval?
+    /// Per tool (by the server's name), in place of ``approval``.
+    public var toolApproval: [String: ToolApproval] = [:]
 
     public init(name: String, command: String, arguments: [String] = [], environment: [String: String] = [:],
                 directory: String? = nil, timeout: Duration = .seconds(30), only: [String]? = nil,
@@ -73,11 +78,13 @@ public struct MCPServerConfig: Sendable, Hashable {
         let seconds = try Self.timeoutSeconds(&reader)
         let only = try reader.optionalStrings("tools")
         let inheritEnv = try reader.optionalStrings("inheritEnv") ?? []
+        let approvals = try Self.approvals(&reader)
         try reader.finish()
         func expand(_ text: String) throws -> String { try Self.expand(text, variables: variables, context: reader) }
         self.init(name: name, command: command, arguments: try arguments.map(expand),
                   environment: try environment.mapValues(expand), directory: directory,
                   timeout: .milliseconds(Int64(seconds * 1000)), only: only, inheritEnv: inheritEnv)
+        (approval, toolApproval) = approvals
         let expanded = arguments.filter { $0.contains("${") }
         if !expanded.isEmpty {
             warnings.append("MCP server '\(name)': ${VAR} in 'args' (\(expanded.joined(separator: " "))) puts the variable's value on the command line, which every local user can read in /proc; pass secrets through 'env' instead")
@@ -111,6 +118,7 @@ public struct MCPServerConfig: Sendable, Hashable {
         }
         let seconds = try Self.timeoutSeconds(&reader)
         let only = try reader.optionalStrings("tools")
+        let approvals = try Self.approvals(&reader)
         try reader.finish()
         let context = reader
         let expanded = try headers.mapValues { value in
@@ -122,6 +130,7 @@ public struct MCPServerConfig: Sendable, Hashable {
         }
         self.init(name: name, http: MCPHTTPEndpoint(url: url, kind: kind, headers: expanded),
                   timeout: .milliseconds(Int64(seconds * 1000)), only: only)
+        (approval, toolApproval) = approvals
     }
 
     private static func timeoutSeconds(_ reader: inout ConfigSection) throws -> Double {
@@ -157,5 +166,22 @@ public struct MCPServerConfig: Sendable, Hashable {
             rest = rest[rest.index(after: close)...]
         }
         return result + rest
+    }
+}
+
+extension MCPServerConfig {
+    /// Whether a call of the server's tool `tool` waits for approval; nil: as the run's default.
+    public func approval(of tool: String) -> ToolApproval? { toolApproval[tool] ?? approval }
+
+    /// The entry's `approval`, and its `toolApproval` object, each of whose values is "ask" or "allow".
+    static func approvals(_ reader: inout ConfigSection) throws -> (ToolApproval?, [String: ToolApproval]) {
+        let approval = try reader.optional("approval", as: ToolApproval.self)
+        let tools = try (reader.optionalObject("toolApproval") ?? [:]).reduce(into: [String: ToolApproval]()) { approvals, entry in
+            guard let approval = ToolApproval(config: entry.value) else {
+                throw reader.error("'toolApproval.\(entry.key)' must be \(ToolApproval.expectation)")
+            }
+            approvals[entry.key] = approval
+        }
+        return (approval, tools)
     }
 }

@@ -25,6 +25,9 @@ public struct MCPTool: Tool {
         client.catalog.tool(remoteName)?.inputSchema ?? ["type": "object", "properties": [:]]
     }
 
+    /// As the server's entry sets it for this tool (``MCPServerConfig/approval(of:)``).
+    public var approval: ToolApproval? { client.config.approval(of: remoteName) }
+
     public func call(_ arguments: JSONObject) async throws -> String {
         try await client.call(remoteName, arguments: arguments)
     }

@@ -2,7 +2,8 @@ import Loopl
 
 /// Draws a ``Transcript`` for a terminal: user lines, the assistant's thinking dimmed (collapsed to
 /// one line with its length, or in full), assistant text, tool calls as one-line pills (✓ or ✗,
-/// name, duration; arguments and result when verbose), warnings as amber pills, and a token meter.
+/// name, duration; arguments and result when verbose), calls waiting for approval with their
+/// arguments, warnings as amber pills, and a token meter.
 public struct TranscriptView: Sendable {
     public var style: TerminalStyle
     /// Show each call's arguments and result under its pill.
@@ -30,6 +31,7 @@ public struct TranscriptView: Sendable {
         case .reasoning(let text): return showThinking ? thinking(text) : collapsedThinking(text)
         case .assistant(let text): return text
         case .toolCall(let call, let result): return pill(call, result)
+        case .approval(let call, let decision): return approval(call, decision)
         case .warning(let text): return style.amber("⚠ \(text)")
         case .note(let text): return style.dim("· \(text)")
         }
@@ -49,6 +51,19 @@ public struct TranscriptView: Sendable {
         }
         return line
     }
+
+    /// A call that waits for approval, with its arguments in full; then what was decided.
+    public func approval(_ call: ToolCall, _ decision: ApprovalDecision?) -> String {
+        switch decision {
+        case nil: style.amber("? \(call.name)") + " " + JSONValue.object(call.arguments).jsonText()
+        case .once: style.green("✓ \(call.name) approved once")
+        case .run: style.green("✓ \(call.name) approved for this run")
+        case .deny: style.red("✗ \(call.name) denied")
+        }
+    }
+
+    /// The question after a call that waits for approval.
+    public static let approvalQuestion = "Run it? y: yes, a: always in this run, n: no › "
 
     /// Thinking as one dimmed line: its length and how it starts.
     public func collapsedThinking(_ text: String) -> String {

@@ -51,3 +51,14 @@ import Testing
         #expect(try ServeSettings(section: [:]).maxRequestBytes == 16 * 1024 * 1024)
     }
 }
+
+/// `serve.approvalTimeoutSeconds`: how long an agent run's call waits for approval.
+@Suite struct ServeApprovalSettingsTests {
+    @Test func theApprovalTimeoutIsReadAndBounded() throws {
+        #expect(ServeSettings().approvalTimeout == .seconds(300))
+        #expect(ServeSettings().approval == .allow)
+        #expect(try ServeSettings(section: ["approvalTimeoutSeconds": 2.5]).approvalTimeout == .milliseconds(2500))
+        let error = #expect(throws: LooplError.self) { try ServeSettings(section: ["approvalTimeoutSeconds": 100_000]) }
+        #expect(error?.message == "Invalid configuration: serve: approvalTimeoutSeconds must be 1 to 86400.")
+    }
+}

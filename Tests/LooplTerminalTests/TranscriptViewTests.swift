@@ -99,3 +99,16 @@ import Testing
         #expect(view.pill(ToolCall(name: "calculator"), nil) == "… calculator")
     }
 }
+
+/// A call waiting for approval shows its name and all its arguments; then the decision.
+@Suite struct ApprovalViewTests {
+    @Test func approvalsRender() {
+        let view = TranscriptView(style: TerminalStyle(colour: false))
+        let call = ToolCall(id: "c1", name: "files_write", arguments: ["path": "notes.txt", "text": "a\u{1B}[2Jb"])
+        #expect(view.render(.approval(call, decision: nil)) == #"? files_write {"path":"notes.txt","text":"a\u001b[2Jb"}"#)
+        #expect(view.render(.approval(call, decision: .once)) == "✓ files_write approved once")
+        #expect(view.render(.approval(call, decision: .run)) == "✓ files_write approved for this run")
+        #expect(view.render(.approval(call, decision: .deny)) == "✗ files_write denied")
+        #expect(TranscriptView(style: TerminalStyle(colour: true)).render(.approval(call, decision: nil)).hasPrefix("\u{1B}["))
+    }
+}

@@ -6,6 +6,8 @@ public actor Agent {
     /// Tool sets that may change during a run, asked before every model turn; their tools come after ``tools``.
     public let toolSources: [any ToolSource]
     public var options: AgentOptions
+    /// Decides on the calls that need approval (``ToolApproval/ask``); nil denies them.
+    public let approver: ToolApprover?
     /// The conversation so far: save it, and give it to a new Agent to resume.
     public private(set) var messages: [Message]
 
@@ -13,15 +15,18 @@ public actor Agent {
     private var available: [any Tool] = []
     /// True while a run goes on: one Agent is one conversation, so a second run is refused.
     private var running = false
+    /// The tools approved for the rest of the run that goes on (``ApprovalDecision/run``).
+    private var approvedForRun: Set<String> = []
     /// The conversation's name for the model (``GenerationOptions/conversation``), unless the
     /// options name one.
     private let conversation = "agent-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
 
     /// An agent over `model` with `tools` (and those of `toolSources`), continuing the
-    /// conversation `messages` (empty: a new one).
+    /// conversation `messages` (empty: a new one); `approver` decides on calls that need approval.
     public init(model: any Model, tools: [any Tool] = [], toolSources: [any ToolSource] = [], options: AgentOptions = AgentOptions(),
-                messages: [Message] = []) {
+                messages: [Message] = [], approver: ToolApprover? = nil) {
         self.model = model
+        self.approver = approver
         self.tools = tools
         self.toolSources = toolSources
         self.options = options
@@ -33,9 +38,9 @@ public actor Agent {
         self.options = options
     }
 
-    /// An agent on the same model, tools and options, with the conversation `messages`.
+    /// An agent on the same model, tools, options and approver, with the conversation `messages`.
     public func restarted(with messages: [Message]) -> Agent {
-        Agent(model: model, tools: tools, toolSources: toolSources, options: options, messages: messages)
+        Agent(model: model, tools: tools, toolSources: toolSources, options: options, messages: messages, approver: approver)
     }
 
     /// Asks the sources for their tools now.
@@ -91,6 +96,7 @@ public actor Agent {
                 "This agent is already running a turn of its conversation: wait for it to finish, or make another Agent on the same model."))
         }
         running = true
+        approvedForRun = []
         defer { running = false }
         var detector = LoopDetector()
         var iteration = 0
@@ -149,6 +155,8 @@ public actor Agent {
             var result: ToolResult
             if Task.isCancelled {
                 result = ToolResult(callId: call.id, name: call.name, isError: true, durationMs: 0, content: "Cancelled before it ran.")
+            } else if let refusal = await approval(of: call, into: channel) {
+                result = refusal
             } else {
                 channel.send(.toolStarted(call))
                 result = await runTool(call, warn: { channel.send(.warning($0)) })
@@ -162,6 +170,30 @@ public actor Agent {
             channel.send(.toolFinished(result))
         }
     }
+
+    /// Asks the approver about `call` when its tool needs approval; nil when it may run, else the
+    /// result that stands for it: denied, or cancelled while waiting.
+    private func approval(of call: ToolCall, into channel: EventChannel<AgentEvent>) async -> ToolResult? {
+        guard let tool = available.first(where: { $0.name == call.name }), (tool.approval ?? options.approval) == .ask,
+              !approvedForRun.contains(call.name), ArgumentCheck.problem(call.arguments, schema: tool.parameters) == nil else { return nil }
+        channel.send(.approvalRequested(call))
+        let decision = if let approver { await ApprovalWait.decision(of: approver, on: call) } else { ApprovalDecision.deny }
+        guard let decision else {
+            return ToolResult(callId: call.id, name: call.name, isError: true, durationMs: 0, content: "Cancelled before it ran.")
+        }
+        channel.send(.approvalAnswered(callId: call.id, decision: decision))
+        switch decision {
+        case .once: return nil
+        case .run:
+            approvedForRun.insert(call.name)
+            return nil
+        case .deny:
+            return ToolResult(callId: call.id, name: call.name, isError: true, durationMs: 0, content: Self.denied)
+        }
+    }
+
+    /// What the model reads of a call the user denied.
+    static let denied = "The user denied this call."
 
     /// One model turn, tried again from the same messages while its engine is lost and retries
     /// are left; a route that fell back to its next backend gets a fresh count.

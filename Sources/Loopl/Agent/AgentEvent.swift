@@ -13,6 +13,10 @@ public enum AgentEvent: Sendable, Hashable {
     case metrics(Metrics)
     /// The assistant's turn, complete and parsed.
     case assistantMessage(Message)
+    /// A call that needs approval waits for the ``Agent``'s ``ToolApprover``.
+    case approvalRequested(ToolCall)
+    /// The approver decided on the call `callId`; a denied call finishes without starting.
+    case approvalAnswered(callId: String, decision: ApprovalDecision)
     /// A tool the model called starts to run.
     case toolStarted(ToolCall)
     /// A tool finished (or failed: ``ToolResult/isError``); its result goes back to the model.
@@ -42,7 +46,7 @@ extension AgentEvent: Codable {
     public static let schemaVersion = 1
 
     private enum CodingKeys: String, CodingKey {
-        case event, iteration, text, metrics, message, toolCall, result, iterations, reason
+        case event, iteration, text, metrics, message, toolCall, result, iterations, reason, callId, decision
     }
 
     public init(from decoder: any Decoder) throws {
@@ -53,6 +57,10 @@ extension AgentEvent: Codable {
         case "reasoning": self = .reasoning(try c.decode(String.self, forKey: .text))
         case "metrics": self = .metrics(try c.decode(Metrics.self, forKey: .metrics))
         case "assistantMessage": self = .assistantMessage(try c.decode(Message.self, forKey: .message))
+        case "approvalRequested": self = .approvalRequested(try c.decode(ToolCall.self, forKey: .toolCall))
+        case "approvalAnswered":
+            self = .approvalAnswered(callId: try c.decode(String.self, forKey: .callId),
+                                     decision: try c.decode(ApprovalDecision.self, forKey: .decision))
         case "toolStarted": self = .toolStarted(try c.decode(ToolCall.self, forKey: .toolCall))
         case "toolFinished": self = .toolFinished(try c.decode(ToolResult.self, forKey: .result))
         case "warning": self = .warning(try c.decode(String.self, forKey: .message))
@@ -64,7 +72,7 @@ extension AgentEvent: Codable {
                              reason: try c.decode(FinishReason.self, forKey: .reason))
         case let name:
             throw DecodingError.dataCorruptedError(forKey: .event, in: c, debugDescription:
-                "is \"\(name)\", not one of iterationStarted, text, reasoning, metrics, assistantMessage, toolStarted, toolFinished, warning, retrying, finished")
+                "is \"\(name)\", not one of iterationStarted, text, reasoning, metrics, assistantMessage, approvalRequested, approvalAnswered, toolStarted, toolFinished, warning, retrying, finished")
         }
     }
 
@@ -76,7 +84,10 @@ extension AgentEvent: Codable {
         case .text(let text), .reasoning(let text): try c.encode(text, forKey: .text)
         case .metrics(let metrics): try c.encode(metrics, forKey: .metrics)
         case .assistantMessage(let message): try c.encode(message, forKey: .message)
-        case .toolStarted(let call): try c.encode(call, forKey: .toolCall)
+        case .toolStarted(let call), .approvalRequested(let call): try c.encode(call, forKey: .toolCall)
+        case .approvalAnswered(let callId, let decision):
+            try c.encode(callId, forKey: .callId)
+            try c.encode(decision, forKey: .decision)
         case .toolFinished(let result): try c.encode(result, forKey: .result)
         case .warning(let text): try c.encode(text, forKey: .message)
         case .retrying(let iteration, let reason):
@@ -96,6 +107,8 @@ extension AgentEvent: Codable {
         case .reasoning: "reasoning"
         case .metrics: "metrics"
         case .assistantMessage: "assistantMessage"
+        case .approvalRequested: "approvalRequested"
+        case .approvalAnswered: "approvalAnswered"
         case .toolStarted: "toolStarted"
         case .toolFinished: "toolFinished"
         case .warning: "warning"

@@ -16,9 +16,13 @@ public struct AgentOptions: Sendable, Hashable {
     /// behind the model was lost before the turn ended (``LooplError/isEngineLoss``); 0: never.
     /// Errors of a live engine (a context overflow, an invalid request) are never retried.
     public var turnRetries: Int
+    /// Whether a call of a tool whose own ``Tool/approval`` is nil waits for approval.
+    public var approval: ToolApproval
 
     public init(maxIterations: Int = 8, toolTimeout: Duration = .seconds(30), firstToolChoice: ToolChoice = .auto,
-                generation: GenerationOptions = GenerationOptions(), maxToolResultBytes: Int? = nil, turnRetries: Int = 1) {
+                generation: GenerationOptions = GenerationOptions(), maxToolResultBytes: Int? = nil, turnRetries: Int = 1,
+                approval: ToolApproval = .allow) {
+        self.approval = approval
         self.maxIterations = maxIterations
         self.toolTimeout = toolTimeout
         self.firstToolChoice = firstToolChoice

@@ -6,11 +6,15 @@ public protocol Tool: Sendable {
     var parameters: JSONValue { get }
     /// Does the work and returns what the model reads; a thrown error is reported to the model as a failed call.
     func call(_ arguments: JSONObject) async throws -> String
+    /// Whether a call waits for a person's approval; nil: as ``AgentOptions/approval`` says.
+    var approval: ToolApproval? { get }
 }
 
 extension Tool {
     /// What the model is told about this tool.
     public var spec: ToolSpec { ToolSpec(name: name, description: description, parameters: parameters) }
+
+    public var approval: ToolApproval? { nil }
 }
 
 /// A tool made from a closure.

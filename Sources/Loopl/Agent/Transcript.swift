@@ -9,6 +9,8 @@ public struct Transcript: Sendable, Hashable {
         case assistant(String)
         /// A call, and its result once it has one.
         case toolCall(ToolCall, result: ToolResult?)
+        /// A call that waits for approval, and the decision once there is one.
+        case approval(ToolCall, decision: ApprovalDecision?)
         case warning(String)
         /// A note from the program (a backend switch, a saved file).
         case note(String)
@@ -78,6 +80,12 @@ public struct Transcript: Sendable, Hashable {
             return true
         case .toolFinished(let result):
             return attach(result)
+        case .approvalRequested(let call):
+            items.append(.approval(call, decision: nil))
+            closeOpenItems()
+            return true
+        case .approvalAnswered(let callId, let decision):
+            return decide(callId, decision)
         case .warning(let text):
             items.append(.warning(text))
             closeOpenItems()
@@ -126,11 +134,28 @@ public struct Transcript: Sendable, Hashable {
         }
     }
 
-    /// Gives `result` to the last call still waiting for it.
+    /// Gives `decision` to the last approval still waiting for it.
+    private mutating func decide(_ callId: String, _ decision: ApprovalDecision) -> Bool {
+        guard let index = items.lastIndex(where: {
+            if case .approval(let call, nil) = $0 { call.id == callId } else { false }
+        }), case .approval(let call, _) = items[index] else { return false }
+        items[index] = .approval(call, decision: decision)
+        return true
+    }
+
+    /// Gives `result` to the last call still waiting for it; a call that never started (denied,
+    /// or cancelled while it waited for approval) comes after its approval, with the result.
     private mutating func attach(_ result: ToolResult) -> Bool {
         guard let index = items.lastIndex(where: {
             if case .toolCall(let call, nil) = $0 { call.id == result.callId } else { false }
-        }), case .toolCall(let call, _) = items[index] else { return false }
+        }), case .toolCall(let call, _) = items[index] else {
+            guard !items.contains(where: { if case .toolCall(let call, _) = $0 { call.id == result.callId } else { false } }),
+                  let call = items.last(where: { if case .approval(let call, _) = $0 { call.id == result.callId } else { false } })
+                      .flatMap({ if case .approval(let call, _) = $0 { call } else { nil } }) else { return false }
+            items.append(.toolCall(call, result: result))
+            closeOpenItems()
+            return true
+        }
         items[index] = .toolCall(call, result: result)
         return true
     }

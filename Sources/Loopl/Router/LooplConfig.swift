@@ -3,9 +3,10 @@ import Foundation
 /// The backends a user can pick from, read from a JSON file or built in.
 ///
 /// Shape: `{"default": "llama", "fallback": ["server"], "backends": {"NAME": {"kind": ..., ...}},
-/// "mcpServers": {"NAME": {...}}, "serve": {...}}`. Each backend is read by the ``BackendKind`` it
-/// names; unknown keys are errors. Without `backends`, the built-in backends are used. `mcpServers`
-/// and `serve` are kept as written, for the MCP client (LooplMCP) and `loopl serve` to read.
+/// "mcpServers": {"NAME": {...}}, "serve": {...}, "tools": {...}}`. Each backend is read by the
+/// ``BackendKind`` it names; unknown keys are errors. Without `backends`, the built-in backends are
+/// used. `mcpServers`, `serve` and `tools` are kept as written, for the MCP client (LooplMCP),
+/// `loopl serve` and the command line's built-in tools to read.
 public struct LooplConfig: Sendable {
     public var defaultBackend: String
     /// Tried in order when the default backend fails before its first token.
@@ -15,6 +16,8 @@ public struct LooplConfig: Sendable {
     public var mcpServers: JSONObject = [:]
     /// The `serve` object as written (empty when there is none): `loopl serve`'s settings.
     package var serve: JSONObject = [:]
+    /// The `tools` object as written (empty when there is none): settings of the built-in tools.
+    package var tools: JSONObject = [:]
     /// Where it was read from; nil for the built-in defaults.
     public var source: String?
     /// Which of the places ``load(explicit:kinds:environment:folder:)`` looks in it came from.
@@ -33,6 +36,7 @@ public struct LooplConfig: Sendable {
         let entries = try reader.optionalObject("backends")
         let servers = try reader.optionalObject("mcpServers") ?? [:]
         let serve = try reader.optionalObject("serve") ?? [:]
+        let tools = try reader.optionalObject("tools") ?? [:]
         try reader.finish()
         if let entries {
             var backends: [String: BackendConfig] = [:]
@@ -46,6 +50,7 @@ public struct LooplConfig: Sendable {
         }
         mcpServers = servers
         self.serve = serve
+        self.tools = tools
         for name in [defaultBackend] + self.fallback where backends[name] == nil {
             throw ConfigSection.error("'\(name)' is named as default or fallback but is not among the backends (\(backends.keys.sorted().joined(separator: ", ")))")
         }

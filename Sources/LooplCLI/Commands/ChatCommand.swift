@@ -10,6 +10,8 @@ struct ChatCommand: Command {
     static let help = """
         Talk with an agent. Each line you type is a turn; the answer streams as it is written,
         with tool calls as one-line pills. Ctrl-C cancels the running turn; a second Ctrl-C quits.
+        A call that needs approval (--approve ask, or "approval" in the config: docs/mcp.md) is
+        shown with its arguments and asks y (run it), a (always, in this run) or n (deny).
 
         The conversation is saved after every complete message (an answer, a tool result) in
         $XDG_DATA_HOME/loopl/conversation.json (else ~/.local/share/loopl/conversation.json);
@@ -50,7 +52,8 @@ struct ChatCommand: Command {
 
     func run(_ console: Console) async throws -> ExitCode {
         let view = TranscriptView(style: .detect(fd: 1), verbose: settings.verbose, showThinking: settings.showThinking)
-        var agent = try await settings.makeAgent(console: console)
+        let lines = StandardInputLines()
+        var agent = try await settings.makeAgent(console: console, approver: TerminalApproval.asking(lines) { console.out($0) })
         let path = settings.session ?? Self.conversationPath
         let interrupts = Interrupts()
         if resume {
@@ -67,7 +70,6 @@ struct ChatCommand: Command {
         } else if settings.session == nil {
             agent = await agent.restarted(with: [])
         }
-        let lines = StandardInputLines()
         while true {
             console.out(view.style.colour ? "\u{1B}[1;36m› \u{1B}[0m" : "› ")
             guard let line = await lines.next(orInterrupt: interrupts) else { break }
@@ -101,8 +103,10 @@ struct ChatCommand: Command {
                 switch event {
                 case .text(let delta): console.out(delta)
                 case .toolFinished, .warning, .retrying:
+                    if transcript.apply(event), let item = transcript.items.last { console.out("\n" + view.render(item) + "\n") }
+                case .approvalRequested:
                     transcript.apply(event)
-                    if let item = transcript.items.last { console.out("\n" + view.render(item) + "\n") }
+                    if let item = transcript.items.last { console.out("\n" + view.render(item) + "\n" + TranscriptView.approvalQuestion) }
                 default:
                     transcript.apply(event)
                 }
@@ -150,7 +154,7 @@ struct ChatCommand: Command {
             do {
                 var settings = self.settings
                 settings.backend = name
-                let next = try await settings.makeAgent(console: console).restarted(with: await agent.messages)
+                let next = try await settings.makeAgent(console: console, approver: agent.approver).restarted(with: await agent.messages)
                 var options = await next.options
                 options.generation.reasoning = await agent.options.generation.reasoning
                 await next.setOptions(options)
@@ -201,42 +205,4 @@ final class Interrupts: @unchecked Sendable {
         defer { lock.unlock() }
         return count
     }
-}
-
-/// Lines of standard input, read on a thread of their own.
-final class StandardInputLines: @unchecked Sendable {
-    private let stream: AsyncStream<String>
-    private var iterator: AsyncStream<String>.Iterator
-
-    init() {
-        let (stream, continuation) = AsyncStream<String>.makeStream()
-        self.stream = stream
-        self.iterator = stream.makeAsyncIterator()
-        Thread.start(named: "loopl stdin") {
-            while let line = readLine(strippingNewline: true) { continuation.yield(line) }
-            continuation.finish()
-        }
-    }
-
-    /// The next line; nil at end of input or when Ctrl-C is pressed at the prompt.
-    func next(orInterrupt interrupts: Interrupts) async -> String? {
-        let quit = LockedFlag()
-        let waiting = Task { [self] in
-            var iterator = self.iterator
-            let line = await iterator.next()
-            self.iterator = iterator
-            return line
-        }
-        interrupts.onInterrupt { quit.set(); waiting.cancel() }
-        let line = await waiting.value
-        interrupts.onInterrupt(nil)
-        return quit.isSet ? nil : line
-    }
-}
-
-final class LockedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.lock(); value = true; lock.unlock() }
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
 }

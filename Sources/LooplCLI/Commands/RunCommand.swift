@@ -6,7 +6,9 @@ struct RunCommand: Command {
     static let name = "run"
     static let abstract = "Run an agent once on a prompt and print its answer."
     static let help = """
-        Run an agent once: the model answers PROMPT, calling the enabled tools as it needs.
+        Run an agent once: the model answers PROMPT, calling the enabled tools as it needs. A call
+        that needs approval (--approve ask, or "approval" in the config: docs/mcp.md) is asked about
+        on standard error when standard input is a terminal; without one, it is denied.
 
         USAGE: loopl run [options] PROMPT     (PROMPT - reads it from standard input)
                loopl run [options] --session FILE --resume
@@ -39,8 +41,15 @@ struct RunCommand: Command {
 
     func run(_ console: Console) async throws -> ExitCode {
         let prompt = self.prompt == "-" ? try StandardInput.readAll() : self.prompt
-        let agent = try await options.makeAgent(console: console)
-        let printer = EventPrinter(console: console, json: options.json, verbose: options.verbose, showThinking: options.showThinking)
+        let asks = TerminalApproval.canAsk
+        let denying: ToolApprover = { _ in .deny }
+        let approver = asks ? TerminalApproval.asking(StandardInputLines()) { console.err($0, newline: false) } : denying
+        let agent = try await options.makeAgent(console: console, approver: approver)
+        var tools = await agent.tools
+        for source in await agent.toolSources { tools += await source.currentTools() }
+        let hints = Dictionary(tools.map { ($0.name, BuiltInTools.allowHint($0)) }) { (first: String, _: String) in first }
+        let printer = EventPrinter(console: console, json: options.json, verbose: options.verbose, showThinking: options.showThinking,
+                                   asks: asks, allowHint: { hints[$0] ?? BuiltInTools.allowHint(nil) })
         do {
             let events = prompt.map { agent.stream($0) } ?? agent.resume()
             for try await event in events {

@@ -18,7 +18,7 @@ struct ServeCommand: Command {
         Prints 'listening on http://HOST:PORT' on standard error once it listens.
 
         USAGE: loopl serve [--config FILE] [--host ADDRESS] [--port N] [--api-key KEY]
-                           [--backends LIST] [--preload] [-m FILE] [-t N] [-c N] [-ngl N]
+                           [--backends LIST] [--preload] [--approve MODE] [-m FILE] [-t N] [-c N] [-ngl N]
 
         OPTIONS:
           --config FILE          The configuration file (default: $LOOPL_CONFIG, ./loopl.json
@@ -30,6 +30,8 @@ struct ServeCommand: Command {
                                  serve.apiKeyFile, else none).
           --backends LIST        Serve only these backends, comma-separated (default: all).
           --preload              Start every served backend before listening.
+          --approve MODE         ask or allow: whether agent runs' calls of tools whose config sets no
+                                 "approval" wait for one (default: allow).
           -m, --model FILE       The GGUF model for every backend (default: each backend's).
           -t, --threads N        CPU threads, 1 to 256 (default: the backend's).
           -c, --ctx-size N       Context length in tokens, 16 to 1048576 (default: the backend's).
@@ -45,6 +47,7 @@ struct ServeCommand: Command {
     var backends: [String]?
     var preload: Bool
     var overrides: BackendOverrides
+    var approve: ToolApproval?
 
     init(arguments: inout Arguments) throws(UsageError) {
         config = try arguments.option("config")
@@ -53,6 +56,10 @@ struct ServeCommand: Command {
         apiKey = try arguments.option("api-key")
         backends = try arguments.option("backends").map { $0.split(separator: ",").map(String.init) }
         preload = arguments.flag("preload")
+        if let word = try arguments.option("approve") {
+            guard let approval = ToolApproval(rawValue: word) else { throw UsageError("--approve takes ask or allow, not '\(word)'.") }
+            approve = approval
+        }
         overrides = try arguments.backendOverrides()
     }
 
@@ -61,7 +68,8 @@ struct ServeCommand: Command {
         let signals = try SignalWatch([SIGINT, SIGTERM])
         var config = try BackendFactory.config(path: config, console: console)
         try config.apply(overrides)
-        let settings = try ServeSettings(section: config.serve)
+        var settings = try ServeSettings(section: config.serve)
+        if let approve { settings.approval = approve }
         let key = try settings.apiKey(flag: apiKey)
         if key == nil, !["127.0.0.1", "localhost", "::1"].contains(host) {
             console.err("warning: Listening on \(host) without an API key: anyone who reaches this address can use the models. Set --api-key, LOOPL_API_KEY or serve.apiKeyFile.")

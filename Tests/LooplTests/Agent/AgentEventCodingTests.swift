@@ -29,6 +29,11 @@ import Testing
         .assistantMessage(.assistant(text: "", toolCalls: [call], reasoning: "I should call calc.")),
         .metrics(Metrics(promptTokens: 20, generatedTokens: 30, contextUsed: 50, contextMax: 4096, finished: true,
                          stopReason: .toolCall, reasoningTokens: 12)),
+        // Approval: new kinds, which a run whose tools need no approval never writes.
+        .approvalRequested(call),
+        .approvalAnswered(callId: "call_1", decision: .once),
+        .approvalAnswered(callId: "call_2", decision: .run),
+        .approvalAnswered(callId: "call_3", decision: .deny),
     ]
 
     /// The lines `loopl run --json` printed for ``events`` before AgentEvent was Codable.
@@ -50,6 +55,10 @@ import Testing
         #"{"event":"reasoning","text":"Check 17*23 \"first\".\n"}"#,
         #"{"event":"assistantMessage","message":{"role":"assistant","content":null,"reasoning_content":"I should call calc.","tool_calls":[{"id":"call_1","type":"function","function":{"name":"calc","arguments":{"expression":"2+2","n":1,"x":1.0,"deep":{"a":[true,null]}}}}]}}"#,
         #"{"event":"metrics","metrics":{"promptTokens":20,"cachedPromptTokens":0,"generatedTokens":30,"contextUsed":50,"contextMax":4096,"finished":true,"stopReason":"tool_call","estimated":false,"reasoningTokens":12}}"#,
+        #"{"event":"approvalRequested","toolCall":{"id":"call_1","type":"function","function":{"name":"calc","arguments":{"expression":"2+2","n":1,"x":1.0,"deep":{"a":[true,null]}}}}}"#,
+        #"{"event":"approvalAnswered","callId":"call_1","decision":"once"}"#,
+        #"{"event":"approvalAnswered","callId":"call_2","decision":"run"}"#,
+        #"{"event":"approvalAnswered","callId":"call_3","decision":"deny"}"#,
     ]
 
     @Test func everyEventEncodesToItsDocumentedLine() throws {
@@ -69,7 +78,7 @@ import Testing
     @Test func everyCaseIsCovered() {
         let names = Set(Self.golden.compactMap { try? JSONValue(parsing: $0)["event"]?.stringValue })
         #expect(names == ["iterationStarted", "text", "reasoning", "metrics", "assistantMessage", "toolStarted", "toolFinished", "warning",
-                          "retrying", "finished"])
+                          "retrying", "finished", "approvalRequested", "approvalAnswered"])
     }
 
     /// Every example line of docs/events.md reads as an event and is written back byte for byte.
@@ -78,7 +87,7 @@ import Testing
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/events.md")
         let text = try String(contentsOf: docs, encoding: .utf8)
         let examples = text.split(separator: "\n").filter { $0.hasPrefix(#"{"event":"#) }.map(String.init)
-        #expect(examples.count == 11)
+        #expect(examples.count == 13)
         for line in examples {
             let event = try JSONValue(parsing: line).decode(AgentEvent.self)
             #expect(try JSONValue(encoding: event).jsonText() == line)
@@ -87,7 +96,7 @@ import Testing
     }
 
     @Test func badEventsNameWhatIsWrong() {
-        #expect(throws: LooplError(.invalidJSON, "AgentEvent 'event' is \"thinking\", not one of iterationStarted, text, reasoning, metrics, assistantMessage, toolStarted, toolFinished, warning, retrying, finished.")) {
+        #expect(throws: LooplError(.invalidJSON, "AgentEvent 'event' is \"thinking\", not one of iterationStarted, text, reasoning, metrics, assistantMessage, approvalRequested, approvalAnswered, toolStarted, toolFinished, warning, retrying, finished.")) {
             try JSONValue.object(["event": "thinking"]).decode(AgentEvent.self)
         }
         #expect(throws: LooplError(.invalidJSON, "AgentEvent 'reason' is \"bored\", not one of answered, budget, cancelled.")) {
@@ -99,6 +108,9 @@ import Testing
         }
         #expect(throws: LooplError(.invalidJSON, "AgentEvent 'iteration' must be a whole number.")) {
             try JSONValue.object(["event": "iterationStarted", "iteration": 1.0]).decode(AgentEvent.self)
+        }
+        #expect(throws: LooplError(.invalidJSON, "AgentEvent 'decision' is \"maybe\", not one of once, run, deny.")) {
+            try JSONValue.object(["event": "approvalAnswered", "callId": "c", "decision": "maybe"]).decode(AgentEvent.self)
         }
     }
 }
