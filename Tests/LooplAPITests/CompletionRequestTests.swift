@@ -36,15 +36,15 @@ import Testing
     @Test func aStreamEndsWithTheFinishReasonThenTheUsage() {
         var answer = TextCompletion(model: "m", id: "cmpl-1", created: 7)
         let chunk = answer.add(.text("Hi"), includeUsage: true)
-        #expect(chunk?["choices"]?[0]?["text"]?.stringValue == "Hi")
+        #expect(chunk?["choices"]?.arrayValue?.first?["text"]?.stringValue == "Hi")
         #expect(chunk?["usage"] == .null)
         _ = answer.add(.metrics(Metrics(promptTokens: 3, generatedTokens: 4, finished: true, stopReason: .maxTokens)))
         let last = answer.finish(includeUsage: true)
         #expect(last.count == 2)
-        #expect(last[0]["choices"]?[0]?["finish_reason"]?.stringValue == "length")
+        #expect(last[0]["choices"]?.arrayValue?.first?["finish_reason"]?.stringValue == "length")
         #expect(last[1]["choices"]?.arrayValue?.isEmpty == true)
         #expect(last[1]["usage"]?["total_tokens"]?.intValue == 7)
-        #expect(answer.json["choices"]?[0]?["text"]?.stringValue == "Hi")
+        #expect(answer.json["choices"]?.arrayValue?.first?["text"]?.stringValue == "Hi")
         #expect(answer.json["object"]?.stringValue == "text_completion")
     }
 }
