@@ -81,7 +81,7 @@ extension APIError {
     /// 404: no endpoint at `path`.
     package static func notFound(_ path: String) -> APIError {
         APIError(status: 404, type: "invalid_request_error", code: "unknown_url",
-                 message: "Unknown request URL \(path): the endpoints are /v1/chat/completions, /v1/responses, /v1/messages and /v1/models.")
+                 message: "Unknown request URL \(path): the endpoints are /v1/chat/completions, /v1/completions, /v1/responses, /v1/messages, /v1/models and /metrics.")
     }
 
     /// 405: the endpoint does not take `method`; `allowed` lists the methods it takes (the `Allow` header).
