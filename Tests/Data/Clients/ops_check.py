@@ -202,9 +202,26 @@ def check_limit(server):
     def send(index):
         results[index] = server.chat()
 
-    threads = [threading.Thread(target=send, args=(index,)) for index in range(4)]
+    threads = [threading.Thread(target=send, args=(index,), daemon=True) for index in range(4)]
     for thread in threads:
         thread.start()
+    try:
+        refused = hold_four(server)
+    finally:
+        open(server.hold, "w").close()  # even after a failure, so that no request stays held
+    for thread in threads:
+        thread.join(120)
+    statuses = sorted(results[index][0] for index in range(4) if index in results)
+    expect(statuses == [200] * 4, "the 4 admitted requests ended %r" % statuses)
+    _, samples = server.scrape()
+    counted = (server.value(samples, "loopl_requests_total", status="200"), server.value(samples, "loopl_requests_total", status="429"))
+    expect(counted == (4, 2), "requests_total by status: %r" % (counted,))
+    return "2 ran, 2 waited then ran, 2 got 429 (Retry-After %s)" % refused[0][1]["retry-after"]
+
+
+def hold_four(server):
+    """With 4 requests sent to the held worker: waits until 2 run and 2 wait, then sends 2 more,
+    which must get 429; returns those answers."""
     deadline = time.monotonic() + 60
     while True:
         _, samples = server.scrape()
@@ -222,15 +239,7 @@ def check_limit(server):
     _, samples = server.scrape()
     expect((server.value(samples, "loopl_requests_in_flight"), server.value(samples, "loopl_requests_queued")) == (2, 2),
            "the 429s changed what runs and waits")
-    open(server.hold, "w").close()
-    for thread in threads:
-        thread.join(120)
-    statuses = sorted(results[index][0] for index in range(4))
-    expect(statuses == [200] * 4, "the 4 admitted requests ended %r" % statuses)
-    _, samples = server.scrape()
-    counted = (server.value(samples, "loopl_requests_total", status="200"), server.value(samples, "loopl_requests_total", status="429"))
-    expect(counted == (4, 2), "requests_total by status: %r" % (counted,))
-    return "2 ran, 2 waited then ran, 2 got 429 (Retry-After %s)" % refused[0][1]["retry-after"]
+    return refused
 
 
 CHECKS = {"completions": check_completions, "completions-stream": check_completions_stream,
