@@ -28,6 +28,19 @@ enum JSONCallReaders {
         }
     }
 
+    /// An end-of-text token (GigaChat's `</s>`) that only spaces follow to the end: removed with
+    /// them. Elsewhere (`</s>` closing a strikethrough in HTML) it is text.
+    static func endOfText(_ token: String) -> BlockReader {
+        let bytes = Array(token.utf8)
+        return { c in
+            try c.expect(bytes)
+            c.skipSpaces()
+            guard c.atEnd else { throw ScanStop.noMatch }
+            guard c.isFinal else { throw ScanStop.needMore }
+            return []
+        }
+    }
+
     static let toolCallOpen = [UInt8](literal: "<tool_call>")
     static let toolCallClose = [UInt8](literal: "</tool_call>")
 

@@ -367,10 +367,11 @@ struct ToolCallStream: Sendable {
             } else {
                 emitText(position..<i)
             }
-        case .reasoning(let close):
-            // Thinking opens only before any visible text, as llama.cpp reads it; a closing
-            // marker after an opening one in the text closes that, not thinking the prompt opened.
-            guard state.atStart, !buffer[position..<i].contains(where: { !ByteCursor.isSpace($0) }) else {
+        case .reasoning(let close, let anywhere):
+            // Thinking opens only before any visible text, as llama.cpp reads it (unless its marker
+            // opens it anywhere); a closing marker after an opening one in the text closes that,
+            // not thinking the prompt opened.
+            guard anywhere || state.atStart, anywhere || !buffer[position..<i].contains(where: { !ByteCursor.isSpace($0) }) else {
                 endLead()
                 return nil
             }

@@ -68,8 +68,9 @@ enum XMLCallReaders {
     private static let argKeyClose = [UInt8](literal: "</arg_key>")
     private static let argValue = [UInt8](literal: "<arg_value>")
     private static let argValueClose = [UInt8](literal: "</arg_value>")
-    /// The tags before which a GLM key or value whose closing tag is missing ends.
-    private static let argEnds = [argKey, argValue, JSONCallReaders.toolCallOpen, JSONCallReaders.toolCallClose]
+    /// The tags before which a GLM key or value whose closing tag is missing ends (not `<tool_call>`,
+    /// which llama.cpp reads inside a value).
+    private static let argEnds = [argKey, argValue, JSONCallReaders.toolCallClose]
 
     /// GLM 4.5 and later, after `<tool_call>`: `NAME` then `<arg_key>K</arg_key><arg_value>V</arg_value>`
     /// pairs; the closing `</tool_call>` must follow (a call without it is unfinished, as llama.cpp
@@ -214,8 +215,10 @@ enum XMLCallReaders {
             guard try c.accept(stepCall) else { c.index = save; break }
             c.skipSpaces()
             if try c.accept(stepFunction) {
+                // The template's `function<｜tool_sep｜>NAME` head: the invoke that follows names the call.
                 c.skipSpaces()
                 try c.expect(stepSeparator)
+                while let byte = c.peek(), ByteCursor.isNameByte(byte) { c.index += 1 }
             }
             let calls = try invokes(&c, stepTags, exactValues: true)
             guard calls.count == 1 else { throw ScanStop.noMatch }
