@@ -17,17 +17,16 @@ import Testing
         Shape(name: "unclosed <parameter= alone", format: .qwen3Coder, unit: "<function=f><parameter=x>v"),
         Shape(name: "unclosed <parameter= alone", format: .auto, unit: "<function=f><parameter=x>v"),
         Shape(name: "unclosed invoke parameter", format: .minimaxM2, unit: "<minimax:tool_call><invoke name=\"f\"><parameter name=\"p\">v"),
-        Shape(name: "unclosed invoke name", format: .auto, unit: "<minimax:tool_call><invoke name=\"f"),
     ]
 
     @Test(arguments: shapes)
     func openTagsScanLinearly(_ shape: Shape) {
         let parser = ToolCallParser(format: shape.format)
-        let small = String(repeating: shape.unit, count: 1500)
+        let small = String(repeating: shape.unit, count: 300)
         // A tail that closes nothing, so that every block fails at the end.
         let tail = "<parameter=\u{1}"
         let once = parser.scannedBytes(parsing: small + tail)
-        let fourTimes = parser.scannedBytes(parsing: String(repeating: shape.unit, count: 6000) + tail)
+        let fourTimes = parser.scannedBytes(parsing: String(repeating: shape.unit, count: 1200) + tail)
         #expect(once > 0)
         #expect(fourTimes <= once * 5, "4n scanned \(fourTimes) bytes, n scanned \(once)")
     }
