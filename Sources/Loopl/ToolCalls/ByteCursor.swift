@@ -21,6 +21,9 @@ struct ByteCursor {
     var index: Int
     /// True when no more text will come.
     let isFinal: Bool
+    /// How many bytes the searches for closing tags have looked at: the work that must stay
+    /// linear in the text, however its tags are left open.
+    var scanned = 0
 
     init(_ bytes: [UInt8], at index: Int, isFinal: Bool) {
         self.bytes = bytes
@@ -110,7 +113,9 @@ struct ByteCursor {
 
     /// Reads up to `literal` and consumes it; the literal must appear.
     mutating func read(upTo literal: [UInt8]) throws -> String {
-        guard let at = ByteCursor.find(literal, in: bytes, from: index) else { throw endStop }
+        let found = ByteCursor.find(literal, in: bytes, from: index)
+        scanned += (found ?? bytes.count) - index
+        guard let at = found else { throw endStop }
         defer { index = at + literal.count }
         return text(index..<at)
     }
@@ -120,7 +125,9 @@ struct ByteCursor {
     mutating func read(upToAny literals: [[UInt8]]) throws -> (String, Int?) {
         var best: (at: Int, which: Int)?
         for (n, literal) in literals.enumerated() {
-            if let at = ByteCursor.find(literal, in: bytes, from: index), best.map({ at < $0.at }) ?? true {
+            let found = ByteCursor.find(literal, in: bytes, from: index)
+            scanned += (found ?? bytes.count) - index
+            if let at = found, best.map({ at < $0.at }) ?? true {
                 best = (at, n)
             }
         }
@@ -131,6 +138,56 @@ struct ByteCursor {
         guard isFinal else { throw ScanStop.needMore }
         defer { index = bytes.count }
         return (text(index..<bytes.count), nil)
+    }
+
+    /// Reads a value up to `close` (consumed) or, when a tag of `ends` comes first, up to that tag
+    /// (left for the caller): a value whose closing tag is missing ends at the next opening tag.
+    /// The search stops at the first of them, so reading stays linear. Returns the value and
+    /// whether `close` ended it; the text must hold one of them.
+    mutating func readValue(close: [UInt8], orBefore ends: [[UInt8]]) throws -> (value: String, closed: Bool) {
+        let start = index
+        var i = index
+        defer { scanned += i - start }
+        while i < bytes.count {
+            let byte = bytes[i]
+            if byte == close.first {
+                switch ByteCursor.match(bytes, at: i, close) {
+                case .yes:
+                    index = i + close.count
+                    return (text(start..<i), true)
+                case .partial where !isFinal: throw ScanStop.needMore
+                default: break
+                }
+            }
+            for end in ends where byte == end.first {
+                switch ByteCursor.match(bytes, at: i, end) {
+                case .yes:
+                    index = i
+                    return (text(start..<i), false)
+                case .partial where !isFinal: throw ScanStop.needMore
+                default: break
+                }
+            }
+            i += 1
+        }
+        throw endStop
+    }
+
+    /// Reads an attribute's value up to its closing quote, which must come before the tag ends.
+    mutating func readQuoted() throws -> String {
+        let start = index
+        var i = index
+        defer { scanned += i - start }
+        while i < bytes.count {
+            switch bytes[i] {
+            case UInt8(ascii: "\""):
+                index = i + 1
+                return text(start..<i)
+            case UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\n"): throw ScanStop.noMatch
+            default: i += 1
+            }
+        }
+        throw endStop
     }
 
     func text(_ range: Range<Int>) -> String {

@@ -28,6 +28,19 @@ enum JSONCallReaders {
         }
     }
 
+    /// An end-of-text token (GigaChat's `</s>`) that only spaces follow to the end: removed with
+    /// them. Elsewhere (`</s>` closing a strikethrough in HTML) it is text.
+    static func endOfText(_ token: String) -> BlockReader {
+        let bytes = Array(token.utf8)
+        return { c in
+            try c.expect(bytes)
+            c.skipSpaces()
+            guard c.atEnd else { throw ScanStop.noMatch }
+            guard c.isFinal else { throw ScanStop.needMore }
+            return []
+        }
+    }
+
     static let toolCallOpen = [UInt8](literal: "<tool_call>")
     static let toolCallClose = [UInt8](literal: "</tool_call>")
 
@@ -50,7 +63,8 @@ enum JSONCallReaders {
     private static let mistralCallId = [UInt8](literal: "[CALL_ID]")
     private static let mistralArgs = [UInt8](literal: "[ARGS]")
 
-    /// Mistral: `[TOOL_CALLS][{...}]` or `[TOOL_CALLS]name[CALL_ID]id[ARGS]{...}`.
+    /// Mistral: `[TOOL_CALLS][{...}]`, `[TOOL_CALLS]name[CALL_ID]id[ARGS]{...}`, or (v11 without
+    /// `[ARGS]`) `[TOOL_CALLS]name{...}`.
     static let mistral: BlockReader = { c in
         try c.expect(mistralOpen)
         try c.skipSpacesRequiringMore()
@@ -60,7 +74,7 @@ enum JSONCallReaders {
             let name = try c.name()
             var id: String?
             if try c.accept(mistralCallId) { id = try c.name() }
-            try c.expect(mistralArgs)
+            if try !c.accept(mistralArgs), try c.require() != Lit.openBrace { throw ScanStop.noMatch }
             guard let arguments = Piece.arguments(try c.json()) else { throw ScanStop.noMatch }
             return [.call(name: name, arguments: arguments, id: id)]
         }
@@ -81,19 +95,37 @@ enum JSONCallReaders {
             let save = c.index
             c.skipSpaces()
             guard try c.accept(kimiCall) else { c.index = save; break }
-            let id = try c.read(upTo: kimiArguments).trimmingWhitespace()
-            var name = Substring(id)
-            if name.hasPrefix("functions.") { name = name.dropFirst("functions.".count) }
-            if let colon = name.lastIndex(of: ":") { name = name[..<colon] }
-            guard Piece.isPlausibleName(String(name)),
-                  let arguments = Piece.arguments(try c.json()) else { throw ScanStop.noMatch }
-            try c.skipClosingTag(kimiCallEnd)
-            pieces.append(.call(name: String(name), arguments: arguments, id: id))
+            let callStart = c.index
+            do {
+                pieces.append(try kimiCallBody(&c))
+            } catch ScanStop.noMatch where section {
+                // One malformed call in a section is dropped; the others stand.
+                c.index = callStart
+                let id = try c.readValue(close: kimiCallEnd, orBefore: [kimiCall, kimiSectionEnd])
+                guard id.closed else { throw ScanStop.noMatch }
+                let head = String(id.value.prefix { $0 != "<" }).trimmingWhitespace()
+                pieces.append(.malformedCall(name: String(head.prefix(256)), why: "its id is not functions.NAME:INDEX or its arguments are not a JSON object"))
+            }
             if !section { break }
         }
         guard !pieces.isEmpty else { throw ScanStop.noMatch }
         if section { try c.skipClosingTag(kimiSectionEnd) }
-        return pieces
+        return try Piece.someReadable(pieces)
+    }
+
+    /// One Kimi call after `<|tool_call_begin|>`: `functions.NAME:INDEX`, its JSON arguments, `<|tool_call_end|>`.
+    private static func kimiCallBody(_ c: inout ByteCursor) throws -> Piece {
+        let id = try c.readValue(close: kimiArguments, orBefore: [kimiCallEnd, kimiCall]).value.trimmingWhitespace()
+        var name = Substring(id)
+        if name.hasPrefix("functions.") { name = name.dropFirst("functions.".count) }
+        if let colon = name.lastIndex(of: ":") {
+            let index = name[name.index(after: colon)...]
+            guard !index.isEmpty, index.allSatisfy({ $0.isASCII && $0.isNumber }) else { throw ScanStop.noMatch }
+            name = name[..<colon]
+        }
+        guard Piece.isPlausibleName(String(name)), let arguments = Piece.arguments(try c.json()) else { throw ScanStop.noMatch }
+        try c.skipClosingTag(kimiCallEnd)
+        return .call(name: String(name), arguments: arguments, id: id)
     }
 
     private static let deepSeekCalls = [UInt8](literal: "<｜tool▁calls▁begin｜>")

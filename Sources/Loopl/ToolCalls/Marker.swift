@@ -3,8 +3,8 @@ struct Marker: Sendable {
     enum Kind: Sendable {
         /// A block that a reader turns into pieces.
         case block(BlockReader)
-        /// Thinking that runs to `close`.
-        case reasoning(close: [UInt8])
+        /// Thinking that runs to `close`; it opens only before visible text unless `anywhere`.
+        case reasoning(close: [UInt8], anywhere: Bool)
         /// A bare closing marker of thinking: at the start of a turn whose prompt may have opened
         /// thinking, what comes before it is thinking; anywhere else it is removed.
         case thinkingEnd
@@ -21,7 +21,9 @@ struct Marker: Sendable {
     }
 
     static func block(_ literal: String, _ reader: @escaping BlockReader) -> Marker { Marker(literal, .block(reader)) }
-    static func reasoning(_ open: String, _ close: String) -> Marker { Marker(open, .reasoning(close: Array(close.utf8))) }
+    static func reasoning(_ open: String, _ close: String, anywhere: Bool = false) -> Marker {
+        Marker(open, .reasoning(close: Array(close.utf8), anywhere: anywhere))
+    }
     static func drop(_ literal: String) -> Marker { Marker(literal, .drop) }
     static func thinkingEnd(_ literal: String) -> Marker { Marker(literal, .thinkingEnd) }
 }

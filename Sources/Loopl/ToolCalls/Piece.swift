@@ -11,6 +11,9 @@ enum Piece: Sendable, Hashable {
     case text(String)
     /// Thinking starts here and runs to the given marker.
     case openReasoning([UInt8])
+    /// A call among others in one block that cannot be read (arguments that are no literal, a
+    /// malformed id): it is dropped and reported, and the block's other calls stand.
+    case malformedCall(name: String, why: String)
 }
 
 extension Piece {
@@ -18,8 +21,15 @@ extension Piece {
     var isCall: Bool {
         switch self {
         case .call, .looseCall, .builtinCall: true
-        case .text, .openReasoning: false
+        case .text, .openReasoning, .malformedCall: false
         }
+    }
+
+    /// A block's pieces when at least one of its calls could be read; a block of malformed calls
+    /// only is not a block.
+    static func someReadable(_ pieces: [Piece]) throws -> [Piece] {
+        guard pieces.contains(where: \.isCall) else { throw ScanStop.noMatch }
+        return pieces
     }
 }
 

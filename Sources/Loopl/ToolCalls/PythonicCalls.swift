@@ -3,21 +3,83 @@
 enum PythonicCalls {
     private static let maxDepth = 128
 
-    /// `[` calls separated by commas `]`.
+    /// `[` calls separated by commas `]`; a call that is not literals is dropped, the others stand.
     static func list(_ c: inout ByteCursor) throws -> [Piece] {
         try c.expect([UInt8(ascii: "[")])
         var pieces: [Piece] = []
         while true {
             c.skipSpaces()
-            let name = try c.name()
-            guard Piece.isPlausibleName(name) else { throw ScanStop.noMatch }
-            let arguments = try argumentList(&c)
-            pieces.append(.call(name: name, arguments: arguments, id: nil))
+            pieces.append(try call(&c))
             c.skipSpaces()
             if try c.accept([UInt8(ascii: ",")]) { continue }
             try c.expect([UInt8(ascii: "]")])
-            return pieces
+            return try Piece.someReadable(pieces)
         }
+    }
+
+    /// `NAME(key=value, ...)`. When its arguments are not Python or JSON literals (a bytes string, a
+    /// number out of range) but its parentheses balance, it is a malformed call.
+    static func call(_ c: inout ByteCursor) throws -> Piece {
+        let name = try c.name()
+        guard Piece.isPlausibleName(name) else { throw ScanStop.noMatch }
+        let start = c.index
+        do {
+            return .call(name: name, arguments: try argumentList(&c), id: nil)
+        } catch ScanStop.noMatch {
+            c.index = start
+            try skipParentheses(&c)
+            return .malformedCall(name: name, why: "its arguments are not Python or JSON literals")
+        }
+    }
+
+    /// Skips `(…)` whose brackets balance, with quoted strings in it, on one line.
+    private static func skipParentheses(_ c: inout ByteCursor) throws {
+        try c.expect([UInt8(ascii: "(")])
+        var closers: [UInt8] = [UInt8(ascii: ")")]
+        var quote: UInt8?
+        while let expected = closers.last {
+            let byte = try c.require()
+            c.index += 1
+            if byte == UInt8(ascii: "\n") || closers.count > maxDepth { throw ScanStop.noMatch }
+            if let open = quote {
+                if byte == UInt8(ascii: "\\") {
+                    _ = try c.require()
+                    c.index += 1
+                } else if byte == open {
+                    quote = nil
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "'"): quote = byte
+            case UInt8(ascii: "("): closers.append(UInt8(ascii: ")"))
+            case UInt8(ascii: "["): closers.append(UInt8(ascii: "]"))
+            case Lit.openBrace: closers.append(Lit.closeBrace)
+            case UInt8(ascii: ")"), UInt8(ascii: "]"), Lit.closeBrace:
+                guard byte == expected else { throw ScanStop.noMatch }
+                closers.removeLast()
+            default: break
+            }
+        }
+    }
+
+    private static let olmoOpen = [UInt8](literal: "<function_calls>")
+    private static let olmoClose = [UInt8](literal: "</function_calls>")
+
+    /// OLMo 3: `<function_calls>`, one `NAME(key=value)` call per line, `</function_calls>` (a
+    /// call missing only that closing tag at the end of the text counts).
+    static let olmo3: BlockReader = { c in
+        try c.expect(olmoOpen)
+        var pieces: [Piece] = []
+        while true {
+            c.skipSpaces()
+            if try c.accept(olmoClose) || (c.atEnd && c.isFinal) { break }
+            pieces.append(try call(&c))
+            let save = c.index
+            c.skipSpaces()
+            if try !c.accept([UInt8(ascii: ",")]) { c.index = save }
+        }
+        return try Piece.someReadable(pieces)
     }
 
     /// `(key=value, ...)`.

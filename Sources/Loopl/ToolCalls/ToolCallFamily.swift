@@ -10,6 +10,9 @@ struct ToolCallFamily: Sendable {
         var close: String
         /// What may come between the block and the call, in the grammar (GBNF).
         var gap = "space"
+        /// Whether the block opens after visible text too (its markers are special tokens that
+        /// prose never holds), so that every block is thinking, not only the first.
+        var anywhere = false
     }
 
     /// The family's public name.
@@ -60,7 +63,7 @@ struct ToolCallFamily: Sendable {
 
     /// The family's markers, the marker of its own thinking block and its bare closing markers.
     var markersWithReasoning: [Marker] {
-        markers + (reasoning.map { [.reasoning($0.open, $0.close)] } ?? []) + thinkingEnds.map(Marker.thinkingEnd)
+        markers + (reasoning.map { [.reasoning($0.open, $0.close, anywhere: $0.anywhere)] } ?? []) + thinkingEnds.map(Marker.thinkingEnd)
     }
 
     /// The family's grammar with its thinking block (its own, else `<think>…</think>`); nil when it has none.

@@ -117,6 +117,16 @@ public struct ToolCallParser: Sendable {
         return ToolCallParser.result(of: parser.feed(text) + parser.finish())
     }
 
+    /// How many bytes the readers' searches for closing tags look at to parse `text` whole: the
+    /// work that must grow linearly with the text.
+    package func scannedBytes(parsing text: String) -> Int {
+        var stream = ToolCallStream(markers: MarkerTable.of(format), toolNames: toolNames, schemas: schemas,
+                                    startsInReasoning: startsInReasoning)
+        _ = stream.feed(text)
+        _ = stream.finish()
+        return stream.scannedBytes
+    }
+
     /// Adds streamed text; returns what is now certain.
     public mutating func feed(_ delta: String) -> [Event] {
         stream.feed(delta)

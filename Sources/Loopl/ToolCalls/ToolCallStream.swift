@@ -14,6 +14,8 @@ struct ToolCallStream: Sendable {
     /// The length of the undecided tail when a block last asked for more text; a long block is
     /// read again only after it grows by a sixteenth, so streaming stays linear.
     private var waitedAt: Int?
+    /// Bytes that the readers' searches for closing tags have looked at, over the turn.
+    private(set) var scannedBytes = 0
 
     init(markers: MarkerTable, toolNames: Set<String>?, schemas: [String: JSONObject], startsInReasoning: Bool?) {
         self.markers = markers
@@ -152,7 +154,7 @@ struct ToolCallStream: Sendable {
         switch piece {
         case .call(let name, _, _), .looseCall(let name, _, _): toolNames.map { $0.contains(name) } ?? true
         case .builtinCall(let name, _): toolNames?.contains(name) == true
-        case .text, .openReasoning: false
+        case .text, .openReasoning, .malformedCall: false
         }
     }
 
@@ -177,6 +179,9 @@ struct ToolCallStream: Sendable {
                 enterThinking(close)
             case .looseCall:
                 break
+            case .malformedCall(let name, let why):
+                events.append(.rejected(.init(name: name, arguments: [:], reason: "the call to '\(name)' is malformed (\(why)); the block's other calls were read",
+                                              text: String(decoding: buffer[raw], as: UTF8.self))))
             case .call(let name, let arguments, let id):
                 if isAccepted(piece) { events.append(.toolCall(ToolCall(id: id ?? ids.next(), name: name, arguments: arguments))) }
             case .builtinCall(let name, let arguments):
@@ -303,6 +308,7 @@ struct ToolCallStream: Sendable {
         let readers = markers.startReaders.map { ($0, false) } + markers.declaredStartReaders.map { ($0, true) }
         for (reader, needsDeclared) in readers {
             var cursor = ByteCursor(buffer, at: first, isFinal: isFinal)
+            defer { scannedBytes += cursor.scanned }
             do {
                 let pieces = try reader(&cursor)
                 guard cursor.index > first else { continue }
@@ -361,10 +367,11 @@ struct ToolCallStream: Sendable {
             } else {
                 emitText(position..<i)
             }
-        case .reasoning(let close):
-            // Thinking opens only before any visible text, as llama.cpp reads it; a closing
-            // marker after an opening one in the text closes that, not thinking the prompt opened.
-            guard state.atStart, !buffer[position..<i].contains(where: { !ByteCursor.isSpace($0) }) else {
+        case .reasoning(let close, let anywhere):
+            // Thinking opens only before any visible text, as llama.cpp reads it (unless its marker
+            // opens it anywhere); a closing marker after an opening one in the text closes that,
+            // not thinking the prompt opened.
+            guard anywhere || state.atStart, anywhere || !buffer[position..<i].contains(where: { !ByteCursor.isSpace($0) }) else {
                 endLead()
                 return nil
             }
@@ -382,6 +389,7 @@ struct ToolCallStream: Sendable {
     /// Reads the block at `i`, as ``read(_:at:isFinal:)`` does.
     private mutating func readBlock(_ reader: BlockReader, at i: Int, isFinal: Bool) -> Bool? {
         var cursor = ByteCursor(buffer, at: i, isFinal: isFinal)
+        defer { scannedBytes += cursor.scanned }
         do {
             let pieces = try reader(&cursor)
             if cursor.index <= i { return nil }

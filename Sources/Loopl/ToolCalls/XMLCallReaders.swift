@@ -4,6 +4,9 @@ enum XMLCallReaders {
     private static let functionClose = [UInt8](literal: "</function>")
     private static let parameterOpen = [UInt8](literal: "<parameter=")
     private static let parameterClose = [UInt8](literal: "</parameter>")
+    /// The tags before which a `<parameter=…>` value whose `</parameter>` is missing ends.
+    private static let parameterEnds = [parameterOpen, functionClose, functionOpen, JSONCallReaders.toolCallOpen,
+                                        JSONCallReaders.toolCallClose]
 
     /// Requires `tag` after optional spaces, or the end of final text (a call missing only its
     /// closing tag).
@@ -44,7 +47,7 @@ enum XMLCallReaders {
             guard try c.accept(parameterOpen) else { c.index = before; break }
             let key = try c.name()
             try c.expect(Lit.gt)
-            let value = try c.read(upTo: parameterClose)
+            let value = try c.readValue(close: parameterClose, orBefore: parameterEnds).value
             let raw = exactValues ? value : Piece.stripOneNewline(value)
             arguments[key] = Piece.looseValue(raw)
             texts[key] = raw
@@ -65,6 +68,9 @@ enum XMLCallReaders {
     private static let argKeyClose = [UInt8](literal: "</arg_key>")
     private static let argValue = [UInt8](literal: "<arg_value>")
     private static let argValueClose = [UInt8](literal: "</arg_value>")
+    /// The tags before which a GLM key or value whose closing tag is missing ends (not `<tool_call>`,
+    /// which llama.cpp reads inside a value).
+    private static let argEnds = [argKey, argValue, JSONCallReaders.toolCallClose]
 
     /// GLM 4.5 and later, after `<tool_call>`: `NAME` then `<arg_key>K</arg_key><arg_value>V</arg_value>`
     /// pairs; the closing `</tool_call>` must follow (a call without it is unfinished, as llama.cpp
@@ -77,12 +83,13 @@ enum XMLCallReaders {
             let before = c.index
             c.skipSpaces()
             guard try c.accept(argKey) else { c.index = before; break }
-            let key = try c.read(upTo: argKeyClose).trimmingWhitespace()
+            let (key, closed) = try c.readValue(close: argKeyClose, orBefore: argEnds)
+            guard closed else { throw ScanStop.noMatch }
             c.skipSpaces()
             try c.expect(argValue)
-            let raw = try c.read(upTo: argValueClose)
-            arguments[key] = Piece.looseValue(raw)
-            texts[key] = raw
+            let raw = try c.readValue(close: argValueClose, orBefore: argEnds).value
+            arguments[key.trimmingWhitespace()] = Piece.looseValue(raw)
+            texts[key.trimmingWhitespace()] = raw
         }
         let before = c.index
         c.skipSpaces()
@@ -120,12 +127,15 @@ enum XMLCallReaders {
         let invokeClose: [UInt8]
         let parameter: [UInt8]
         let parameterClose: [UInt8]
+        /// The tags before which a value whose closing tag is missing ends.
+        let valueEnds: [[UInt8]]
 
         init(invoke: String, invokeClose: String, parameter: String, parameterClose: String) {
             self.invoke = Array(invoke.utf8)
             self.invokeClose = Array(invokeClose.utf8)
             self.parameter = Array(parameter.utf8)
             self.parameterClose = Array(parameterClose.utf8)
+            valueEnds = [self.parameter, self.invokeClose, self.invoke]
         }
 
         /// `<PREFIXinvoke name="` … `</PREFIXparameter>`.
@@ -136,14 +146,15 @@ enum XMLCallReaders {
     }
 
     /// Consecutive invoke calls (none is an empty list). A parameter with `string="true"` is text,
-    /// with `string="false"` JSON, and otherwise typed loosely.
-    static func invokes(_ c: inout ByteCursor, _ tags: InvokeTags) throws -> [Piece] {
+    /// with `string="false"` JSON, and otherwise typed loosely; its text loses one line break at
+    /// either end unless `exactValues` (Step 3, whose values sit right inside the tags).
+    static func invokes(_ c: inout ByteCursor, _ tags: InvokeTags, exactValues: Bool = false) throws -> [Piece] {
         var pieces: [Piece] = []
         while true {
             let before = c.index
             c.skipSpaces()
             guard try c.accept(tags.invoke) else { c.index = before; break }
-            let name = try c.read(upTo: Lit.quote)
+            let name = try c.readQuoted()
             guard Piece.isPlausibleName(name) else { throw ScanStop.noMatch }
             try c.expect(Lit.gt)
             var arguments = JSONObject()
@@ -152,16 +163,16 @@ enum XMLCallReaders {
                 let start = c.index
                 c.skipSpaces()
                 guard try c.accept(tags.parameter) else { c.index = start; break }
-                let key = try c.read(upTo: Lit.quote)
-                let attributes = try c.read(upTo: Lit.gt)
-                guard key.utf8.count <= 256, attributes.utf8.count <= 256 else { throw ScanStop.noMatch }
-                let raw = try c.read(upTo: tags.parameterClose)
-                if attributes.contains("string=\"true\"") {
+                let key = try c.readQuoted()
+                let attributes = try c.readValue(close: Lit.gt, orBefore: [[UInt8(ascii: "<")]])
+                guard attributes.closed, key.utf8.count <= 256, attributes.value.utf8.count <= 256 else { throw ScanStop.noMatch }
+                let raw = try c.readValue(close: tags.parameterClose, orBefore: tags.valueEnds).value
+                if attributes.value.contains("string=\"true\"") {
                     arguments[key] = .string(raw)
                 } else {
-                    let text = Piece.stripOneNewline(raw)
+                    let text = exactValues ? raw : Piece.stripOneNewline(raw)
                     arguments[key] = Piece.looseValue(text)
-                    if !attributes.contains("string=\"false\"") { texts[key] = text }
+                    if !attributes.value.contains("string=\"false\"") { texts[key] = text }
                 }
             }
             try strictClose(&c, tags.invokeClose)
@@ -182,6 +193,44 @@ enum XMLCallReaders {
             try c.skipClosingTag(closeBytes)
             return pieces
         }
+    }
+
+    private static let stepCalls = [UInt8](literal: "<｜tool_calls_begin｜>")
+    private static let stepCallsEnd = [UInt8](literal: "<｜tool_calls_end｜>")
+    private static let stepCall = [UInt8](literal: "<｜tool_call_begin｜>")
+    private static let stepCallEnd = [UInt8](literal: "<｜tool_call_end｜>")
+    private static let stepSeparator = [UInt8](literal: "<｜tool_sep｜>")
+    private static let stepFunction = [UInt8](literal: "function")
+    private static let stepTags = InvokeTags(prefix: "steptml:")
+
+    /// Step 3: `<｜tool_calls_begin｜>`, then per call `<｜tool_call_begin｜>` (`function<｜tool_sep｜>`)
+    /// `<steptml:invoke name="F"><steptml:parameter name="P">V</steptml:parameter></steptml:invoke>`
+    /// `<｜tool_call_end｜>` (a `<｜tool_sep｜>` may follow), then `<｜tool_calls_end｜>`. Values are kept exactly.
+    static let step3: BlockReader = { c in
+        try c.expect(stepCalls)
+        var pieces: [Piece] = []
+        while true {
+            let save = c.index
+            c.skipSpaces()
+            guard try c.accept(stepCall) else { c.index = save; break }
+            c.skipSpaces()
+            if try c.accept(stepFunction) {
+                // The template's `function<｜tool_sep｜>NAME` head: the invoke that follows names the call.
+                c.skipSpaces()
+                try c.expect(stepSeparator)
+                while let byte = c.peek(), ByteCursor.isNameByte(byte) { c.index += 1 }
+            }
+            let calls = try invokes(&c, stepTags, exactValues: true)
+            guard calls.count == 1 else { throw ScanStop.noMatch }
+            pieces += calls
+            try strictClose(&c, stepCallEnd)
+            let after = c.index
+            c.skipSpaces()
+            if try !c.accept(stepSeparator) { c.index = after }
+        }
+        guard !pieces.isEmpty else { throw ScanStop.noMatch }
+        try c.skipClosingTag(stepCallsEnd)
+        return pieces
     }
 
     /// MiniCPM 5: `<function name="F"><param name="P">V</param></function>`, one or more.

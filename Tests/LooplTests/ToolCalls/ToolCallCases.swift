@@ -471,5 +471,43 @@ enum ToolCallCases {
     ]
 
     static let all: [ParseCase] = more + others + hermes + qwen3Coder + glm + llama3 + mistral + pythonic + lfm2 + functionary
-        + functools + deepSeek + command + granite + gptOSS + kimi + xmlFamilies + generic
+        + functools + deepSeek + command + granite + gptOSS + kimi + xmlFamilies + generic + fromOtherRuntimes
+
+    /// The families and rules that other runtimes' parsers read (issue 39).
+    static let fromOtherRuntimes: [ParseCase] = [
+        ParseCase(name: "OLMo 3 two calls and text", format: .olmo3,
+                  text: "Checking.\n<function_calls>\nf(a=1, b='x')\ng()\n</function_calls>\nDone.",
+                  content: "Checking.\n\nDone.", calls: [call("f", ["a": 1, "b": "x"]), call("g")]),
+        ParseCase(name: "OLMo 3 undeclared call keeps the block", format: .olmo3,
+                  text: "<function_calls>f(a=1)\nrm(path='/')</function_calls>",
+                  content: "<function_calls>f(a=1)\nrm(path='/')</function_calls>", calls: [call("f", ["a": 1])], tools: ["f"], rejected: ["rm"]),
+        ParseCase(name: "OLMo 3 only malformed calls is text", format: .olmo3,
+                  text: "<function_calls>f(x=b'z')</function_calls>", content: "<function_calls>f(x=b'z')</function_calls>", calls: []),
+        ParseCase(name: "Step 3 call", format: .step3,
+                  text: "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\"><steptml:parameter name=\"code\">  x = 1\n</steptml:parameter><steptml:parameter name=\"n\">2</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>",
+                  content: "", calls: [call("f", ["code": "  x = 1\n", "n": 2])]),
+        ParseCase(name: "LongCat with text around", format: .longCat,
+                  text: "A <longcat_tool_call>{\"name\": \"f\", \"arguments\": {}}</longcat_tool_call> B", content: "A  B", calls: [call("f")]),
+        ParseCase(name: "Granite 20B two calls", format: .granite20BFC,
+                  text: "<function_call> {\"name\": \"f\", \"arguments\": {\"a\": 1}}\n<function_call> {\"name\": \"g\", \"arguments\": {}}",
+                  content: "", calls: [call("f", ["a": 1]), call("g")]),
+        ParseCase(name: "Mistral v11 without [ARGS]", format: .mistral,
+                  text: "[TOOL_CALLS]f{\"a\": 1}", content: "", calls: [call("f", ["a": 1])]),
+        ParseCase(name: "Mistral name without arguments stays text", format: .mistral,
+                  text: "[TOOL_CALLS]f then", content: "[TOOL_CALLS]f then", calls: []),
+        ParseCase(name: "pythonic list drops the overflowing call", format: .pythonic,
+                  text: "[f(x=1e999), g(y=2)]", content: "", calls: [call("g", ["y": 2])], rejected: ["f"]),
+        ParseCase(name: "Kimi section drops the call with a malformed id", format: .kimiK2,
+                  text: "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_call_begin|>functions.g:one<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>",
+                  content: "", calls: [call("f")], rejected: ["functions.g:one"]),
+        ParseCase(name: "GigaChat end of text removed", format: .gigaChat,
+                  text: "Hi.\n</s>", content: "Hi.", calls: []),
+        ParseCase(name: "HTML strikethrough keeps </s>", format: .gigaChat,
+                  text: "It was <s>red</s> blue.", content: "It was <s>red</s> blue.", calls: []),
+        ParseCase(name: "Gemma 4 thought after text", format: .gemma4,
+                  text: "One.<|channel>thought\nhmm<channel|>Two.", content: "One.Two.", calls: [], reasoning: "hmm"),
+        ParseCase(name: "Qwen3-Coder value ends at the next parameter", format: .qwen3Coder,
+                  text: "<tool_call>\n<function=f>\n<parameter=a>\n1\n<parameter=b>\nx\n</parameter>\n</function>\n</tool_call>",
+                  content: "", calls: [call("f", ["a": 1, "b": "x"])]),
+    ]
 }

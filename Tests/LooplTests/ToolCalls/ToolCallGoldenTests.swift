@@ -23,25 +23,7 @@ import Testing
 
     @Test(arguments: rows)
     func streamsToTheSameResult(_ row: GoldenCase) {
-        let scalars = row.text.unicodeScalars.map { String($0) }
-        var rng = SeededGenerator(seed: UInt64(row.text.utf8.count) &+ 0x5851_F42D_4C95_7F2D)
-        var splits: [[String]] = [scalars]
-        for cut in 1..<max(1, scalars.count) { splits.append([scalars[..<cut].joined(), scalars[cut...].joined()]) }
-        for _ in 0..<8 { splits.append(randomSplit(row.text, using: &rng)) }
-        for format in row.formats {
-            let whole = row.parser(format).parse(row.text).withoutIds
-            for pieces in splits {
-                var parser = row.parser(format)
-                var events: [ToolCallParser.Event] = []
-                for piece in pieces { events += parser.feed(piece) }
-                events += parser.finish()
-                #expect(ToolCallParser.result(of: events).withoutIds == whole, "\(row.id) [\(format)] split \(pieces.count)")
-                let shown = events.map { if case .text(let text) = $0 { text } else { "" } }.joined()
-                for marker in GoldenCase.thinkingMarkers where shown.contains(marker) && !row.content.contains(marker) {
-                    Issue.record("\(row.id) [\(format)]: text events carry \(marker)")
-                }
-            }
-        }
+        row.checkStreamsAlike()
     }
 }
 
@@ -59,6 +41,7 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
     let startsInReasoning: Bool?
     let sameUnderAuto: Bool
     let family: String?
+    let source: String?
 
     var testDescription: String { id }
 
@@ -68,6 +51,31 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
     static let thinkingMarkers = ["<think>", "</think>", "[THINK]", "[/THINK]", "<seed:think>", "</seed:think>", "<|START_THINKING|>",
                                   "<|END_THINKING|>", "<mm:think>", "</mm:think>", "<|channel>thought", "<channel|>", "<|inner_prefix|>",
                                   "<|inner_suffix|>", "<|open|>think<|sep|>", "<|close|>think<|sep|>", "[BEGIN FINAL RESPONSE]"]
+
+    /// Streamed at every split into two, one scalar at a time and in random splits with a fixed
+    /// seed, the case reads as it does whole, with no thinking markup in text events.
+    func checkStreamsAlike(sourceLocation: SourceLocation = #_sourceLocation) {
+        let scalars = text.unicodeScalars.map { String($0) }
+        var rng = SeededGenerator(seed: UInt64(text.utf8.count) &+ 0x5851_F42D_4C95_7F2D)
+        var splits: [[String]] = [scalars]
+        for cut in 1..<max(1, scalars.count) { splits.append([scalars[..<cut].joined(), scalars[cut...].joined()]) }
+        for _ in 0..<8 { splits.append(randomSplit(text, using: &rng)) }
+        for format in formats {
+            let whole = parser(format).parse(text).withoutIds
+            for pieces in splits {
+                var parser = parser(format)
+                var events: [ToolCallParser.Event] = []
+                for piece in pieces { events += parser.feed(piece) }
+                events += parser.finish()
+                #expect(ToolCallParser.result(of: events).withoutIds == whole, "\(id) [\(format)] split \(pieces.count)",
+                        sourceLocation: sourceLocation)
+                let shown = events.map { if case .text(let text) = $0 { text } else { "" } }.joined()
+                for marker in GoldenCase.thinkingMarkers where shown.contains(marker) && !content.contains(marker) {
+                    Issue.record("\(id) [\(format)]: text events carry \(marker)", sourceLocation: sourceLocation)
+                }
+            }
+        }
+    }
 
     func parser(_ format: ToolCallFormat) -> ToolCallParser {
         if let tools { return ToolCallParser(format: format, tools: tools, startsInReasoning: startsInReasoning) }
@@ -118,7 +126,8 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
                 reasoning: item["reasoning"]?.stringValue, toolNames: names, tools: specs,
                 rejected: item["rejected"]?.arrayValue?.compactMap(\.stringValue),
                 startsInReasoning: item["starts_in_reasoning"].flatMap { if case .bool(let b) = $0 { b } else { nil } },
-                sameUnderAuto: item["auto"] != .bool(false), family: item["family"]?.stringValue)
+                sameUnderAuto: item["auto"] != .bool(false), family: item["family"]?.stringValue,
+                source: item["source"]?.stringValue)
         }
     }
 }
