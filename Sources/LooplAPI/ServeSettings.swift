@@ -15,6 +15,9 @@ package struct ServeSettings: Sendable {
     /// The folder where stored Responses API responses are also written (`serve.responsesDir`);
     /// nil keeps them in memory only.
     package var responsesDir: String?
+    /// The folder of the page's saved conversations (`serve.sessionsDir`); nil is
+    /// `$XDG_DATA_HOME/loopl/sessions`.
+    package var sessionsDir: String?
 
     package init() {}
 
@@ -35,6 +38,7 @@ package struct ServeSettings: Sendable {
             keepAliveInterval = .milliseconds(Int(seconds * 1000))
         }
         responsesDir = try reader.optionalString("responsesDir")
+        sessionsDir = try reader.optionalString("sessionsDir")
         try reader.finish()
     }
 
