@@ -107,8 +107,13 @@ struct AgentSettings: Sendable {
 
     /// The enabled built-in tools.
     func makeTools() throws -> [any Tool] {
+        try Self.builtInTools(tools, root: root)
+    }
+
+    /// The built-in tools named `names` (calc, time, files), the files tools reading under `root`.
+    static func builtInTools(_ names: [String], root: String) throws -> [any Tool] {
         var made: [any Tool] = []
-        for tool in tools {
+        for tool in names {
             switch tool {
             case "calc": made.append(CalculatorTool())
             case "time": made.append(DateTimeTool())

@@ -67,7 +67,8 @@ struct ServeCommand: Command {
         }
         let directory = try ModelDirectory(config: config, served: backends)
         if preload { try await directory.preload() }
-        let server = try APIServer(directory: directory, host: host, port: port, key: key, settings: settings) {
+        let server = try APIServer(directory: directory, host: host, port: port, key: key, settings: settings,
+                                   toolkit: ServeToolkit.make(config: config)) {
             console.err("listening on http://\(host.contains(":") ? "[\(host)]" : host):\($0)")
         }
         let signal = await signals.next()
