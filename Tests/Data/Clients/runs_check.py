@@ -93,7 +93,8 @@ def check_same_events(server, args):
     with open(args.expected) as file:
         expected = [json.loads(line) for line in file if line.strip()]
     response, events = server.open_run(calc_body())
-    expect(response.status == 200, "status %d: %s" % (response.status, response.read()[:300]))
+    if response.status != 200:
+        raise Failure("status %d: %s" % (response.status, response.read()[:300]))
     expect(response.getheader("Loopl-Run-Id", "").startswith("run_"), "no Loopl-Run-Id header")
     got = list(events)
     expect(normalized(got) == normalized(expected),
