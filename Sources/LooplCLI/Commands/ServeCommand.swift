@@ -10,7 +10,8 @@ struct ServeCommand: Command {
         Serve the configured backends over HTTP (docs/serve.md): OpenAI's chat completions
         (POST /v1/chat/completions) and Responses (POST /v1/responses, GET and DELETE
         /v1/responses/{id}), Anthropic's Messages (POST /v1/messages, /v1/messages/count_tokens),
-        GET /v1/models, GET /v1/models/{id} and GET /health. A request
+        GET /v1/models, GET /v1/models/{id} and GET /health; and at / a transcript page that runs
+        agents in the browser, on its own API under /loopl/v1/ (runs, sessions). A request
         names its backend by 'model': a backend's name or one of its 'aliases'; without one, the
         config's default. Models start on their first request, or at start with --preload. Runs
         until SIGINT or SIGTERM, then lets requests in flight finish and closes every backend.

@@ -21,15 +21,18 @@ async function api(path, options = {}) {
   return response;
 }
 
+/** Shows the key dialog once, however many requests were refused. */
+let keyAsked = null;
 function askKey() {
-  return new Promise((resolve) => {
-    const dialog = $('key-dialog');
+  keyAsked ??= new Promise((resolve) => {
     $('key-form').onsubmit = () => {
       sessionStorage.setItem('loopl.key', $('key').value);
+      keyAsked = null;
       resolve();
     };
-    dialog.showModal();
+    $('key-dialog').showModal();
   });
+  return keyAsked;
 }
 
 async function json(path, options) {
@@ -287,6 +290,7 @@ async function start() {
     text.htmlFor = box.id;
     $('tools').append(box, text);
   }
+  state.toolsOn = selectedTools().length > 0;
   $('composer').onsubmit = (event) => {
     event.preventDefault();
     const prompt = $('prompt').value;
