@@ -124,6 +124,7 @@ def check_cancel_and_busy(server, args):
         if event.get("event") == "text":
             break
     status, _, payload = server.request("POST", "/loopl/v1/runs", {"session": session, "messages": [{"role": "user", "content": "hi"}]})
+    expect(status == 409, "a second run on the busy session: %d %s" % (status, payload[:300]))
     busy = json.loads(payload)["error"]
     expect(status == 409 and busy["code"] == "session_busy" and "already running" in busy["message"], "a second run: %d %s" % (status, busy))
     status, _, payload = server.request("POST", "/loopl/v1/runs/%s/cancel" % run)
