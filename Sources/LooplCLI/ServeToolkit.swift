@@ -25,7 +25,7 @@ enum ServeToolkit {
             }
             let started = await hub.start(chosen, taken: Set(builtIn.map(\.name)))
             let all = builtIn + started.tools
-            return AgentToolkit.Made(tools: builtIn, sources: [started.source], warnings: started.warnings,
+            return AgentToolkit.Made(tools: builtIn, sources: [started.source], offered: all.map(\.name), warnings: started.warnings,
                                      toolTimeout: MCPSetup.toolTimeout(all)) { await hub.shutdown() }
         }
     }

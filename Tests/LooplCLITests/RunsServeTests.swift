@@ -47,6 +47,19 @@ import Testing
         #expect(stopped.status == 0, "\(stopped.errors)")
     }
 
+    @Test(.timeLimit(.minutes(10)))
+    func aRunStartsTheMCPServersItNames() throws {
+        try ServeTests.requireModel()
+        let config = try ServeProcess.config([
+            "default": "llama",
+            "backends": ["llama": ["kind": "llama", "model": .string(LooplHome.defaultModel), "threads": 2, "contextLength": 8192]],
+            "mcpServers": ["good": MCPCommandTests.test("legacy")],
+        ])
+        let server = try ServeProcess([], config: config)
+        try Self.check(server, ["mcp"])
+        #expect(server.stop().status == 0)
+    }
+
     @Test(.timeLimit(.minutes(20)))
     func cancelStopsARunAndABusySessionIsRefused() throws {
         let (config, _) = try Self.setUp()

@@ -7,6 +7,8 @@ package struct AgentToolkit: Sendable {
     package struct Made: Sendable {
         package var tools: [any Tool]
         package var sources: [any ToolSource]
+        /// The names of every tool offered at the start: ``tools``' and the sources'.
+        package var offered: [String]
         /// Warnings to show before the run (a server that did not start).
         package var warnings: [String]
         /// The agent's time limit per call.
@@ -14,10 +16,11 @@ package struct AgentToolkit: Sendable {
         /// Stops what was started for the run (MCP servers).
         package var close: @Sendable () async -> Void
 
-        package init(tools: [any Tool], sources: [any ToolSource] = [], warnings: [String] = [], toolTimeout: Duration = .seconds(30),
-                     close: @escaping @Sendable () async -> Void = {}) {
+        package init(tools: [any Tool], sources: [any ToolSource] = [], offered: [String]? = nil, warnings: [String] = [],
+                     toolTimeout: Duration = .seconds(30), close: @escaping @Sendable () async -> Void = {}) {
             self.tools = tools
             self.sources = sources
+            self.offered = offered ?? tools.map(\.name)
             self.warnings = warnings
             self.toolTimeout = toolTimeout
             self.close = close

@@ -59,9 +59,9 @@ struct RunsEndpoint: Sendable {
         do { made = try await toolkit.make(run.tools, run.mcp) } catch let error as APIError { throw error } catch {
             throw APIError.invalidRequest((error as? LooplError)?.message ?? "\(error)", param: "tools")
         }
-        if case .tool(let name) = run.toolChoice, !made.tools.contains(where: { $0.name == name }) {
+        if case .tool(let name) = run.toolChoice, !made.offered.contains(name) {
             await made.close()
-            let offered = made.tools.isEmpty ? "no tool is enabled" : "offered: " + made.tools.map(\.name).joined(separator: ", ")
+            let offered = made.offered.isEmpty ? "no tool is enabled" : "offered: " + made.offered.joined(separator: ", ")
             throw APIError.invalidRequest("`toolChoice` names '\(name)', which is not an enabled tool (\(offered)).", param: "toolChoice")
         }
         return made

@@ -163,6 +163,22 @@ def check_missing_key(server, args):
     return "401 for the API, 200 for the page's files"
 
 
+def check_mcp(server, args):
+    status, _, payload = server.request("GET", "/loopl/v1/settings")
+    settings = json.loads(payload)
+    expect(status == 200 and settings["mcp"] == ["good"] and "calc" in settings["tools"], "the settings are %s" % settings)
+    response, events = server.open_run({"messages": [{"role": "user", "content": "Say hello back."}], "mcp": ["good"],
+                                        "toolChoice": "good_echo", "temperature": 0, "maxIterations": 1})
+    if response.status != 200:
+        raise Failure("status %d: %s" % (response.status, response.read()[:300]))
+    got = list(events)
+    finished = [e["result"] for e in got if e.get("event") == "toolFinished"]
+    expect(finished and finished[0]["name"] == "good_echo" and not finished[0]["isError"], "the events are %s" % got)
+    status, _, payload = server.request("POST", "/loopl/v1/runs", {"messages": [{"role": "user", "content": "Hi"}], "mcp": ["nope"]})
+    expect(status == 400 and "No MCP server named 'nope'" in json.loads(payload)["error"]["message"], "an unknown server: %d %s" % (status, payload))
+    return "good_echo returned %r" % finished[0]["content"]
+
+
 def check_delete(server, args):
     status, _, payload = server.request("GET", "/loopl/v1/sessions")
     listed = json.loads(payload)["data"]
@@ -175,7 +191,7 @@ def check_delete(server, args):
 
 
 CHECKS = {"same-events": check_same_events, "cancel-busy": check_cancel_and_busy, "bad-session": check_bad_session,
-          "missing-key": check_missing_key, "delete": check_delete}
+          "missing-key": check_missing_key, "mcp": check_mcp, "delete": check_delete}
 
 
 def main():
