@@ -202,6 +202,7 @@ async function send(prompt) {
   } catch (error) {
     handle({ error: { message: String(error.message || error) } });
   } finally {
+    if (['running', 'stopping'].includes($('status').textContent)) $('status').textContent = 'ended without finishing';
     state.run = null;
     setRunning(false);
     loadSessions();
