@@ -105,9 +105,7 @@ private struct Routes: Sendable {
 
     /// The page's file, which needs no key.
     private func get(_ request: HTTPRequest, _ responder: HTTPResponder, _ file: WebPage.File) {
-        guard request.method == "GET" || request.method == "HEAD" else {
-            return responder.respond(.methodNotAllowed(request.method, allowed: ["GET"]))
-        }
+        guard request.method == "GET" else { return responder.respond(.methodNotAllowed(request.method, allowed: ["GET"])) }
         responder.respond(status: 200, headers: [("Content-Type", file.contentType), ("Cache-Control", "no-cache")], body: file.bytes)
     }
 
