@@ -19,7 +19,11 @@ var targets: [Target] = [
     .target(name: "LooplHTTP", dependencies: ["Loopl"], swiftSettings: strict),
     .testTarget(name: "LooplHTTPTests", dependencies: ["LooplHTTP"], swiftSettings: strict),
     // The HTTP APIs that `loopl serve` speaks (OpenAI chat completions), over any backend.
-    .target(name: "LooplAPI", dependencies: ["Loopl", "LooplHTTP"], swiftSettings: strict),
+    .target(name: "LooplAPI", dependencies: ["Loopl", "LooplHTTP", "LooplWeb"], swiftSettings: strict),
+    // The transcript page that `loopl serve` serves at `/`, its files built into the binary.
+    .target(name: "LooplWeb", exclude: ["README.md"],
+            resources: ["index.html", "style.css", "app.js", "transcript.js", "favicon.svg"].map { .embedInCode("Page/" + $0) },
+            swiftSettings: strict),
     .testTarget(name: "LooplAPITests", dependencies: ["LooplAPI"], swiftSettings: strict),
     .testTarget(name: "LooplMCPTests", dependencies: ["LooplMCP", "LooplHTTP", "LooplTestKit"], swiftSettings: strict),
     .target(name: "LooplTestKit", dependencies: ["Loopl"], swiftSettings: strict),

@@ -1,6 +1,7 @@
 import Foundation
 import Loopl
 import LooplHTTP
+import LooplWeb
 
 /// `loopl serve`: the OpenAI-compatible API over the configured backends, on Loopl's HTTP server.
 package final class APIServer: Sendable {
@@ -13,7 +14,7 @@ package final class APIServer: Sendable {
     /// Binds `host:port` (0 picks a free port), calls `listening` with the port, then serves the
     /// backends in `directory`.
     package init(directory: ModelDirectory, host: String, port: Int, key: APIKey?, settings: ServeSettings,
-                 listening: (Int) -> Void = { _ in }) throws {
+                 toolkit: AgentToolkit = .none, listening: (Int) -> Void = { _ in }) throws {
         self.directory = directory
         self.key = key
         self.settings = settings
@@ -21,8 +22,11 @@ package final class APIServer: Sendable {
         let responses = ResponsesEndpoint(chat: chat, store: try ResponsesStore(directory: settings.responsesDir))
         var limits = HTTPLimits()
         limits.maxBodyBytes = settings.maxRequestBytes
+        let loopl = LooplRoutes(chat: chat, toolkit: toolkit, store: SessionStore(directory: settings.sessionsDir),
+                                defaultModel: directory.names.defaultBackend)
         let routes = Routes(directory: directory, key: key, chat: chat, responses: responses, messages: MessagesEndpoint(chat: chat),
-                            cors: CORSPolicy(origins: settings.corsOrigins, keyed: key != nil), metricsPublic: settings.metricsPublic)
+                            cors: CORSPolicy(origins: settings.corsOrigins, keyed: key != nil), metricsPublic: settings.metricsPublic,
+                            loopl: loopl)
         http = try HTTPServer.listen(host: host, port: port, limits: limits, errorBody: Routes.errorBody,
                                      listening: listening) { request, responder in
             await routes.handle(request, responder)
@@ -50,6 +54,7 @@ private struct Routes: Sendable {
     let cors: CORSPolicy
     /// Whether `/metrics` answers without the key.
     let metricsPublic: Bool
+    let loopl: LooplRoutes
     /// When the server started: the `created` of every model it lists.
     let started = ChatAnswer.now()
 
@@ -61,11 +66,13 @@ private struct Routes: Sendable {
             return get(request, responder) { ["status": "ok"] }
         }
         if path == "/metrics", metricsPublic { return metrics(request, responder) }
+        if let file = WebPage.file(at: request.path) { return get(request, responder, file) }
         let anthropic = path == "/messages" || path.hasPrefix("/messages/")
         if let key, !key.accepts(authorization: request.headers["authorization"], xAPIKey: request.headers["x-api-key"]) {
             return anthropic ? responder.respond(anthropic: .unauthorized) : responder.respond(.unauthorized)
         }
         if anthropic { return await routeMessages(path, request, responder) }
+        if path.hasPrefix("/loopl/v1/") { return await loopl.handle(String(path.dropFirst("/loopl/v1".count)), request, responder) }
         switch path {
         case "/models":
             get(request, responder) { ModelObject.list(directory.names.ids.map { ModelObject(id: $0, created: started) }) }
@@ -113,6 +120,12 @@ private struct Routes: Sendable {
     private func get(_ request: HTTPRequest, _ responder: HTTPResponder, _ body: () throws -> JSONValue) {
         guard request.method == "GET" else { return responder.respond(.methodNotAllowed(request.method, allowed: ["GET"])) }
         do { responder.respond(json: try body()) } catch { responder.respond(APIError.from(error)) }
+    }
+
+    /// The page's file, which needs no key.
+    private func get(_ request: HTTPRequest, _ responder: HTTPResponder, _ file: WebPage.File) {
+        guard request.method == "GET" else { return responder.respond(.methodNotAllowed(request.method, allowed: ["GET"])) }
+        responder.respond(status: 200, headers: [("Content-Type", file.contentType), ("Cache-Control", "no-cache")], body: file.bytes)
     }
 
     /// The HTTP server's own errors (a malformed request, a body over the limit) in the API's shape.

@@ -12,7 +12,7 @@ package actor ModelDirectory {
         /// The backend whose aliases hold `"*"`: it answers every other name.
         let catchAll: String?
         /// The backend a request without `model` uses.
-        let defaultBackend: String?
+        package let defaultBackend: String?
 
         /// The backend that answers `model` (nil: the default), or a 404 listing the ids.
         package func backend(for model: String?) throws(APIError) -> String {

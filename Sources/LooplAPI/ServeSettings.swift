@@ -24,6 +24,9 @@ package struct ServeSettings: Sendable {
     package var approvalTimeout: Duration = .seconds(300)
     /// Whether agent runs' calls of tools whose config sets no approval wait for one (`--approve`).
     package var approval: ToolApproval = .allow
+    /// The folder of the page's saved conversations (`serve.sessionsDir`); nil is
+    /// `$XDG_DATA_HOME/loopl/sessions`.
+    package var sessionsDir: String?
 
     package init() {}
 
@@ -53,6 +56,7 @@ package struct ServeSettings: Sendable {
             guard (1...86_400).contains(seconds) else { throw reader.error("approvalTimeoutSeconds must be 1 to 86400") }
             approvalTimeout = .milliseconds(Int(seconds * 1000))
         }
+        sessionsDir = try reader.optionalString("sessionsDir")
         try reader.finish()
     }
 

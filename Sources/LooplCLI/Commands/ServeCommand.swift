@@ -8,10 +8,12 @@ struct ServeCommand: Command {
     static let abstract = "Serve the backends over OpenAI's and Anthropic's HTTP APIs."
     static let help = """
         Serve the configured backends over HTTP (docs/serve.md): OpenAI's chat completions
+        Serve the configured backends over HTTP (docs/serve.md): OpenAI's chat completions
         (POST /v1/chat/completions), completions of a raw prompt (POST /v1/completions) and
         Responses (POST /v1/responses, GET and DELETE /v1/responses/{id}), Anthropic's Messages
         (POST /v1/messages, /v1/messages/count_tokens), GET /v1/models, GET /v1/models/{id},
-        Prometheus metrics (GET /metrics) and GET /health. A request
+        Prometheus metrics (GET /metrics) and GET /health; and at / a transcript page that runs
+        agents in the browser, on its own API under /loopl/v1/ (runs, sessions). A request
         names its backend by 'model': a backend's name or one of its 'aliases'; without one, the
         config's default. Models start on their first request, or at start with --preload. Runs
         until SIGINT or SIGTERM, then lets requests in flight finish and closes every backend.
@@ -76,7 +78,8 @@ struct ServeCommand: Command {
         }
         let directory = try ModelDirectory(config: config, served: backends)
         if preload { try await directory.preload() }
-        let server = try APIServer(directory: directory, host: host, port: port, key: key, settings: settings) {
+        let server = try APIServer(directory: directory, host: host, port: port, key: key, settings: settings,
+                                   toolkit: ServeToolkit.make(config: config)) {
             console.err("listening on http://\(host.contains(":") ? "[\(host)]" : host):\($0)")
         }
         let signal = await signals.next()

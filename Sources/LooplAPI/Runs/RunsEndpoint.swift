@@ -1,0 +1,120 @@
+import Foundation
+import Loopl
+import LooplHTTP
+import Synchronization
+
+/// `POST /loopl/v1/runs`: an ``Agent`` run, its events streamed as server-sent events in the
+/// `loopl run --json` schema (docs/events.md), its conversation saved after every message; and
+/// `POST /loopl/v1/runs/{id}/cancel`, which stops one.
+struct RunsEndpoint: Sendable {
+    let chat: ChatEndpoint
+    let toolkit: AgentToolkit
+    let store: SessionStore
+    let registry = RunRegistry()
+
+    func start(_ request: HTTPRequest, _ responder: HTTPResponder) async {
+        do {
+            let run = try RunRequest(body: request.body)
+            let sessionId = run.session ?? SessionStore.newId()
+            if let busy = registry.agent(forSession: sessionId) {
+                return try await refuse(busy, run.prompt, responder)
+            }
+            let history = try run.session.map { id throws(APIError) in try store.messages(id) } ?? []
+            let backend = try chat.directory.names.backend(for: run.model)
+            let model = try await chat.start(backend)
+            let made = try await makeTools(run)
+            let agent = Agent(model: model, tools: made.tools, toolSources: made.sources,
+                              options: AgentOptions(maxIterations: run.maxIterations, toolTimeout: made.toolTimeout,
+                                                    firstToolChoice: run.toolChoice, generation: run.generation),
+                              messages: history + run.earlier)
+            let title = history.isEmpty ? SessionStore.title(of: run.prompt) : nil
+            await stream(agent, run: run, session: sessionId, title: title, model: run.model ?? backend, made: made, responder)
+        } catch {
+            responder.respond(APIError.from(error))
+        }
+    }
+
+    /// A second run on a busy session, refused as its ``Agent`` refuses it.
+    private func refuse(_ agent: Agent, _ prompt: String, _ responder: HTTPResponder) async throws {
+        let events = agent.stream(prompt)
+        var iterator = events.makeAsyncIterator()
+        do {
+            _ = try await iterator.next()
+        } catch let error as LooplError where error.code == .agentBusy {
+            throw Self.busy(error.message)
+        }
+        // The run ended just now and the agent took this one: it is stopped, and refused all the same.
+        let drain = Task { for try await _ in events {} }
+        drain.cancel()
+        throw Self.busy("The session was running a turn: send the prompt again.")
+    }
+
+    /// The 409 of a run on a session that is running one.
+    static func busy(_ message: String) -> APIError {
+        APIError(status: 409, type: "invalid_request_error", code: "session_busy", message: message, param: "session")
+    }
+
+    private func makeTools(_ run: RunRequest) async throws -> AgentToolkit.Made {
+        let made: AgentToolkit.Made
+        do { made = try await toolkit.make(run.tools, run.mcp) } catch let error as APIError { throw error } catch {
+            throw APIError.invalidRequest((error as? LooplError)?.message ?? "\(error)", param: "tools")
+        }
+        if case .tool(let name) = run.toolChoice, !made.offered.contains(name) {
+            await made.close()
+            let offered = made.offered.isEmpty ? "no tool is enabled" : "offered: " + made.offered.joined(separator: ", ")
+            throw APIError.invalidRequest("`toolChoice` names '\(name)', which is not an enabled tool (\(offered)).", param: "toolChoice")
+        }
+        return made
+    }
+
+    private func stream(_ agent: Agent, run: RunRequest, session: String, title: String?, model: String,
+                        made: AgentToolkit.Made, _ responder: HTTPResponder) async {
+        let runId = "run_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let gate = StreamGate(responder, keepAlive: chat.keepAlive, framing: .responses,
+                              headers: [("Loopl-Run-Id", runId), ("Loopl-Session-Id", session)])
+        let timer = gate.armKeepAlive()
+        defer { timer.cancel() }
+        let store = self.store
+        let registry = self.registry
+        let handle = RunHandle()
+        guard registry.begin(run: runId, session: session, agent: agent, cancel: { handle.cancel() }) else {
+            await made.close()
+            return gate.fail(Self.busy("The session \(session) is running a turn already: wait for it to finish."))
+        }
+        let work = Task {
+            for warning in made.warnings { _ = gate.send(SSE.data(try JSONValue(encoding: AgentEvent.warning(warning)))) }
+            var saved = false
+            for try await event in agent.stream(run.prompt) {
+                switch event {
+                case .iterationStarted(1), .assistantMessage, .toolFinished:
+                    try store.save(session, messages: await agent.messages, title: saved ? nil : title, model: model)
+                    saved = true
+                default: break
+                }
+                // A client that is gone cancels its run; the run's last events are still saved.
+                if !gate.send(SSE.data(try JSONValue(encoding: event))) { handle.cancel() }
+            }
+            try store.save(session, messages: await agent.messages)
+        }
+        handle.set(work)
+        let result = await work.result
+        registry.end(run: runId, session: session)
+        await made.close()
+        switch result {
+        case .success: gate.finish()
+        case .failure(let error):
+            let messages = await agent.messages
+            if !messages.isEmpty { try? store.save(session, messages: messages, title: title, model: model) }
+            gate.fail(APIError.from(error))
+        }
+    }
+
+    func cancel(_ id: String, _ request: HTTPRequest, _ responder: HTTPResponder) {
+        guard request.method == "POST" else { return responder.respond(.methodNotAllowed(request.method, allowed: ["POST"])) }
+        guard registry.cancel(id) else {
+            return responder.respond(APIError(status: 404, type: "invalid_request_error", code: "run_not_found",
+                                              message: "There is no run '\(id.prefix(80))' under way: it finished, or never started."))
+        }
+        responder.respond(json: ["id": .string(id), "status": "cancelling"])
+    }
+}

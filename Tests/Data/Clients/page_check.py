@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Checks of the transcript page that `loopl serve` serves at `/`, in headless Chromium driven by
+Selenium (scripts/browser installs both).
+
+    page_check.py --url URL --chromium PATH --driver PATH --screenshots DIR [--cases FILE] [--key KEY] CHECK...
+
+Prints `ok NAME: detail` or `FAIL NAME: why` per check; exits 1 when one failed. A screenshot of
+each state goes to DIR/NAME.png.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+PROMPT = "What is 17*23?"
+LONG_PROMPT = "Count from 1 to 1000, one number per line, and nothing else."
+SLOW = 900  # seconds: the default model on a busy machine
+
+
+class Failure(Exception):
+    pass
+
+
+def expect(condition, why):
+    if not condition:
+        raise Failure(why)
+
+
+class Page:
+    def __init__(self, args):
+        self.args = args
+        options = webdriver.ChromeOptions()
+        options.binary_location = args.chromium
+        for flag in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1000,720", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync"]:
+            options.add_argument(flag)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.driver = webdriver.Chrome(service=Service(executable_path=args.driver), options=options)
+        self.logs = []
+
+    def open(self):
+        self.driver.get(self.args.url)
+        self.wait(lambda d: d.execute_script("return document.querySelectorAll('#model option').length") > 0, 60, "the model picker")
+
+    def wait(self, condition, seconds, what):
+        try:
+            return WebDriverWait(self.driver, seconds, poll_frequency=0.2).until(condition)
+        except Exception as error:
+            self.shot("timeout")
+            raise Failure("waited %d s for %s (%s); the transcript: %s" % (seconds, what, type(error).__name__, self.text("#transcript")))
+
+    def find(self, selector):
+        return self.driver.find_element(By.CSS_SELECTOR, selector)
+
+    def all(self, selector):
+        return self.driver.find_elements(By.CSS_SELECTOR, selector)
+
+    def text(self, selector):
+        nodes = self.all(selector)
+        return nodes[0].text if nodes else ""
+
+    def shot(self, name):
+        self.driver.save_screenshot(os.path.join(self.args.screenshots, name + ".png"))
+
+    def collect_logs(self):
+        self.logs += self.driver.get_log("browser")
+
+    def send(self, prompt):
+        box = self.find("#prompt")
+        box.click()
+        box.send_keys(prompt)
+        box.send_keys(Keys.ENTER)
+
+    def close(self):
+        self.driver.quit()
+
+
+def check_folding(page, args):
+    with open(args.cases) as file:
+        cases = json.load(file)
+    page.open()
+    script = """
+const [cases, done] = arguments;
+import('/transcript.js').then(({ Transcript, comparable }) => {
+  done(cases.map((c) => {
+    const transcript = new Transcript();
+    const changes = [];
+    for (const step of c.steps) {
+      if ('user' in step) transcript.user(step.user);
+      else if ('note' in step) transcript.note(step.note);
+      else changes.push(transcript.apply(step.event));
+    }
+    return { items: comparable(transcript.items), changes };
+  }));
+}).catch((error) => done({ error: String(error) }));
+"""
+    results = page.driver.execute_async_script(script, cases)
+    expect(isinstance(results, list), "the module failed: %s" % results)
+    for case, result in zip(cases, results):
+        expected_changes = [step["changed"] for step in case["steps"] if "event" in step]
+        expect(result["changes"] == expected_changes, "%s: changes %s, Swift %s" % (case["name"], result["changes"], expected_changes))
+        expect(result["items"] == case["items"], "%s: items\n%s\nSwift\n%s" % (case["name"], result["items"], case["items"]))
+    page.collect_logs()
+    return "%d cases fold alike" % len(cases)
+
+
+def check_offline(page, args):
+    page.open()
+    entries = page.driver.execute_script(
+        "return performance.getEntriesByType('resource').map((e) => [e.name, e.transferSize || e.encodedBodySize || 0])")
+    origin = args.url.rstrip("/")
+    outside = [name for name, _ in entries if not name.startswith(origin)]
+    expect(not outside, "the page requested other origins: %s" % outside)
+    total = sum(size for _, size in entries)
+    html = len(page.driver.page_source.encode())
+    expect(total + html < 150 * 1024, "the page weighs %d bytes" % (total + html))
+    page.collect_logs()
+    return "%d requests, all to %s, %d bytes" % (len(entries), origin, total + html)
+
+
+def check_calculator(page, args):
+    page.open()
+    calc = page.find("#tool-calc")
+    expect(page.find("label[for='tool-calc']").text == "calc", "the calculator's checkbox has no label")
+    calc.click()
+    expect(page.find("#tool-choice").get_attribute("value") == "required" and page.find("#temperature").get_attribute("value") == "0",
+           "switching a tool on did not take scripts/agent's defaults")
+    page.send(PROMPT)
+    page.wait(lambda d: page.text(".user") == PROMPT, 30, "the user bubble")
+    page.shot("calculator-sent")
+    page.wait(lambda d: page.all(".tool .ok"), SLOW, "the calculator card with its ✓")
+    card = page.find(".tool")
+    expect("calculator" in card.find_element(By.CSS_SELECTOR, "summary").text, "the card reads %r" % card.text)
+    page.wait(lambda d: page.text("#status").startswith("answered"), SLOW, "the answer")
+    card = page.find(".tool")
+    card.find_element(By.CSS_SELECTOR, "summary").click()
+    page.wait(lambda d: page.find(".tool").get_attribute("open") is not None, 10, "the card to expand")
+    card = page.find(".tool")
+    arguments = card.find_element(By.CSS_SELECTOR, "pre.arguments").text
+    result = card.find_element(By.CSS_SELECTOR, "pre.result").text
+    expect("17*23" in arguments and "391" in result, "the card shows %r and %r" % (arguments, result))
+    order = page.driver.execute_script(
+        "return [...document.querySelectorAll('#transcript > *')].map((n) => n.className)")
+    expect(order.index("user") < order.index("tool") < len(order) - 1 - order[::-1].index("assistant"),
+           "the transcript's order is %s" % order)
+    ttft, speed = page.text("#ttft"), page.text("#speed")
+    used = page.find("#context").get_attribute("value")
+    expect(re.fullmatch(r"\d+", ttft) and re.fullmatch(r"[\d.]+", speed) and float(used) > 0,
+           "the meter shows TTFT %r, speed %r, context %r" % (ttft, speed, used))
+    page.shot("calculator")
+    page.collect_logs()
+    return "card %s → %s; TTFT %s ms, %s tok/s, context %s" % (arguments.replace("\n", " "), result, ttft, speed, page.text("#context-text"))
+
+
+def check_reload(page, args):
+    page.driver.refresh()
+    page.wait(lambda d: page.text(".user") == PROMPT and page.all(".tool .ok"), 30, "the conversation after a reload")
+    current = page.all("#sessions button[aria-current='true']")
+    expect(current and current[0].text == PROMPT, "the sidebar does not mark the conversation: %s" % page.text("#sessions"))
+    page.shot("reload")
+    page.collect_logs()
+    return "the sidebar shows %r" % current[0].text
+
+
+def check_stop(page, args):
+    page.find("#new-session").click()
+    page.wait(lambda d: not page.all(".user"), 10, "a new conversation")
+    if page.find("#tool-calc").is_selected():
+        page.find("#tool-calc").click()
+    page.driver.execute_script("document.getElementById('tool-choice').value = 'auto'")
+    tokens = page.find("#max-tokens")
+    tokens.clear()
+    tokens.send_keys("2000")
+    page.send(LONG_PROMPT)
+    page.wait(lambda d: len(page.text(".assistant")) > 0, SLOW, "the answer to start")
+    page.find("#stop").click()
+    page.wait(lambda d: page.text("#status").startswith("cancelled"), 120, "the run to end cancelled")
+    expect(not page.find("#send").get_attribute("disabled"), "Send stays disabled after the stop")
+    page.shot("stop")
+    page.collect_logs()
+    return "%s, %d characters shown" % (page.text("#status"), len(page.text(".assistant")))
+
+
+def check_key(page, args):
+    page.driver.get(args.url)
+    page.wait(lambda d: d.execute_script("return document.getElementById('key-dialog').open"), 30, "the key dialog")
+    page.find("#key").send_keys(args.key)
+    page.find("#key-form button").click()
+    page.wait(lambda d: d.execute_script("return document.querySelectorAll('#model option').length") > 0, 30, "the models after the key")
+    page.driver.refresh()
+    page.wait(lambda d: d.execute_script("return document.querySelectorAll('#model option').length") > 0, 30, "the models after a reload")
+    expect(not page.driver.execute_script("return document.getElementById('key-dialog').open"), "the key was asked for again")
+    return "asked once, kept in session storage"
+
+
+def check_console(page, args):
+    page.collect_logs()
+    errors = [entry for entry in page.logs if entry.get("level") == "SEVERE"]
+    expect(not errors, "the console has errors: %s" % errors)
+    return "%d messages, no error" % len(page.logs)
+
+
+CHECKS = {"folding": check_folding, "offline": check_offline, "calculator": check_calculator, "reload": check_reload,
+          "stop": check_stop, "key": check_key, "console": check_console}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--chromium", required=True)
+    parser.add_argument("--driver", required=True)
+    parser.add_argument("--screenshots", required=True)
+    parser.add_argument("--cases")
+    parser.add_argument("--key")
+    parser.add_argument("checks", nargs="+")
+    args = parser.parse_args()
+    page = Page(args)
+    failed = False
+    try:
+        for name in args.checks:
+            started = time.monotonic()
+            try:
+                print("ok %s: %s" % (name, CHECKS[name](page, args)), flush=True)
+            except Exception as error:  # a check's failure, or the browser's
+                failed = True
+                print("FAIL %s: %s: %s" % (name, type(error).__name__, error), flush=True)
+            print("   (%s took %.0f s)" % (name, time.monotonic() - started), flush=True)
+    finally:
+        page.close()
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

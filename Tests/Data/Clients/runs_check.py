@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Checks of `loopl serve`'s agent endpoint (/loopl/v1/runs, /loopl/v1/sessions) over raw HTTP,
+standard library only.
+
+    runs_check.py --port PORT [--key KEY] [--expected FILE] CHECK...
+
+`--expected` is the output of `loopl run --json --tools calc --tool-choice required
+--temperature 0 --seed 7 "What is 17*23?"` on the same model. Prints `ok NAME: detail` or
+`FAIL NAME: why` per check; exits 1 when one failed.
+"""
+
+import argparse
+import http.client
+import json
+import os
+import stat
+import sys
+
+PROMPT = "What is 17*23?"
+LONG_PROMPT = "Count from 1 to 1000, one number per line, and nothing else."
+
+
+class Failure(Exception):
+    pass
+
+
+def expect(condition, why):
+    if not condition:
+        raise Failure(why)
+
+
+class Server:
+    def __init__(self, port, key):
+        self.port, self.key = port, key
+
+    def headers(self, key=True):
+        headers = {"Content-Type": "application/json"}
+        if key and self.key:
+            headers["Authorization"] = "Bearer " + self.key
+        return headers
+
+    def request(self, method, path, body=None, key=True):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=900)
+        connection.request(method, path, body=None if body is None else json.dumps(body).encode(), headers=self.headers(key))
+        response = connection.getresponse()
+        payload = response.read()
+        connection.close()
+        return response.status, dict(response.getheaders()), payload
+
+    def open_run(self, body):
+        """Starts a run; returns the response and a generator of its events."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=900)
+        connection.request("POST", "/loopl/v1/runs", body=json.dumps(body).encode(), headers=self.headers())
+        response = connection.getresponse()
+
+        def events():
+            while True:
+                line = response.readline()
+                if not line:
+                    return
+                line = line.decode().rstrip("\n")
+                if line.startswith("data: "):
+                    yield json.loads(line[6:])
+        return response, events()
+
+
+def calc_body(**extra):
+    body = {"messages": [{"role": "user", "content": PROMPT}], "tools": ["calc"], "toolChoice": "required",
+            "temperature": 0, "seed": 7}
+    body.update(extra)
+    return body
+
+
+def normalized(events):
+    """The events without their timings and random ids: metrics dropped, call ids and durations blanked."""
+    kept = []
+    for event in events:
+        if event.get("event") == "metrics":
+            continue
+        text = json.dumps(event, sort_keys=True)
+        for call_id in {c.get("id") for c in [event.get("toolCall") or {}] + (event.get("message") or {}).get("tool_calls", [])}:
+            if call_id:
+                text = text.replace(call_id, "CALL")
+        event = json.loads(text)
+        if "result" in event:
+            event["result"]["durationMs"] = 0
+            event["result"]["callId"] = "CALL"
+        kept.append(event)
+    return kept
+
+
+def check_same_events(server, args):
+    with open(args.expected) as file:
+        expected = [json.loads(line) for line in file if line.strip()]
+    response, events = server.open_run(calc_body())
+    if response.status != 200:
+        raise Failure("status %d: %s" % (response.status, response.read()[:300]))
+    expect(response.getheader("Loopl-Run-Id", "").startswith("run_"), "no Loopl-Run-Id header")
+    got = list(events)
+    expect(normalized(got) == normalized(expected),
+           "the endpoint's events differ from loopl run --json's:\n%s\n%s" % (normalized(got), normalized(expected)))
+    session = response.getheader("Loopl-Session-Id")
+    status, _, payload = server.request("GET", "/loopl/v1/sessions/" + session)
+    expect(status == 200, "GET the session: %d %s" % (status, payload[:200]))
+    saved = json.loads(payload)
+    expect(saved["title"] == PROMPT and [m["role"] for m in saved["messages"]] == ["user", "assistant", "tool", "assistant"],
+           "the saved session is %s" % saved)
+    status, _, payload = server.request("GET", "/loopl/v1/sessions")
+    listed = json.loads(payload)["data"]
+    expect(status == 200 and listed[0]["id"] == session and listed[0]["model"], "the list is %s" % listed)
+    if args.sessions_dir:
+        mode = stat.S_IMODE(os.stat(os.path.join(args.sessions_dir, session + ".json")).st_mode)
+        expect(mode == 0o600, "the session file's mode is %o" % mode)
+    return "%d events, saved as %s" % (len(got), session)
+
+
+def check_cancel_and_busy(server, args):
+    response, events = server.open_run({"messages": [{"role": "user", "content": LONG_PROMPT}], "temperature": 0, "maxTokens": 2000})
+    expect(response.status == 200, "status %d" % response.status)
+    run, session = response.getheader("Loopl-Run-Id"), response.getheader("Loopl-Session-Id")
+    seen = []
+    for event in events:
+        seen.append(event)
+        if event.get("event") == "text":
+            break
+    status, _, payload = server.request("POST", "/loopl/v1/runs", {"session": session, "messages": [{"role": "user", "content": "hi"}]})
+    expect(status == 409, "a second run on the busy session: %d %s" % (status, payload[:300]))
+    busy = json.loads(payload)["error"]
+    expect(status == 409 and busy["code"] == "session_busy" and "already running" in busy["message"], "a second run: %d %s" % (status, busy))
+    status, _, payload = server.request("POST", "/loopl/v1/runs/%s/cancel" % run)
+    expect(status == 200, "cancel: %d %s" % (status, payload))
+    rest = list(events)
+    expect(rest and rest[-1] == {"event": "finished", "iterations": 1, "reason": "cancelled"}, "the run ended with %s" % rest[-1:])
+    status, _, payload = server.request("POST", "/loopl/v1/runs/%s/cancel" % run)
+    expect(status == 404 and json.loads(payload)["error"]["code"] == "run_not_found", "a second cancel: %d %s" % (status, payload))
+    return "refused: %s; cancelled after %d events" % (busy["message"], len(seen) + len(rest))
+
+
+def check_bad_session(server, args):
+    status, _, payload = server.request("POST", "/loopl/v1/runs", calc_body(session="no-such-session"))
+    error = json.loads(payload)["error"]
+    expect(status == 404 and error["code"] == "session_not_found", "an unknown session: %d %s" % (status, error))
+    status, _, payload = server.request("POST", "/loopl/v1/runs", calc_body(session="../etc/passwd"))
+    error = json.loads(payload)["error"]
+    expect(status == 400 and error["param"] == "session", "a malformed session: %d %s" % (status, error))
+    status, _, payload = server.request("GET", "/loopl/v1/sessions/no-such-session")
+    expect(status == 404, "GET an unknown session: %d" % status)
+    status, _, payload = server.request("DELETE", "/loopl/v1/sessions/no-such-session")
+    expect(status == 404, "DELETE an unknown session: %d" % status)
+    status, _, payload = server.request("POST", "/loopl/v1/runs", calc_body(tools=["shell"]))
+    expect(status == 400 and "calc, time or files" in json.loads(payload)["error"]["message"], "an unknown tool: %d %s" % (status, payload))
+    return json.loads(payload)["error"]["message"]
+
+
+def check_missing_key(server, args):
+    status, _, payload = server.request("POST", "/loopl/v1/runs", calc_body(), key=False)
+    expect(status == 401 and json.loads(payload)["error"]["code"] == "invalid_api_key", "without the key: %d %s" % (status, payload))
+    status, _, payload = server.request("GET", "/loopl/v1/sessions", key=False)
+    expect(status == 401, "sessions without the key: %d" % status)
+    for path in ["/", "/app.js", "/transcript.js", "/style.css", "/favicon.svg", "/favicon.ico"]:
+        status, headers, payload = server.request("GET", path, key=False)
+        expect(status == 200 and payload, "the page's %s without the key: %d" % (path, status))
+    return "401 for the API, 200 for the page's files"
+
+
+def check_mcp(server, args):
+    status, _, payload = server.request("GET", "/loopl/v1/settings")
+    settings = json.loads(payload)
+    expect(status == 200 and settings["mcp"] == ["good"] and "calc" in settings["tools"], "the settings are %s" % settings)
+    response, events = server.open_run({"messages": [{"role": "user", "content": "Say hello back."}], "mcp": ["good"],
+                                        "toolChoice": "good_echo", "temperature": 0, "maxIterations": 1})
+    if response.status != 200:
+        raise Failure("status %d: %s" % (response.status, response.read()[:300]))
+    got = list(events)
+    finished = [e["result"] for e in got if e.get("event") == "toolFinished"]
+    expect(finished and finished[0]["name"] == "good_echo" and not finished[0]["isError"], "the events are %s" % got)
+    status, _, payload = server.request("POST", "/loopl/v1/runs", {"messages": [{"role": "user", "content": "Hi"}], "mcp": ["nope"]})
+    expect(status == 400 and "No MCP server named 'nope'" in json.loads(payload)["error"]["message"], "an unknown server: %d %s" % (status, payload))
+    return "good_echo returned %r" % finished[0]["content"]
+
+
+def check_delete(server, args):
+    status, _, payload = server.request("GET", "/loopl/v1/sessions")
+    listed = json.loads(payload)["data"]
+    expect(listed, "no session to delete")
+    status, _, payload = server.request("DELETE", "/loopl/v1/sessions/" + listed[0]["id"])
+    expect(status == 200, "DELETE: %d %s" % (status, payload))
+    status, _, _ = server.request("GET", "/loopl/v1/sessions/" + listed[0]["id"])
+    expect(status == 404, "the deleted session answers %d" % status)
+    return "deleted " + listed[0]["id"]
+
+
+CHECKS = {"same-events": check_same_events, "cancel-busy": check_cancel_and_busy, "bad-session": check_bad_session,
+          "missing-key": check_missing_key, "mcp": check_mcp, "delete": check_delete}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--key")
+    parser.add_argument("--expected")
+    parser.add_argument("--sessions-dir")
+    parser.add_argument("checks", nargs="+")
+    args = parser.parse_args()
+    server = Server(args.port, args.key)
+    failed = False
+    for name in args.checks:
+        try:
+            print("ok %s: %s" % (name, CHECKS[name](server, args)), flush=True)
+        except Exception as error:  # a check's failure, or a broken connection
+            failed = True
+            print("FAIL %s: %s: %s" % (name, type(error).__name__, error), flush=True)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
