@@ -82,6 +82,8 @@ enum TranscriptFoldingCases {
         case .note(let text): ["kind": "note", "text": .string(text)]
         case .toolCall(let call, let result):
             ["kind": "toolCall", "call": try JSONValue(encoding: call), "result": try result.map { try JSONValue(encoding: $0) } ?? .null]
+        case .approval(let call, let decision):
+            ["kind": "approval", "call": try JSONValue(encoding: call), "decision": decision.map { .string($0.rawValue) } ?? .null]
         }
     }
 }
