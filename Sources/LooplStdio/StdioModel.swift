@@ -90,9 +90,11 @@ public final class StdioModel: Model {
 
     public func generate(messages: [Message], tools: [ToolSpec], options: GenerationOptions)
         -> AsyncThrowingStream<ModelEvent, any Error> {
-        .generating { continuation in
-            let events = LiftingContinuation(continuation, format: self.markup, tools: tools)
-            try await self.run(messages: messages, tools: tools, options: options, into: events)
+        // The worker's events wait for the consumer here, bounded: ``run`` takes no more from
+        // the worker while the pipe is full.
+        ModelEventPipe.stream { pipe in
+            let events = LiftingContinuation(pipe, format: self.markup, tools: tools)
+            try await self.run(messages: messages, tools: tools, options: options, into: events, pipe: pipe)
         }
     }
 
@@ -118,7 +120,7 @@ public final class StdioModel: Model {
     // MARK: - One request
 
     private func run(messages: [Message], tools: [ToolSpec], options: GenerationOptions,
-                     into continuation: LiftingContinuation) async throws {
+                     into continuation: LiftingContinuation, pipe: ModelEventPipe) async throws {
         try await queue.acquire()
         defer { queue.release() }
         let worker = try await liveWorker()
@@ -139,6 +141,7 @@ public final class StdioModel: Model {
         var finalMetrics: Metrics?
         while true {
             let message: RPCMessage
+            await pipe.waitForRoom()
             do {
                 message = try await inbox.receive(timeout: nil, cancellable: true)
             } catch is CancellationError {
