@@ -1,9 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Loopl
 import LooplTerminal
 import Synchronization
 
 /// Prints agent events: answer text on standard output and thinking, tool calls, warnings and
 /// metrics on standard error; or, with `json`, one JSON object per event on standard output.
+/// Text written to a terminal has its escape sequences removed (``TerminalText``).
 final class EventPrinter: Sendable {
     let console: Console
     let json: Bool
@@ -11,12 +15,15 @@ final class EventPrinter: Sendable {
     private let started = Mutex<[String: ToolCall]>([:])
     private let lastMetrics = Mutex<Metrics?>(nil)
     private let thinking: Mutex<ThinkingStream>
+    /// Whether standard output and standard error are terminals, whose text is cleaned.
+    private let terminal: (out: Bool, err: Bool)
 
     init(console: Console, json: Bool, verbose: Bool, showThinking: Bool = false) {
         self.console = console
         self.json = json
         view = TranscriptView(style: .detect(fd: 2), verbose: verbose, showThinking: showThinking)
         thinking = Mutex(ThinkingStream(view: view))
+        terminal = (isatty(1) == 1, isatty(2) == 1)
     }
 
     func print(_ event: AgentEvent) {
@@ -35,7 +42,7 @@ final class EventPrinter: Sendable {
             if !end.isEmpty { console.err(end, newline: false) }
         }
         switch event {
-        case .text(let text): console.out(text)
+        case .text(let text): console.out(terminal.out ? TerminalText.sanitized(text) : text)
         case .toolStarted(let call): started.withLock { $0[call.id] = call }
         case .toolFinished(let result):
             let call = started.withLock { $0[result.callId] } ?? ToolCall(id: result.callId, name: result.name)
@@ -44,7 +51,7 @@ final class EventPrinter: Sendable {
         case .retrying(let iteration, let reason):
             // The text already printed stays; the retry's text starts on a new line.
             console.out("\n")
-            console.err("[retrying turn \(iteration): \(reason)]")
+            console.err("[retrying turn \(iteration): \(terminal.err ? TerminalText.sanitized(reason) : reason)]")
         case .metrics(let metrics): lastMetrics.withLock { $0 = metrics }
         case .finished(let iterations, let reason):
             console.out("\n")
