@@ -18,12 +18,13 @@ final class EventPrinter: Sendable {
     /// Whether standard output and standard error are terminals, whose text is cleaned.
     private let terminal: (out: Bool, err: Bool)
 
-    init(console: Console, json: Bool, verbose: Bool, showThinking: Bool = false) {
+    /// `terminal`: whether standard output and error are terminals (default: `isatty`).
+    init(console: Console, json: Bool, verbose: Bool, showThinking: Bool = false, terminal: (out: Bool, err: Bool)? = nil) {
         self.console = console
         self.json = json
         view = TranscriptView(style: .detect(fd: 2), verbose: verbose, showThinking: showThinking)
         thinking = Mutex(ThinkingStream(view: view))
-        terminal = (isatty(1) == 1, isatty(2) == 1)
+        self.terminal = terminal ?? (isatty(1) == 1, isatty(2) == 1)
     }
 
     func print(_ event: AgentEvent) {
