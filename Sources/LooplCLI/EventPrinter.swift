@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Loopl
 import LooplTerminal
 import Synchronization
@@ -6,6 +9,7 @@ import Synchronization
 /// metrics on standard error; or, with `json`, one JSON object per event on standard output.
 /// Either way a call that needs approval is asked about on standard error when `asks`, else its
 /// denial is told there, with `allowHint`'s way (for a tool name) to let it run.
+/// Text written to a terminal has its escape sequences removed (``TerminalText``).
 final class EventPrinter: Sendable {
     let console: Console
     let json: Bool
@@ -16,15 +20,20 @@ final class EventPrinter: Sendable {
     private let started = Mutex<[String: ToolCall]>([:])
     private let lastMetrics = Mutex<Metrics?>(nil)
     private let thinking: Mutex<ThinkingStream>
+    /// Whether standard output and standard error are terminals, whose text is cleaned.
+    private let terminal: (out: Bool, err: Bool)
 
+    /// `terminal`: whether standard output and error are terminals (default: `isatty`).
     init(console: Console, json: Bool, verbose: Bool, showThinking: Bool = false, asks: Bool = false,
-         allowHint: @escaping @Sendable (String) -> String = { _ in "pass --approve allow" }) {
+         allowHint: @escaping @Sendable (String) -> String = { _ in "pass --approve allow" },
+         terminal: (out: Bool, err: Bool)? = nil) {
         self.console = console
         self.json = json
         self.asks = asks
         self.allowHint = allowHint
         view = TranscriptView(style: .detect(fd: 2), verbose: verbose, showThinking: showThinking)
         thinking = Mutex(ThinkingStream(view: view))
+        self.terminal = terminal ?? (isatty(1) == 1, isatty(2) == 1)
     }
 
     func print(_ event: AgentEvent) {
@@ -44,7 +53,7 @@ final class EventPrinter: Sendable {
             if !end.isEmpty { console.err(end, newline: false) }
         }
         switch event {
-        case .text(let text): console.out(text)
+        case .text(let text): console.out(terminal.out ? TerminalText.sanitized(text) : text)
         case .toolStarted(let call): started.withLock { $0[call.id] = call }
         case .toolFinished(let result):
             let call = started.withLock { $0[result.callId] } ?? ToolCall(id: result.callId, name: result.name)
@@ -53,7 +62,7 @@ final class EventPrinter: Sendable {
         case .retrying(let iteration, let reason):
             // The text already printed stays; the retry's text starts on a new line.
             console.out("\n")
-            console.err("[retrying turn \(iteration): \(reason)]")
+            console.err("[retrying turn \(iteration): \(terminal.err ? TerminalText.sanitized(reason) : reason)]")
         case .metrics(let metrics): lastMetrics.withLock { $0 = metrics }
         case .finished(let iterations, let reason):
             console.out("\n")

@@ -25,8 +25,8 @@ final class MCPConnection: RPCChild, MCPTransport {
                 throw LooplError(.processFailed, "MCP server '\(config.name)': its cwd \(directory) is not a folder.")
             }
         }
-        let executable = ChildProcess.executable(config.command, searchPath: environment["PATH"], directory: config.directory)
         do {
+            let executable = try ChildProcess.executable(config.command, searchPath: environment["PATH"], directory: config.directory)
             child = try ChildProcess(executable: executable, arguments: config.arguments, environment: environment,
                                      currentDirectory: config.directory, output: .stream)
         } catch let error as LooplError {

@@ -15,11 +15,9 @@ extension StdioModel {
                     alsoBuiltInAs: alsoBuiltInAs, read: { section in
             try configuration(from: &section, builtInCommand: builtInCommand)
         }, problem: { configuration in
-            let files = FileManager.default
             guard let command = configuration.command.first else { return "no command" }
-            if command.contains("/") { return files.isExecutableFile(atPath: command) ? nil : "\(command) is not an executable" }
-            let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
-            return path.contains { files.isExecutableFile(atPath: "\($0)/\(command)") } ? nil : "\(command) is not on PATH"
+            if command.contains("/") { return FileManager.default.isExecutableFile(atPath: command) ? nil : "\(command) is not an executable" }
+            return (try? ChildProcess.executable(command)) == nil ? "\(command) is not on PATH" : nil
         }, capacity: { configuration in
             BackendCapacity(parallel: configuration.parallel, maxQueue: configuration.maxQueue)
         }, override: { section, overrides in

@@ -90,17 +90,19 @@ public final class StdioModel: Model {
 
     public func generate(messages: [Message], tools: [ToolSpec], options: GenerationOptions)
         -> AsyncThrowingStream<ModelEvent, any Error> {
-        .generating { continuation in
-            let events = LiftingContinuation(continuation, format: self.markup, tools: tools)
-            try await self.run(.messages(messages, tools), options: options, into: events)
+        // The worker's events wait for the consumer here, bounded: ``run`` takes no more from
+        // the worker while the pipe is full.
+        ModelEventPipe.stream { pipe in
+            let events = LiftingContinuation(pipe, format: self.markup, tools: tools)
+            try await self.run(.messages(messages, tools), options: options, into: events, pipe: pipe)
         }
     }
 
     /// Sends `prompt` as it is written, to a worker that declares `rawPrompt`; any other fails
     /// with `invalid_request`.
     public func complete(prompt: String, options: GenerationOptions) -> AsyncThrowingStream<ModelEvent, any Error> {
-        .generating { continuation in
-            try await self.run(.prompt(prompt), options: options, into: LiftingContinuation(continuation, format: nil, tools: []))
+        ModelEventPipe.stream { pipe in
+            try await self.run(.prompt(prompt), options: options, into: LiftingContinuation(pipe, format: nil, tools: []), pipe: pipe)
         }
     }
 
@@ -142,7 +144,8 @@ public final class StdioModel: Model {
         }
     }
 
-    private func run(_ input: Input, options: GenerationOptions, into continuation: LiftingContinuation) async throws {
+    private func run(_ input: Input, options: GenerationOptions, into continuation: LiftingContinuation,
+                     pipe: ModelEventPipe) async throws {
         try await queue.acquire()
         defer { queue.release() }
         let worker = try await liveWorker()
@@ -161,6 +164,7 @@ public final class StdioModel: Model {
         var finalMetrics: Metrics?
         while true {
             let message: RPCMessage
+            await pipe.waitForRoom()
             do {
                 message = try await inbox.receive(timeout: nil, cancellable: true)
             } catch is CancellationError {

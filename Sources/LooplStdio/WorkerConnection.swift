@@ -20,7 +20,7 @@ final class WorkerConnection: RPCChild {
             throw LooplError(.invalidConfiguration, "The stdio backend's command is empty.")
         }
         commandText = command.joined(separator: " ")
-        child = try ChildProcess(executable: ChildProcess.executable(first), arguments: Array(command.dropFirst()),
+        child = try ChildProcess(executable: try ChildProcess.executable(first), arguments: Array(command.dropFirst()),
                                  environment: environment, output: .stream)
         let child = self.child
         let mailbox = self.mailbox

@@ -24,29 +24,30 @@ public struct TranscriptView: Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// One item.
+    /// One item. Escape sequences and control characters in its text are removed (``TerminalText``).
     public func render(_ item: Transcript.Item) -> String {
         switch item {
-        case .user(let text): return style.bold(style.cyan("› ")) + style.bold(text)
+        case .user(let text): return style.bold(style.cyan("› ")) + style.bold(Self.clean(text))
         case .reasoning(let text): return showThinking ? thinking(text) : collapsedThinking(text)
-        case .assistant(let text): return text
+        case .assistant(let text): return Self.clean(text)
         case .toolCall(let call, let result): return pill(call, result)
         case .approval(let call, let decision): return approval(call, decision)
-        case .warning(let text): return style.amber("⚠ \(text)")
-        case .note(let text): return style.dim("· \(text)")
+        case .warning(let text): return style.amber("⚠ \(Self.clean(text))")
+        case .note(let text): return style.dim("· \(Self.clean(text))")
         }
     }
 
     /// A tool call as one line: a spinner mark while it runs, then ✓ or ✗ and its duration.
     public func pill(_ call: ToolCall, _ result: ToolResult?) -> String {
         var line: String
+        let call = ToolCall(id: call.id, name: Self.clean(call.name), arguments: call.arguments)
         switch result {
         case nil: line = style.dim("… \(call.name)")
         case let result? where result.isError: line = style.red("✗ \(call.name)") + style.dim(" \(Self.duration(result.durationMs))")
         case let result?: line = style.green("✓ \(call.name)") + style.dim(" \(Self.duration(result.durationMs))")
         }
         if verbose {
-            line += "\n" + style.dim("  arguments: \(JSONValue.object(call.arguments).jsonText())")
+            line += "\n" + style.dim("  arguments: \(Self.clean(JSONValue.object(call.arguments).jsonText()))")
             if let result { line += "\n" + style.dim("  result: \(Self.oneLine(result.content, limit: 200))") }
         }
         return line
@@ -67,13 +68,14 @@ public struct TranscriptView: Sendable {
 
     /// Thinking as one dimmed line: its length and how it starts.
     public func collapsedThinking(_ text: String) -> String {
+        let text = Self.clean(text)
         let trimmed = String(text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
         return style.dim("▸ thought for \(trimmed.count) characters: \(Self.oneLine(trimmed, limit: 60))")
     }
 
     /// Thinking in full, every line dimmed.
     public func thinking(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { style.dim(String($0)) }.joined(separator: "\n")
+        Self.clean(text).split(separator: "\n", omittingEmptySubsequences: false).map { style.dim(String($0)) }.joined(separator: "\n")
     }
 
     /// TTFT, speed, and context used of max.
@@ -88,8 +90,10 @@ public struct TranscriptView: Sendable {
 
     static func duration(_ ms: Double) -> String { ms < 1000 ? "\(Int(ms.rounded())) ms" : "\(Int((ms / 100).rounded()) / 10).\(Int((ms / 100).rounded()) % 10) s" }
 
+    static func clean(_ text: String) -> String { TerminalText.sanitized(text) }
+
     static func oneLine(_ text: String, limit: Int) -> String {
-        let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        let flat = clean(text).split(whereSeparator: \.isNewline).joined(separator: " ")
         return flat.count > limit ? String(flat.prefix(limit)) + "…" : flat
     }
 }

@@ -36,6 +36,24 @@ public enum GGUFCorruption: String, Sendable, CaseIterable, CustomStringConverti
         }
     }
 
+    /// A GGUF file whose metadata is one key, `general.bomb`, holding an array of `count` one-byte
+    /// elements, and no tensors: small on disk, about 25 times larger once read as values.
+    public static func amplifyingArray(count: Int) -> Data {
+        var bytes = Array("GGUF".utf8)
+        func put<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
+        put(UInt32(3))
+        put(UInt64(0))
+        put(UInt64(1))
+        let key = "general.bomb"
+        put(UInt64(key.utf8.count))
+        bytes += Array(key.utf8)
+        put(UInt32(9))
+        put(UInt32(0))
+        put(UInt64(count))
+        bytes += [UInt8](repeating: 7, count: count)
+        return Data(bytes)
+    }
+
     /// The offset just after a GGUF string (8-byte length, then the bytes) equal to `text`.
     static func afterString(_ text: String, in bytes: [UInt8]) -> Int? {
         var pattern: [UInt8] = []

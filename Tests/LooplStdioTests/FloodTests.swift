@@ -37,4 +37,28 @@ import Testing
                 "\(error?.message ?? "")")
         await model.close()
     }
+
+    /// The events the host has taken from the worker and its consumer has not read stay under
+    /// the pipe's 4 MiB (and one message): the host stops reading the worker instead.
+    @Test(.timeLimit(.minutes(1)))
+    func unreadEventsWaitBounded() async throws {
+        let model = try await StdioModel.start(StdioModel.Configuration(
+            command: Fixtures.python(["--fault", "event-flood", "--delay-ms", "0"]),
+            initializeTimeout: .seconds(20), idleTimeout: .seconds(20)))
+        let baseline = ModelEventPipe.bufferedBytes.load(ordering: .relaxed)
+        var most = 0
+        do {
+            var events = model.generate(messages: [.user("Hello")], tools: [], options: .greedy(maxTokens: 4)).makeAsyncIterator()
+            _ = try await events.next()
+            // The consumer reads nothing more for 5 s.
+            for _ in 0..<100 {
+                most = max(most, ModelEventPipe.bufferedBytes.load(ordering: .relaxed) - baseline)
+                if most > 256 << 20 { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        #expect(most < 8 << 20, "\(most >> 20) MiB of events waited unread")
+        await model.close()
+        #expect(ModelEventPipe.bufferedBytes.load(ordering: .relaxed) <= baseline, "a dropped stream's events were kept")
+    }
 }

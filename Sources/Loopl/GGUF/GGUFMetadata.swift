@@ -27,9 +27,15 @@ public struct GGUFMetadata: Sendable {
         try self.init(data: data, name: path)
     }
 
-    /// Reads metadata from the bytes of a GGUF file; `name` is how errors refer to it.
+    /// Reads metadata from the bytes of a GGUF file; `name` is how errors refer to it. Metadata
+    /// that would take more than 256 MiB of memory is refused as `invalidModel`.
     public init(data: Data, name: String = "the model file") throws {
-        var reader = GGUFReader(data: data, name: name)
+        try self.init(data: data, name: name, budget: GGUFReader.defaultBudget)
+    }
+
+    /// Reads metadata with `budget` bytes of memory for its values.
+    package init(data: Data, name: String, budget: Int) throws {
+        var reader = GGUFReader(data: data, name: name, budget: budget)
         let header = try reader.read()
         (version, tensorCount, keys, values) = (header.version, header.tensorCount, header.keys, header.values)
     }

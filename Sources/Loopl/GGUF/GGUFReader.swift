@@ -1,16 +1,33 @@
 import Foundation
 
-/// Reads the GGUF header and key/value section from bytes, checking every length against what is left.
+/// Reads the GGUF header and key/value section from bytes, checking every length against what is
+/// left, and what the values take in memory against a budget.
 struct GGUFReader {
     private let data: Data
     private let name: String
     private var offset = 0
     private var key = "the header"
+    /// The memory the values read so far take, as counted against `budget`.
+    private var held = 0
+    private let budget: Int
     static let maxArrayDepth = 8
+    /// The most memory the metadata may take once read: 256 MiB, ten times a large vocabulary's.
+    /// A value in memory is larger than in the file (a one-byte array element takes
+    /// `MemoryLayout<GGUFValue>.stride`), so the file's size alone does not bound it.
+    static let defaultBudget = 256 << 20
 
-    init(data: Data, name: String) {
+    init(data: Data, name: String, budget: Int = GGUFReader.defaultBudget) {
         self.data = data
         self.name = name
+        self.budget = budget
+    }
+
+    /// Counts `bytes` more as held; an error once past the budget, before they are allocated.
+    private mutating func hold(_ bytes: Int) throws {
+        held += bytes
+        guard held <= budget else {
+            throw LooplError(.invalidModel, "\(name)'s metadata would take more than \(budget / 1024 / 1024) MiB of memory (reading \(key)); Loopl does not load it. Use a model file from a trusted source.")
+        }
     }
 
     private func truncated() -> LooplError {
@@ -43,6 +60,7 @@ struct GGUFReader {
 
     private mutating func string() throws -> String {
         let length = try count(elementSize: 1)
+        try hold(length)
         return String(decoding: try bytes(length), as: UTF8.self)
     }
 
@@ -66,6 +84,7 @@ struct GGUFReader {
             let sizes: [UInt32: Int] = [0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 8: 8, 9: 12, 10: 8, 11: 8, 12: 8]
             guard let size = sizes[elementType] else { throw corrupt("an array has unknown element type \(elementType)") }
             let n = try count(elementSize: size)
+            try hold(n * MemoryLayout<GGUFValue>.stride)
             var elements: [GGUFValue] = []
             elements.reserveCapacity(n)
             for _ in 0..<n { elements.append(try value(type: elementType, depth: depth + 1)) }
@@ -98,6 +117,7 @@ struct GGUFReader {
             let name = try string()
             key = "'\(name)'"
             let type = try integer(UInt32.self)
+            try hold(MemoryLayout<GGUFValue>.stride)
             let value = try value(type: type, depth: 0)
             if values.updateValue(value, forKey: name) == nil { keys.append(name) }
         }

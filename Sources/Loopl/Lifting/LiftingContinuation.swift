@@ -19,7 +19,8 @@ import Synchronization
 /// A call to a tool that was not offered still comes as a ``ModelEvent/toolCall(_:)``, for the
 /// caller to answer.
 public final class LiftingContinuation: Sendable {
-    private let continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation
+    /// Where the lifted events go: the stream's continuation, or a ``ModelEventPipe``.
+    private let sink: @Sendable (ModelEvent) -> Void
     /// The parser (nil: nothing to lift) and whether it lifted a call.
     private let state: Mutex<(parser: ToolCallParser?, lifted: Bool)>
     /// True when there is nothing to lift: events pass without taking the lock.
@@ -37,9 +38,19 @@ public final class LiftingContinuation: Sendable {
     }
 
     /// `opened`: the thinking the prompt opened, if it did.
-    package init(_ continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation, format: ToolCallFormat?,
-                 tools: [ToolSpec], opened: ThinkingMarkup?) {
-        self.continuation = continuation
+    package convenience init(_ continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation, format: ToolCallFormat?,
+                             tools: [ToolSpec], opened: ThinkingMarkup?) {
+        self.init(sink: { continuation.yield($0) }, format: format, tools: tools, opened: opened)
+    }
+
+    /// Lifts into `pipe`.
+    package convenience init(_ pipe: ModelEventPipe, format: ToolCallFormat?, tools: [ToolSpec]) {
+        self.init(sink: { pipe.yield($0) }, format: format, tools: tools, opened: nil)
+    }
+
+    private init(sink: @escaping @Sendable (ModelEvent) -> Void, format: ToolCallFormat?, tools: [ToolSpec],
+                 opened: ThinkingMarkup?) {
+        self.sink = sink
         passesThrough = format == nil
         guard let format else {
             state = Mutex((nil, false))
@@ -53,7 +64,7 @@ public final class LiftingContinuation: Sendable {
     /// Streams `event`, lifted.
     public func yield(_ event: ModelEvent) {
         guard !passesThrough else {
-            continuation.yield(event)
+            sink(event)
             return
         }
         var event = event
@@ -74,15 +85,15 @@ public final class LiftingContinuation: Sendable {
             return pieces
         }
         for piece in lifted ?? [] { send(piece) }
-        if lifted == nil || !event.isText { continuation.yield(event) }
+        if lifted == nil || !event.isText { sink(event) }
     }
 
     private func send(_ piece: ToolCallParser.Event) {
         switch piece {
-        case .text(let text): if !text.isEmpty { continuation.yield(.text(text)) }
-        case .reasoning(let text): if !text.isEmpty { continuation.yield(.reasoning(text)) }
-        case .toolCall(let call): continuation.yield(.toolCall(call))
-        case .rejected(let call): continuation.yield(.toolCall(ToolCall(name: call.name, arguments: call.arguments)))
+        case .text(let text): if !text.isEmpty { sink(.text(text)) }
+        case .reasoning(let text): if !text.isEmpty { sink(.reasoning(text)) }
+        case .toolCall(let call): sink(.toolCall(call))
+        case .rejected(let call): sink(.toolCall(ToolCall(name: call.name, arguments: call.arguments)))
         }
     }
 }

@@ -23,7 +23,8 @@ package final class ChildProcess: Sendable {
     /// The child's standard output in chunks, when started with `.stream`; it ends at end of file.
     /// The child is read only as fast as this is consumed: at most 4 MiB wait in between.
     package let output: ChildOutput
-    private let stdin: Mutex<Int32>
+    /// Its standard input, written by a thread of its own.
+    private let input: ChildInput
     private let shared = Shared()
 
     /// Starts `executable` with `arguments`, in the folder `currentDirectory` when given.
@@ -53,7 +54,7 @@ package final class ChildProcess: Sendable {
         }
         self.pid = pid
         self.executable = executable
-        self.stdin = Mutex(input.write)
+        self.input = ChildInput(fd: input.write)
         let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
         let credit = ChunkCredit()
         continuation.onTermination = { _ in credit.abandon() }
@@ -77,8 +78,7 @@ package final class ChildProcess: Sendable {
             kill(-pid, SIGKILL)
             kill(pid, SIGKILL)
         }
-        let fd = stdin.withLock { $0 }
-        if fd >= 0 { close(fd) }
+        input.abandon()
     }
 
     /// The last lines the child wrote to standard error (and to standard output when drained).
@@ -87,28 +87,19 @@ package final class ChildProcess: Sendable {
     /// The exit status once the child has ended (128 + the signal number when a signal ended it).
     package var exitStatus: Int32? { shared.status.withLock { $0.code } }
 
-    /// Writes all of `bytes` to the child's standard input.
+    /// Queues all of `bytes` for the child's standard input and returns at once: a thread of
+    /// its own writes them. Throws `processFailed` when the input is closed, the child stopped
+    /// reading it, or more than ``ChildInput/limit`` bytes already wait.
     package func write(_ bytes: [UInt8]) throws {
-        try stdin.withLock { fd in
-            guard fd >= 0 else { throw LooplError(.processFailed, "\(executable)'s input is closed.") }
-            var rest = bytes[...]
-            while !rest.isEmpty {
-                let written = rest.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-                if written < 0, errno == EINTR { continue }
-                guard written > 0 else {
-                    throw LooplError(.processFailed, "\(executable) stopped reading its input (\(String(cString: strerror(errno)))).")
-                }
-                rest = rest.dropFirst(written)
-            }
+        do { try input.write(bytes) } catch {
+            throw LooplError(.processFailed, "Cannot write to \(executable): \(error.reason).")
         }
     }
 
-    /// Closes the child's standard input; a well-behaved worker exits when it sees end of file.
+    /// Closes the child's standard input once what is queued is written; a well-behaved worker
+    /// exits when it sees end of file.
     package func closeInput() {
-        stdin.withLock { fd in
-            if fd >= 0 { close(fd) }
-            fd = -1
-        }
+        input.close()
     }
 
     /// Waits for the child to end and returns its exit status.
@@ -140,6 +131,7 @@ package final class ChildProcess: Sendable {
         closeInput()
         guard exitStatus == nil else {
             endGroup()
+            input.abandon()
             return
         }
         if kill(-pid, SIGTERM) != 0 { kill(pid, SIGTERM) }
@@ -150,6 +142,7 @@ package final class ChildProcess: Sendable {
             }
             endGroup()
         }.value
+        input.abandon()
     }
 
     /// SIGKILL to whatever is left in the child's process group (its group id is its pid).

@@ -23,13 +23,15 @@ public struct LooplConfig: Sendable {
     /// Which of the places ``load(explicit:kinds:environment:folder:)`` looks in it came from.
     public var origin: Origin = .builtIn
 
-    /// Parses a config file's text; `kinds` are the backend kinds that entries may name.
-    public init(json text: String, source: String? = nil, kinds: [BackendKind]) throws {
+    /// Parses a config file's text; `kinds` are the backend kinds that entries may name. Relative
+    /// paths in it are taken as relative to `folder`, the file's folder, when given (``ConfigPaths``).
+    public init(json text: String, source: String? = nil, folder: String? = nil, kinds: [BackendKind]) throws {
         let value: JSONValue
         do { value = try JSONValue(parsing: text) } catch let error as LooplError {
             throw LooplError(.invalidConfiguration, "\(source ?? "The configuration") is not valid JSON: \(error.message)")
         }
-        guard let object = value.objectValue else { throw ConfigSection.error("the top level must be an object") }
+        guard var object = value.objectValue else { throw ConfigSection.error("the top level must be an object") }
+        if let folder { object = ConfigPaths.resolving(object, against: folder) }
         var reader = ConfigSection(object, context: "the top level")
         let named = try reader.optionalString("default")
         let fallback = try reader.optionalStrings("fallback") ?? []
@@ -125,7 +127,9 @@ public struct LooplConfig: Sendable {
     }
 
     private static func parse(_ file: ConfigFile, path: String, origin: Origin, kinds: [BackendKind]) throws -> LooplConfig {
-        var config = try LooplConfig(json: String(decoding: file.data, as: UTF8.self), source: path, kinds: kinds)
+        let folder = String(file.realPath[..<(file.realPath.lastIndex(of: "/") ?? file.realPath.startIndex)])
+        var config = try LooplConfig(json: String(decoding: file.data, as: UTF8.self), source: path,
+                                     folder: folder.isEmpty ? "/" : folder, kinds: kinds)
         config.origin = origin
         return config
     }

@@ -90,6 +90,7 @@ struct ChatCommand: Command {
     /// message and at the end; Ctrl-C cancels it. Returns the Ctrl-C presses (2: quit).
     private func turn(_ events: EventChannel<AgentEvent>, agent: Agent, path: String, view: TranscriptView,
                       console: Console, interrupts: Interrupts) async throws -> Int {
+        let toTerminal = isatty(1) == 1
         let turn = Task {
             var transcript = Transcript()
             var thinking = ThinkingStream(view: view)
@@ -101,7 +102,7 @@ struct ChatCommand: Command {
                 default: console.out(thinking.end())
                 }
                 switch event {
-                case .text(let delta): console.out(delta)
+                case .text(let delta): console.out(toTerminal ? TerminalText.sanitized(delta) : delta)
                 case .toolFinished, .warning, .retrying:
                     if transcript.apply(event), let item = transcript.items.last { console.out("\n" + view.render(item) + "\n") }
                 case .approvalRequested:

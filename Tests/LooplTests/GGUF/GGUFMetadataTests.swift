@@ -1,5 +1,6 @@
 import Foundation
 import Loopl
+import LooplTestKit
 import Testing
 
 /// Compares the Swift reader with what the Python `gguf` package reads (scripts/gguf-oracle).
@@ -154,6 +155,22 @@ import Testing
         manyKeys[16 + 6] = 0x7F
         expectInvalid(manyKeys, "truncated")
         expectInvalid(Data("GG".utf8), "only 2 bytes")
+    }
+
+    /// A 12 MB file of one-byte array elements would take about 290 MB as values: it is refused
+    /// before they are allocated.
+    @Test func arraysThatAmplifyAreRefused() throws {
+        let bomb = GGUFCorruption.amplifyingArray(count: 12_000_000)
+        #expect {
+            _ = try GGUFMetadata(data: bomb, name: "bomb.gguf")
+        } throws: { error in
+            let error = error as? LooplError
+            return error?.code == .invalidModel && error?.message.contains("bomb.gguf's metadata would take more than 256 MiB of memory") == true
+        }
+        // The budget counts every element: within it the array is read, past it refused.
+        let small = GGUFCorruption.amplifyingArray(count: 10_000)
+        #expect(try GGUFMetadata(data: small, name: "small.gguf", budget: 1 << 20)["general.bomb"]?.arrayValue?.count == 10_000)
+        #expect(throws: LooplError.self) { try GGUFMetadata(data: GGUFCorruption.amplifyingArray(count: 100_000), name: "b.gguf", budget: 1 << 20) }
     }
 
     @Test func missingFileIsModelNotFound() {
