@@ -21,12 +21,12 @@ import Synchronization
 /// shown), an event stream's lines and events at ``SSEDecoder/limit``.
 final class MCPHTTPConnection: MCPTransport {
     let mailbox = Mailbox()
-    private let endpoint: MCPHTTPEndpoint
+    let endpoint: MCPHTTPEndpoint
     private let server: String
     private let timeout: Duration
     private let onNotification: @Sendable (String, JSONValue) -> Void
 
-    private struct State {
+    struct State {
         var session: String?
         var revision: String?
         /// Where to POST, once an HTTP+SSE stream has named it.
@@ -36,7 +36,7 @@ final class MCPHTTPConnection: MCPTransport {
         var open: [Int: @Sendable () -> Void] = [:]
         var nextStream = 0
     }
-    private let state = Mutex(State())
+    let state = Mutex(State())
 
     /// The largest JSON body read, and the most of an error's body kept.
     static let bodyLimit = 16 * 1024 * 1024
@@ -55,7 +55,7 @@ final class MCPHTTPConnection: MCPTransport {
     var isUsable: Bool { mailbox.end == nil && !state.withLock { $0.closed } }
     var sessionLost: Bool { state.withLock { $0.sessionLost } }
     var details: String { "" }
-    private var who: String { "MCP server '\(server)' at \(endpoint.url.redacted)" }
+    var who: String { "MCP server '\(server)' at \(endpoint.url.redacted)" }
 
     func agreed(on revision: String) {
         state.withLock { $0.revision = revision }
@@ -124,7 +124,7 @@ final class MCPHTTPConnection: MCPTransport {
         throw LooplError(.httpError, "\(who) answered \(method) with HTTP \(status)\(Self.excerpt(answer.text)).")
     }
 
-    private func unauthorized(_ answer: Answer, _ what: String) -> LooplError {
+    func unauthorized(_ answer: Answer, _ what: String) -> LooplError {
         LooplError(.unauthorized, "\(who) refused \(what) with HTTP \(answer.status)\(Self.excerpt(answer.text)). Its entry's headers may need a token, such as \"Authorization\": \"Bearer ${TOKEN}\".")
     }
 
@@ -149,7 +149,7 @@ final class MCPHTTPConnection: MCPTransport {
     }
 
     /// Passes on one JSON text the server sent: a message, or a batch of them.
-    private func route(_ text: String) {
+    func route(_ text: String) {
         let value: JSONValue
         do { value = try JSONValue(parsing: text) } catch {
             mailbox.finish(.violation("it sent a body that is not JSON: \(Mailbox.excerpt(text))"))
@@ -181,74 +181,6 @@ final class MCPHTTPConnection: MCPTransport {
             try await self.events(answer) { event in
                 if event.name == "message" { self.route(event.data) }
             }
-        }
-    }
-
-    // MARK: The 2024-11-05 HTTP+SSE transport
-
-    /// Opens the event stream and waits for its `endpoint` event.
-    private func openLegacy(within timeout: Duration) async throws {
-        let named = AsyncThrowingStream<URL, any Error>.makeStream()
-        let base = endpoint.url
-        let request = self.request("GET", base, nil, idle: Self.streamIdle)
-        let answer = try await open(request, within: timeout, about: nil) { answer in
-            defer { named.continuation.finish() }
-            do {
-                try await self.events(answer) { event in
-                    switch event.name {
-                    case "endpoint":
-                        guard let target = URL(string: event.data, relativeTo: base)?.absoluteURL,
-                              target.scheme == base.scheme, target.host == base.host, target.port == base.port else {
-                            self.mailbox.finish(.violation("its endpoint event names \(URL.redacting(event.data)), which is not on the server's own origin"))
-                            return
-                        }
-                        self.state.withLock { $0.legacyTarget = target }
-                        named.continuation.yield(target)
-                    case "message":
-                        self.route(event.data)
-                    default:
-                        break
-                    }
-                }
-            } catch {
-                self.mailbox.finish(.exited(nil))
-                throw error
-            }
-            self.mailbox.finish(.exited(nil))
-        }
-        guard (200..<300).contains(answer.status) else {
-            if answer.status == 401 || answer.status == 403 { throw unauthorized(answer, "its event stream") }
-            throw LooplError(.protocolViolation, "\(who) speaks neither Streamable HTTP nor HTTP+SSE: initialize was refused, and GET answered HTTP \(answer.status)\(Self.excerpt(answer.text)). Check its url.")
-        }
-        let waiter = Task {
-            for try await _ in named.stream { return true }
-            return false
-        }
-        let timer = Task {
-            try await Task.sleep(for: timeout)
-            waiter.cancel()
-        }
-        defer { timer.cancel() }
-        guard (try? await waiter.value) == true else {
-            if case .violation(let problem)? = mailbox.end { throw LooplError(.protocolViolation, "\(who) broke the HTTP+SSE transport: \(problem).") }
-            throw LooplError(.timedOut, "\(who) opened an HTTP+SSE stream but sent no endpoint event within \(timeout) (its timeoutSeconds).")
-        }
-    }
-
-    private func postLegacy(_ message: RPCMessage, to target: URL, within timeout: Duration) async throws {
-        let answer = try await open(request("POST", target, message), within: timeout, about: message) { answer in
-            var answer = answer
-            _ = try await answer.collect(limit: Self.errorLimit)
-        }
-        guard (200..<300).contains(answer.status) else {
-            let method = Self.method(of: message)
-            if answer.status == 404 {
-                state.withLock { $0.sessionLost = true }
-                mailbox.finish(.violation("it no longer knows the session (HTTP 404 for its message endpoint)"))
-                throw LooplError(.connectionFailed, "\(who) ended the session during \(method) (HTTP 404); Loopl starts a new one.")
-            }
-            if answer.status == 401 || answer.status == 403 { throw unauthorized(answer, method) }
-            throw LooplError(.httpError, "\(who) answered \(method) with HTTP \(answer.status)\(Self.excerpt(answer.text)).")
         }
     }
 
@@ -311,7 +243,7 @@ final class MCPHTTPConnection: MCPTransport {
     }
 
     /// Reads an event stream's events as they come.
-    private func events(_ body: Body, _ take: (SSEDecoder.Event) -> Void) async throws {
+    func events(_ body: Body, _ take: (SSEDecoder.Event) -> Void) async throws {
         var body = body
         var decoder = SSEDecoder()
         while let part = try await body.parts.next() {
@@ -330,7 +262,7 @@ final class MCPHTTPConnection: MCPTransport {
 
     /// Sends `request` and returns its head once it comes within `limit`; a 2xx body is handed to
     /// `read` on a task of its own, which the connection's shutdown cancels.
-    private func open(_ request: URLRequest, within limit: Duration, about message: RPCMessage?,
+    func open(_ request: URLRequest, within limit: Duration, about message: RPCMessage?,
                       read: @escaping @Sendable (Body) async throws -> Void) async throws -> Answer {
         let response = HTTPResponseStream.open(request)
         let id = state.withLock { state -> Int? in
@@ -420,7 +352,7 @@ final class MCPHTTPConnection: MCPTransport {
     }
 
     /// A request with the entry's headers, the session's, and `message` as its JSON body.
-    private func request(_ method: String, _ url: URL, _ message: RPCMessage?, idle: TimeInterval? = nil) -> URLRequest {
+    func request(_ method: String, _ url: URL, _ message: RPCMessage?, idle: TimeInterval? = nil) -> URLRequest {
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         var request = URLRequest(url: url, timeoutInterval: idle ?? seconds)
         request.httpMethod = method
@@ -438,7 +370,7 @@ final class MCPHTTPConnection: MCPTransport {
         return request
     }
 
-    private static func method(of message: RPCMessage) -> String {
+    static func method(of message: RPCMessage) -> String {
         switch message {
         case .request(_, let method, _), .notification(let method, _): method
         case .response: "a response"
@@ -446,7 +378,7 @@ final class MCPHTTPConnection: MCPTransport {
     }
 
     /// ": the body's start", for messages; nothing for an empty body.
-    private static func excerpt(_ text: String) -> String {
+    static func excerpt(_ text: String) -> String {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         return trimmed.isEmpty ? "" : ": " + Mailbox.excerpt(trimmed)
     }

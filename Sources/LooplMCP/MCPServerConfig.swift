@@ -85,7 +85,7 @@ public struct MCPServerConfig: Sendable, Hashable {
                   environment: try environment.mapValues(expand), directory: directory,
                   timeout: .milliseconds(Int64(seconds * 1000)), only: only, inheritEnv: inheritEnv)
         (approval, toolApproval) = approvals
-        let expanded = arguments.filter { $0.contains("${") }
+        let expanded = arguments.filter { $0.contains("${") && $0.contains("}") }
         if !expanded.isEmpty {
             warnings.append("MCP server '\(name)': ${VAR} in 'args' (\(expanded.joined(separator: " "))) puts the variable's value on the command line, which every local user can read in /proc; pass secrets through 'env' instead")
         }

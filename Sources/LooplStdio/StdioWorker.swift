@@ -93,21 +93,7 @@ public final class StdioWorker: Sendable {
         case "generate":
             let stream: @Sendable () -> AsyncThrowingStream<ModelEvent, any Error>
             do {
-                let options = try (params["options"].flatMap { $0.isNull ? nil : $0 } ?? [:]).decode(GenerationOptions.self)
-                let model = self.model
-                if let prompt = params["prompt"], !prompt.isNull {
-                    guard let prompt = prompt.stringValue else {
-                        throw RPCError(code: StdioProtocol.ErrorCode.invalidParams, message: "generate's 'prompt' must be a string.")
-                    }
-                    stream = { model.complete(prompt: prompt, options: options) }
-                } else {
-                    guard let messages = params["messages"]?.arrayValue else {
-                        throw RPCError(code: StdioProtocol.ErrorCode.invalidParams, message: "generate needs a 'messages' list (or a 'prompt' string).")
-                    }
-                    let conversation = try messages.map(Message.init(templateValue:))
-                    let tools = try (params["tools"]?.arrayValue ?? []).map(ToolSpec.init(openAIValue:))
-                    stream = { model.generate(messages: conversation, tools: tools, options: options) }
-                }
+                stream = try Self.stream(of: params, on: model)
             } catch {
                 let rpc = error as? RPCError ?? RPCError(code: StdioProtocol.ErrorCode.invalidParams, message: "\(error)")
                 send(.response(id: id, result: .failure(rpc)))
@@ -132,6 +118,25 @@ public final class StdioWorker: Sendable {
             send(.response(id: id, result: .success(.null)))
         default:
             send(.response(id: id, result: .failure(RPCError(code: StdioProtocol.ErrorCode.methodNotFound, message: "Unknown method '\(method)'."))))
+        }
+    }
+
+    /// What a `generate` request's params ask of `model`: a raw `prompt`, or `messages` and `tools`.
+    private static func stream(of params: JSONValue, on model: any Model) throws
+        -> @Sendable () -> AsyncThrowingStream<ModelEvent, any Error> {
+        let options = try (params["options"].flatMap { $0.isNull ? nil : $0 } ?? [:]).decode(GenerationOptions.self)
+        if let prompt = params["prompt"], !prompt.isNull {
+            guard let prompt = prompt.stringValue else {
+                throw RPCError(code: StdioProtocol.ErrorCode.invalidParams, message: "generate's 'prompt' must be a string.")
+            }
+            return { model.complete(prompt: prompt, options: options) }
+        } else {
+            guard let messages = params["messages"]?.arrayValue else {
+                throw RPCError(code: StdioProtocol.ErrorCode.invalidParams, message: "generate needs a 'messages' list (or a 'prompt' string).")
+            }
+            let conversation = try messages.map(Message.init(templateValue:))
+            let tools = try (params["tools"]?.arrayValue ?? []).map(ToolSpec.init(openAIValue:))
+            return { model.generate(messages: conversation, tools: tools, options: options) }
         }
     }
 
