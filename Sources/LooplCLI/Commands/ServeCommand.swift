@@ -8,7 +8,6 @@ struct ServeCommand: Command {
     static let abstract = "Serve the backends over OpenAI's and Anthropic's HTTP APIs."
     static let help = """
         Serve the configured backends over HTTP (docs/serve.md): OpenAI's chat completions
-        Serve the configured backends over HTTP (docs/serve.md): OpenAI's chat completions
         (POST /v1/chat/completions), completions of a raw prompt (POST /v1/completions) and
         Responses (POST /v1/responses, GET and DELETE /v1/responses/{id}), Anthropic's Messages
         (POST /v1/messages, /v1/messages/count_tokens), GET /v1/models, GET /v1/models/{id},
