@@ -39,6 +39,19 @@ def run(table, checks, name, status_errors):
     return passed
 
 
+def run_each(table, names, *args):
+    """Runs the named checks of `table` on `args`, one line each (`ok NAME: detail` or
+    `FAIL NAME: why`), and exits 1 when one failed."""
+    failed = False
+    for name in names:
+        try:
+            print("ok %s: %s" % (name, table[name](*args)), flush=True)
+        except Exception as error:  # a check's failure or a broken connection: both fail it
+            failed = True
+            print("FAIL %s: %s: %s" % (name, type(error).__name__, error), flush=True)
+    raise SystemExit(1 if failed else 0)
+
+
 def main(description, table, make, status_errors, base_url_example, extra=lambda parser: None):
     """Parses the command line (`--base-url`, `--api-key`, `--model`, `--timeout`, what `extra`
     adds, then check names), runs the checks on `make(args)` and exits with their verdict."""

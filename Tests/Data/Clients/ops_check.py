@@ -16,6 +16,8 @@ import time
 import openai
 from prometheus_client.parser import text_string_to_metric_families
 
+from client_checks import CheckFailed as Failure, expect, run_each
+
 FAMILIES = {
     "loopl_requests": "counter", "loopl_requests_in_flight": "gauge", "loopl_requests_queued": "gauge",
     "loopl_max_concurrent": "gauge", "loopl_max_queue": "gauge", "loopl_prompt_tokens": "counter",
@@ -23,15 +25,6 @@ FAMILIES = {
     "loopl_time_to_first_token_seconds": "histogram", "loopl_decode_tokens_per_second": "histogram",
     "loopl_engine_restarts": "counter", "loopl_engine_retries": "counter",
 }
-
-
-class Failure(Exception):
-    pass
-
-
-def expect(condition, why):
-    if not condition:
-        raise Failure(why)
 
 
 class Server:
@@ -257,14 +250,7 @@ def main():
     parser.add_argument("checks", nargs="+", choices=sorted(CHECKS))
     arguments = parser.parse_args()
     server = Server(arguments)
-    failed = False
-    for name in arguments.checks:
-        try:
-            print("ok %s: %s" % (name, CHECKS[name](server)), flush=True)
-        except Exception as error:  # a check's failure or a broken connection: both fail it
-            failed = True
-            print("FAIL %s: %s: %s" % (name, type(error).__name__, error), flush=True)
-    raise SystemExit(1 if failed else 0)
+    run_each(CHECKS, arguments.checks, server)
 
 
 if __name__ == "__main__":

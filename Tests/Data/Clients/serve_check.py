@@ -15,16 +15,9 @@ import socket
 import threading
 import time
 
+from client_checks import CheckFailed as Failure, expect, run_each
+
 LONG_PROMPT = "Count from 1 to 300, one number per line, and nothing else."
-
-
-class Failure(Exception):
-    pass
-
-
-def expect(condition, why):
-    if not condition:
-        raise Failure(why)
 
 
 class Server:
@@ -339,14 +332,7 @@ def main():
     parser.add_argument("checks", nargs="+", choices=sorted(CHECKS))
     arguments = parser.parse_args()
     server = Server(arguments.port, arguments.key, arguments.model, arguments.pid)
-    failed = False
-    for name in arguments.checks:
-        try:
-            print("ok %s: %s" % (name, CHECKS[name](server)), flush=True)
-        except Exception as error:  # a check's failure or a broken connection: both fail it
-            failed = True
-            print("FAIL %s: %s: %s" % (name, type(error).__name__, error), flush=True)
-    raise SystemExit(1 if failed else 0)
+    run_each(CHECKS, arguments.checks, server)
 
 
 if __name__ == "__main__":
