@@ -12,7 +12,7 @@ struct ServedModel: Sendable {
     /// in a place of the backend's limit. An engine lost before the first text, thinking or call
     /// is tried once more, as an agent retries a turn.
     func run(_ generate: (any Model) -> AsyncThrowingStream<ModelEvent, any Error>,
-             consume: (ModelEvent) throws -> Bool) async throws {
+             consume: (ModelEvent) async throws -> Bool) async throws {
         do {
             try await limit.withPlace {
                 try await attempts(generate, consume: consume)
@@ -26,7 +26,7 @@ struct ServedModel: Sendable {
     }
 
     private func attempts(_ generate: (any Model) -> AsyncThrowingStream<ModelEvent, any Error>,
-                          consume: (ModelEvent) throws -> Bool) async throws {
+                          consume: (ModelEvent) async throws -> Bool) async throws {
         var retried = false
         while true {
             var began = false
@@ -37,7 +37,7 @@ struct ServedModel: Sendable {
                     } else {
                         began = true
                     }
-                    guard try consume(event) else { return }
+                    guard try await consume(event) else { return }
                 }
                 return
             } catch let error as LooplError where error.engineLoss != nil {

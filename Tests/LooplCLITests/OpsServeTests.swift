@@ -20,10 +20,10 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(10)))
-    func rawPromptsAreCompletedByTheInProcessModelAndMetricsCountRequests() throws {
+    func rawPromptsAreCompletedByTheInProcessModelAndMetricsCountRequestsAndAgentTurns() throws {
         try ServeTests.requireModel()
         let server = try ServeProcess(["--api-key", "secret"], config: try ServeProcess.llamaConfig())
-        try Self.ops(server, ["completions", "completions-stream", "metrics"], key: "secret")
+        try Self.ops(server, ["completions", "completions-stream", "metrics", "runs-metrics"], key: "secret")
         #expect(server.stop().status == 0)
     }
 

@@ -23,7 +23,7 @@ struct RunsEndpoint: Sendable {
             let backend = try chat.directory.names.backend(for: run.model)
             let model = try await chat.start(backend)
             let made = try await makeTools(run)
-            let agent = Agent(model: model.model, tools: made.tools, toolSources: made.sources,
+            let agent = Agent(model: ServedEngine(served: model), tools: made.tools, toolSources: made.sources,
                               options: AgentOptions(maxIterations: run.maxIterations, toolTimeout: made.toolTimeout,
                                                     firstToolChoice: run.toolChoice, generation: run.generation),
                               messages: history + run.earlier)

@@ -134,6 +134,19 @@ def check_metrics(server):
     return "5 requests counted; %d tokens generated" % moved("loopl_generated_tokens_total")
 
 
+def check_runs_metrics(server):
+    _, before = server.scrape()
+    status, _, payload = server.request("POST", "/loopl/v1/runs", {"model": server.model, "maxTokens": 4, "temperature": 0,
+                                                                   "messages": [{"role": "user", "content": "Say hello."}]})
+    events = [json.loads(line[6:]) for line in payload.decode().splitlines() if line.startswith("data: ")]
+    expect(status == 200 and events and events[-1].get("event") == "finished", "an agent run: %d %r" % (status, payload[-300:]))
+    _, after = server.scrape()
+    moved = server.value(after, "loopl_requests_total", status="200") - server.value(before, "loopl_requests_total", status="200")
+    turns = sum(1 for event in events if event.get("event") == "iterationStarted")
+    expect(turns >= 1 and moved == turns, "an agent run of %d turns moved the requests by %r" % (turns, moved))
+    return "an agent run's %d turn(s) counted as requests" % turns
+
+
 def check_metrics_public(server):
     server.scrape(key=False)
     status, _, _ = server.request("GET", "/v1/models", key=False)
@@ -236,7 +249,7 @@ def hold_four(server):
 
 
 CHECKS = {"completions": check_completions, "completions-stream": check_completions_stream,
-          "completions-refused": check_completions_refused, "metrics": check_metrics, "metrics-public": check_metrics_public,
+          "completions-refused": check_completions_refused, "metrics": check_metrics, "metrics-public": check_metrics_public, "runs-metrics": check_runs_metrics,
           "restarts": check_restarts, "cors": check_cors, "cors-any": check_cors_any, "limit": check_limit}
 
 
