@@ -6,8 +6,8 @@ import Loopl
 import LooplHTTP
 import Synchronization
 
-/// One MCP server over HTTP: Streamable HTTP (revisions 2025-03-26 to 2025-11-25), and the
-/// 2024-11-05 HTTP+SSE transport as a fallback.
+/// One MCP server over HTTP: Streamable HTTP (the stateless 2026-07-28, and the handshake
+/// revisions 2025-03-26 to 2025-11-25), and the 2024-11-05 HTTP+SSE transport as a fallback.
 ///
 /// Streamable HTTP POSTs every message to the one endpoint; the answer is a JSON body or an
 /// event stream that may carry the server's notifications and requests before the response. The
@@ -364,10 +364,29 @@ final class MCPHTTPConnection: MCPTransport {
             if let revision { request.setValue(revision, forHTTPHeaderField: "MCP-Protocol-Version") }
         }
         if let message {
+            for (name, value) in Self.mirrored(message) { request.setValue(value, forHTTPHeaderField: name) }
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = Data(message.jsonValue.jsonText().utf8)
         }
         return request
+    }
+
+    /// The headers that the stateless revision (2026-07-28) mirrors from a request's body: its
+    /// version, its method and, for a call, the name it calls.
+    static func mirrored(_ message: RPCMessage) -> [String: String] {
+        guard case .request(_, let method, let params) = message,
+              let version = params["_meta"]?["io.modelcontextprotocol/protocolVersion"]?.stringValue else { return [:] }
+        var headers = ["MCP-Protocol-Version": version, "Mcp-Method": method]
+        let named = ["tools/call": "name", "prompts/get": "name", "resources/read": "uri"][method]
+        if let named, let name = params[named]?.stringValue { headers["Mcp-Name"] = headerValue(name) }
+        return headers
+    }
+
+    /// `text` as a header value: printable ASCII as it is, anything else in base64 as `=?base64?…?=`.
+    static func headerValue(_ text: String) -> String {
+        let plain = text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F } && text.first != " " && text.last != " "
+            && !(text.hasPrefix("=?base64?") && text.hasSuffix("?="))
+        return plain ? text : "=?base64?" + Data(text.utf8).base64EncodedString() + "?="
     }
 
     static func method(of message: RPCMessage) -> String {

@@ -19,12 +19,26 @@ import Testing
         let client = Self.client(server.url("/mcp"))
         try await client.start()
         #expect(Set(client.catalog.tools.map(\.name)) == ["echo", "add", "steps"])
-        #expect(await client.revision == MCPClient.sessionRevision)
+        // The current, stateless revision: the SDK takes it once the body's version, method and
+        // name are mirrored in the headers (the handshake revisions are the misbehaving server's).
+        #expect(await client.revision == MCPClient.statelessRevision)
         #expect(try await client.call("echo", arguments: ["text": "over HTTP"]) == "over HTTP")
         #expect(try await client.call("add", arguments: ["a": 2, "b": 40]) == "42")
         // Progress notifications come on the answer's event stream before the result.
         #expect(try await client.call("steps", arguments: ["count": 3]) == "done after 3 steps")
         await client.shutdown()
+    }
+
+    @Test func statelessRequestsMirrorTheirBodyInHeaders() {
+        let meta: JSONValue = ["io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": [:]]
+        let call = RPCMessage.request(id: 1, method: "tools/call", params: ["name": "café", "arguments": [:], "_meta": meta])
+        #expect(MCPHTTPConnection.mirrored(call) == ["MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+                                                     "Mcp-Name": "=?base64?Y2Fmw6k=?="])
+        let list = RPCMessage.request(id: 2, method: "tools/list", params: ["_meta": meta])
+        #expect(MCPHTTPConnection.mirrored(list) == ["MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"])
+        #expect(MCPHTTPConnection.mirrored(.request(id: 3, method: "initialize", params: [:])).isEmpty)
+        #expect(MCPHTTPConnection.headerValue("echo") == "echo")
+        #expect(MCPHTTPConnection.headerValue(" echo") == "=?base64?IGVjaG8=?=")
     }
 
     @Test func anAgentCallsTheToolsOfAServerOverHTTP() async throws {
