@@ -88,6 +88,15 @@ import Testing
                               }
                               return .once
                           })
+        let events = try await Self.cancelledAtTheFirstApproval(agent)
+        #expect(events.last == .finished(iterations: 1, reason: .cancelled))
+        #expect(!events.contains { if case .approvalAnswered = $0 { true } else { false } })
+        #expect(Self.results(events).map(\.content) == ["Cancelled before it ran.", "Cancelled before it ran."])
+        AgentTests.expectConsistent(await agent.messages)
+    }
+
+    /// The events of a run of "go" whose consumer cancels once the call `c1` waits for approval.
+    static func cancelledAtTheFirstApproval(_ agent: Agent) async throws -> [AgentEvent] {
         let seen = Mutex<[AgentEvent]>([])
         let consumer = Task {
             for try await event in agent.stream("go") { seen.withLock { $0.append(event) } }
@@ -95,11 +104,7 @@ import Testing
         while !seen.withLock({ $0.contains(.approvalRequested(Self.call("c1"))) }) { try await Task.sleep(for: .milliseconds(10)) }
         consumer.cancel()
         _ = await consumer.result
-        let events = seen.withLock { $0 }
-        #expect(events.last == .finished(iterations: 1, reason: .cancelled))
-        #expect(!events.contains { if case .approvalAnswered = $0 { true } else { false } })
-        #expect(Self.results(events).map(\.content) == ["Cancelled before it ran.", "Cancelled before it ran."])
-        AgentTests.expectConsistent(await agent.messages)
+        return seen.withLock { $0 }
     }
 
     /// A person's answer that waits until it is given, or cancelled.
@@ -138,14 +143,7 @@ import Testing
                               }
                               return .deny
                           })
-        let seen = Mutex<[AgentEvent]>([])
-        let consumer = Task {
-            for try await event in agent.stream("go") { seen.withLock { $0.append(event) } }
-        }
-        while !seen.withLock({ $0.contains(.approvalRequested(Self.call("c1"))) }) { try await Task.sleep(for: .milliseconds(10)) }
-        consumer.cancel()
-        _ = await consumer.result
-        let events = seen.withLock { $0 }
+        let events = try await Self.cancelledAtTheFirstApproval(agent)
         #expect(events.last == .finished(iterations: 1, reason: .cancelled))
         #expect(Self.results(events).map(\.content) == ["Cancelled before it ran."])
     }
