@@ -19,6 +19,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import WebDriverWait
 
 PROMPT = "What is 17*23?"
@@ -53,7 +54,9 @@ class Page:
 
     def wait(self, condition, seconds, what):
         try:
-            return WebDriverWait(self.driver, seconds, poll_frequency=0.2).until(condition)
+            # An element the page re-rendered while the condition read it is read again.
+            return WebDriverWait(self.driver, seconds, poll_frequency=0.2,
+                                 ignored_exceptions=(StaleElementReferenceException,)).until(condition)
         except Exception as error:
             self.shot("timeout")
             raise Failure("waited %d s for %s (%s); the transcript: %s" % (seconds, what, type(error).__name__, self.text("#transcript")))
