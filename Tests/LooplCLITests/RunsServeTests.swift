@@ -67,4 +67,26 @@ import Testing
         try Self.check(server, ["cancel-busy"])
         #expect(server.stop().status == 0)
     }
+
+    @Test(.timeLimit(.minutes(20)))
+    func aRunWaitsForItsApprovalAndThePostReleasesIt() throws {
+        try ServeTests.requireModel()
+        let config = try ServeProcess.config([
+            "default": "llama",
+            "backends": ["llama": ["kind": "llama", "model": .string(LooplHome.defaultModel), "threads": 2, "contextLength": 8192]],
+            "tools": ["calc": ["approval": "ask"]],
+        ])
+        let server = try ServeProcess([], config: config)
+        try Self.check(server, ["approve", "deny"])
+        #expect(server.stop().status == 0)
+    }
+
+    @Test(.timeLimit(.minutes(10)))
+    func aCallThatWaitsTooLongIsDenied() throws {
+        try ServeTests.requireModel()
+        let config = try ServeProcess.llamaConfig(parallel: 1, serve: ["approvalTimeoutSeconds": 1])
+        let server = try ServeProcess(["--approve", "ask"], config: config)
+        try Self.check(server, ["approval-timeout"])
+        #expect(server.stop().status == 0)
+    }
 }
