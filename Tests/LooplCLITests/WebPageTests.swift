@@ -64,6 +64,7 @@ import Testing
             "default": "llama",
             "backends": ["llama": ["kind": "llama", "model": .string(LooplHome.defaultModel), "threads": 2, "contextLength": 8192]],
             "tools": ["calc": ["approval": "ask"]],
+            "serve": ["sessionsDir": .string(FileManager.default.temporaryDirectory.appendingPathComponent("loopl-sessions-\(UUID())").path)],
         ])
         let server = try ServeProcess([], config: config)
         try Self.page(server, ["approval", "console"])
