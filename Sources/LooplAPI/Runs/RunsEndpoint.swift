@@ -107,7 +107,8 @@ struct RunsEndpoint: Sendable {
             try store.save(session, messages: await agent.messages)
         }
         handle.set(work)
-        let result = await work.result
+        // A client that hangs up, or a server that stops, cancels the run, even one that waits for an approval.
+        let result = await withTaskCancellationHandler { await work.result } onCancel: { handle.cancel() }
         registry.end(run: runId, session: session)
         desk.close(run: runId)
         await made.close()
