@@ -15,6 +15,7 @@ import json
 import os
 import stat
 import sys
+import time
 
 PROMPT = "What is 17*23?"
 LONG_PROMPT = "Count from 1 to 1000, one number per line, and nothing else."
@@ -273,7 +274,29 @@ def check_approval_timeout(server, args):
     return "denied after the timeout: %r" % result["content"]
 
 
-CHECKS = {"approve": check_approve, "deny": check_deny, "approval-timeout": check_approval_timeout,
+def check_cancel_waiting(server, args):
+    response, events = server.open_run(calc_body(maxIterations=2))
+    run = response.getheader("Loopl-Run-Id")
+    until_asked(events)
+    status, _, payload = server.request("POST", "/loopl/v1/runs/%s/cancel" % run)
+    expect(status == 200, "cancel: %d %s" % (status, payload))
+    rest = list(events)
+    expect(rest and rest[-1] == {"event": "finished", "iterations": 1, "reason": "cancelled"}, "the run ended with %s" % rest[-1:])
+    expect(not [e for e in rest if e.get("event") == "approvalAnswered"], "a cancelled wait was answered: %s" % rest)
+    # A client that hangs up while its run waits ends the run, long before the approval timeout.
+    response, events = server.open_run(calc_body(maxIterations=2))
+    run = response.getheader("Loopl-Run-Id")
+    _, call = until_asked(events)
+    response.close()
+    for _ in range(600):
+        status, _, payload = answer(server, run, call["id"], "deny")
+        if status == 404 and json.loads(payload)["error"]["code"] == "run_not_found":
+            return "cancelled while waiting; a hang-up ended its waiting run"
+        time.sleep(0.2)
+    raise Failure("the run of a client that hung up still waits: %d %s" % (status, payload))
+
+
+CHECKS = {"approve": check_approve, "cancel-waiting": check_cancel_waiting, "deny": check_deny, "approval-timeout": check_approval_timeout,
           "same-events": check_same_events, "cancel-busy": check_cancel_and_busy, "bad-session": check_bad_session,
           "missing-key": check_missing_key, "mcp": check_mcp, "delete": check_delete}
 
