@@ -285,12 +285,15 @@ def check_cancel_waiting(server, args):
     expect(not [e for e in rest if e.get("event") == "approvalAnswered"], "a cancelled wait was answered: %s" % rest)
     # A client that hangs up while its run waits ends the run, long before the approval timeout.
     response, events = server.open_run(calc_body(maxIterations=2))
-    run = response.getheader("Loopl-Run-Id")
-    _, call = until_asked(events)
+    session = response.getheader("Loopl-Session-Id")
+    until_asked(events)
     response.close()
+    # The probe is refused 409 while the session's run goes on, 400 (its unknown tool) once it ended.
+    probe = calc_body(session=session, tools=["shell"])
     for _ in range(600):
-        status, _, payload = answer(server, run, call["id"], "deny")
-        if status == 404 and json.loads(payload)["error"]["code"] == "run_not_found":
+        status, _, payload = server.request("POST", "/loopl/v1/runs", probe)
+        if status != 409:
+            expect(status == 400, "the probe: %d %s" % (status, payload))
             return "cancelled while waiting; a hang-up ended its waiting run"
         time.sleep(0.2)
     raise Failure("the run of a client that hung up still waits: %d %s" % (status, payload))
