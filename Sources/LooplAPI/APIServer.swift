@@ -23,7 +23,8 @@ package final class APIServer: Sendable {
         var limits = HTTPLimits()
         limits.maxBodyBytes = settings.maxRequestBytes
         let loopl = LooplRoutes(chat: chat, toolkit: toolkit, store: SessionStore(directory: settings.sessionsDir),
-                                defaultModel: directory.names.defaultBackend)
+                                defaultModel: directory.names.defaultBackend, approval: settings.approval,
+                                approvalTimeout: settings.approvalTimeout)
         let routes = Routes(directory: directory, key: key, chat: chat, responses: responses, messages: MessagesEndpoint(chat: chat),
                             cors: CORSPolicy(origins: settings.corsOrigins, keyed: key != nil), metricsPublic: settings.metricsPublic,
                             loopl: loopl)

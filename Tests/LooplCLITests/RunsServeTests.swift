@@ -67,4 +67,28 @@ import Testing
         try Self.check(server, ["cancel-busy"])
         #expect(server.stop().status == 0)
     }
+
+    @Test(.timeLimit(.minutes(20)))
+    func aRunWaitsForItsApprovalAndThePostReleasesIt() throws {
+        // The approval timeout is the default 300 s: a run ended by a cancel or a hang-up ends long before.
+        try ServeTests.requireModel()
+        let config = try ServeProcess.config([
+            "default": "llama",
+            "backends": ["llama": ["kind": "llama", "model": .string(LooplHome.defaultModel), "threads": 2, "contextLength": 8192]],
+            "tools": ["calc": ["approval": "ask"]],
+            "serve": ["sessionsDir": .string(FileManager.default.temporaryDirectory.appendingPathComponent("loopl-sessions-\(UUID())").path)],
+        ])
+        let server = try ServeProcess([], config: config)
+        try Self.check(server, ["approve", "deny", "cancel-waiting"])
+        #expect(server.stop().status == 0)
+    }
+
+    @Test(.timeLimit(.minutes(10)))
+    func aCallThatWaitsTooLongIsDenied() throws {
+        try ServeTests.requireModel()
+        let config = try ServeProcess.llamaConfig(parallel: 1, serve: ["approvalTimeoutSeconds": 1])
+        let server = try ServeProcess(["--approve", "ask"], config: config)
+        try Self.check(server, ["approval-timeout"])
+        #expect(server.stop().status == 0)
+    }
 }

@@ -13,6 +13,8 @@ enum TranscriptFoldingCases {
 
     static let call = ToolCall(id: "c1", name: "calc", arguments: ["expression": "17*23"])
     static let result = ToolResult(callId: "c1", name: "calc", isError: false, durationMs: 1, content: "391")
+    static let other = ToolCall(id: "c2", name: "calc", arguments: ["expression": "3+3"])
+    static let denied = ToolResult(callId: "c2", name: "calc", isError: true, durationMs: 0, content: "The user denied this call.")
     static let failed = ToolResult(callId: "c2", name: "calc", isError: true, durationMs: 2, content: "Error: bad")
 
     static let all: [(name: String, steps: [Step])] = [
@@ -42,9 +44,22 @@ enum TranscriptFoldingCases {
         ]),
         ("unknownKindsAndFailedCallsFold", [
             .user("go"), .event(.iterationStarted(1)), .event(.text("a")),
-            .unknown(["event": "approvalRequested", "toolCall": ["id": "c2"]]), .event(.text("b")),
+            .unknown(["event": "somethingNew", "toolCall": ["id": "c2"]]), .event(.text("b")),
             .event(.toolStarted(ToolCall(id: "c2", name: "calc"))), .event(.toolFinished(failed)),
             .event(.toolFinished(ToolResult(callId: "nope", name: "calc", isError: false, durationMs: 0, content: ""))),
+        ]),
+        // TranscriptApprovalTests' list, and a call cancelled while it waited.
+        ("anApprovalIsShownThenDecided", [
+            .user("2+2?"), .event(.iterationStarted(1)), .event(.approvalRequested(call)),
+            .event(.approvalAnswered(callId: "c1", decision: .once)), .event(.approvalAnswered(callId: "c1", decision: .deny)),
+            .event(.toolStarted(call)), .event(.toolFinished(result)),
+            .event(.approvalRequested(other)), .event(.approvalAnswered(callId: "c2", decision: .deny)),
+            .event(.toolFinished(denied)), .event(.toolFinished(denied)), .event(.approvalAnswered(callId: "nope", decision: .run)),
+        ]),
+        ("aCallCancelledWhileItWaitsGetsItsResult", [
+            .user("2+2?"), .event(.iterationStarted(1)), .event(.approvalRequested(other)), .event(.text("late")),
+            .event(.toolFinished(ToolResult(callId: "c2", name: "calc", isError: true, durationMs: 0, content: "Error: cancelled"))),
+            .event(.finished(iterations: 1, reason: .cancelled)),
         ]),
     ]
 

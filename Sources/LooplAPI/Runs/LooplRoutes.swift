@@ -1,15 +1,16 @@
 import Loopl
 import LooplHTTP
 
-/// The page's own API under `/loopl/v1/`: runs, their cancel, sessions, and the settings the page
+/// The page's own API under `/loopl/v1/`: runs, their cancel and approvals, sessions, and the settings the page
 /// starts from.
 struct LooplRoutes: Sendable {
     let runs: RunsEndpoint
     let sessions: SessionsEndpoint
     let defaultModel: String?
 
-    init(chat: ChatEndpoint, toolkit: AgentToolkit, store: SessionStore, defaultModel: String?) {
-        runs = RunsEndpoint(chat: chat, toolkit: toolkit, store: store)
+    init(chat: ChatEndpoint, toolkit: AgentToolkit, store: SessionStore, defaultModel: String?,
+         approval: ToolApproval, approvalTimeout: Duration) {
+        runs = RunsEndpoint(chat: chat, toolkit: toolkit, store: store, approval: approval, approvalTimeout: approvalTimeout)
         sessions = SessionsEndpoint(store: store)
         self.defaultModel = defaultModel
     }
@@ -23,6 +24,8 @@ struct LooplRoutes: Sendable {
             await runs.start(request, responder)
         case ("runs", 3) where parts[2] == "cancel":
             runs.cancel(parts[1], request, responder)
+        case ("runs", 4) where parts[2] == "approvals":
+            runs.approve(parts[1], call: parts[3], request, responder)
         case ("sessions", 1):
             sessions.list(request, responder)
         case ("sessions", 2):

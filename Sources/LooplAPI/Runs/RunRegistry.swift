@@ -34,6 +34,11 @@ final class RunRegistry: Sendable {
         }
     }
 
+    /// Whether the run `run` is under way.
+    func isRunning(_ run: String) -> Bool {
+        live.withLock { $0.cancels[run] != nil }
+    }
+
     /// Cancels the run `run`; false when no such run is under way.
     func cancel(_ run: String) -> Bool {
         guard let action = live.withLock({ $0.cancels[run] }) else { return false }

@@ -5,12 +5,18 @@ import Synchronization
 
 /// `POST /loopl/v1/runs`: an ``Agent`` run, its events streamed as server-sent events in the
 /// `loopl run --json` schema (docs/events.md), its conversation saved after every message; and
-/// `POST /loopl/v1/runs/{id}/cancel`, which stops one.
+/// `POST /loopl/v1/runs/{id}/cancel`, which stops one; and
+/// `POST /loopl/v1/runs/{id}/approvals/{callId}`, which answers a call that waits for approval.
 struct RunsEndpoint: Sendable {
     let chat: ChatEndpoint
     let toolkit: AgentToolkit
     let store: SessionStore
+    /// Whether calls of tools that set no approval of their own wait for one.
+    let approval: ToolApproval
+    /// How long a call waits for its approval before it is denied.
+    let approvalTimeout: Duration
     let registry = RunRegistry()
+    let desk = ApprovalDesk()
 
     func start(_ request: HTTPRequest, _ responder: HTTPResponder) async {
         do {
@@ -23,12 +29,13 @@ struct RunsEndpoint: Sendable {
             let backend = try chat.directory.names.backend(for: run.model)
             let model = try await chat.start(backend)
             let made = try await makeTools(run)
+            let runId = "run_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
             let agent = Agent(model: ServedEngine(served: model), tools: made.tools, toolSources: made.sources,
                               options: AgentOptions(maxIterations: run.maxIterations, toolTimeout: made.toolTimeout,
-                                                    firstToolChoice: run.toolChoice, generation: run.generation),
-                              messages: history + run.earlier)
+                                                    firstToolChoice: run.toolChoice, generation: run.generation, approval: approval),
+                              messages: history + run.earlier, approver: desk.approver(run: runId, timeout: approvalTimeout))
             let title = history.isEmpty ? SessionStore.title(of: run.prompt) : nil
-            await stream(agent, run: run, session: sessionId, title: title, model: run.model ?? backend, made: made, responder)
+            await stream(agent, run: run, id: runId, session: sessionId, title: title, model: run.model ?? backend, made: made, responder)
         } catch {
             responder.respond(APIError.from(error))
         }
@@ -67,15 +74,15 @@ struct RunsEndpoint: Sendable {
         return made
     }
 
-    private func stream(_ agent: Agent, run: RunRequest, session: String, title: String?, model: String,
+    private func stream(_ agent: Agent, run: RunRequest, id runId: String, session: String, title: String?, model: String,
                         made: AgentToolkit.Made, _ responder: HTTPResponder) async {
-        let runId = "run_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         let gate = StreamGate(responder, keepAlive: chat.keepAlive, framing: .responses,
                               headers: [("Loopl-Run-Id", runId), ("Loopl-Session-Id", session)])
         let timer = gate.armKeepAlive()
         defer { timer.cancel() }
         let store = self.store
         let registry = self.registry
+        let desk = self.desk
         let handle = RunHandle()
         guard registry.begin(run: runId, session: session, agent: agent, cancel: { handle.cancel() }) else {
             await made.close()
@@ -89,6 +96,9 @@ struct RunsEndpoint: Sendable {
                 case .iterationStarted(1), .assistantMessage, .toolFinished:
                     try store.save(session, messages: await agent.messages, title: saved ? nil : title, model: model)
                     saved = true
+                case .approvalRequested(let call):
+                    // Opened before the client reads the event, so its answer always finds the wait.
+                    desk.expect(run: runId, call: call.id)
                 default: break
                 }
                 // A client that is gone cancels its run; the run's last events are still saved.
@@ -97,8 +107,10 @@ struct RunsEndpoint: Sendable {
             try store.save(session, messages: await agent.messages)
         }
         handle.set(work)
-        let result = await work.result
+        // A client that hangs up, or a server that stops, cancels the run, even one that waits for an approval.
+        let result = await withTaskCancellationHandler { await work.result } onCancel: { handle.cancel() }
         registry.end(run: runId, session: session)
+        desk.close(run: runId)
         await made.close()
         switch result {
         case .success: gate.finish()
@@ -116,5 +128,34 @@ struct RunsEndpoint: Sendable {
                                               message: "There is no run '\(id.prefix(80))' under way: it finished, or never started."))
         }
         responder.respond(json: ["id": .string(id), "status": "cancelling"])
+    }
+
+    /// Answers the call `callId` of the run `id` with the body's `decision`.
+    func approve(_ id: String, call callId: String, _ request: HTTPRequest, _ responder: HTTPResponder) {
+        guard request.method == "POST" else { return responder.respond(.methodNotAllowed(request.method, allowed: ["POST"])) }
+        do {
+            let decision = try Self.decision(request.body)
+            guard registry.isRunning(id) else {
+                throw APIError(status: 404, type: "invalid_request_error", code: "run_not_found",
+                               message: "There is no run '\(id.prefix(80))' under way: it finished, or never started.")
+            }
+            guard desk.answer(run: id, call: callId, with: decision) else {
+                throw APIError(status: 404, type: "invalid_request_error", code: "approval_not_found",
+                               message: "The run '\(id.prefix(80))' has no call '\(callId.prefix(80))' waiting for approval: it was answered, timed out, or never asked.")
+            }
+            responder.respond(json: ["id": .string(callId), "run": .string(id), "decision": .string(decision.rawValue)])
+        } catch {
+            responder.respond(APIError.from(error))
+        }
+    }
+
+    /// The `decision` of an approval's body.
+    private static func decision(_ body: [UInt8]) throws(APIError) -> ApprovalDecision {
+        let root = try RequestField.body(RequestField.parse(body: body).value)
+        let word = try root.required("decision").string()
+        guard let decision = ApprovalDecision(rawValue: word) else {
+            throw .invalidRequest("`decision` must be \"once\", \"run\" or \"deny\", not '\(word.prefix(80))'.", param: "decision")
+        }
+        return decision
     }
 }

@@ -72,6 +72,40 @@ function toolCard(item) {
   return card;
 }
 
+const decisions = { once: 'Approved', run: 'Approved for this run', deny: 'Denied' };
+
+/** A call that waits for approval: its arguments, and Approve / Deny buttons until it is decided. */
+function approvalCard(item) {
+  const card = element('div', 'approval');
+  const fn = item.call.function || {};
+  const head = element('div', 'head');
+  head.append(element('span', 'name', fn.name || 'tool'), ' ',
+              element('span', 'decision', item.decision ? decisions[item.decision] || item.decision : 'waits for your approval'));
+  card.append(head, element('pre', 'arguments', pretty(fn.arguments ?? {})));
+  if (item.decision === null && state.run) {
+    const buttons = element('div', 'buttons');
+    for (const [decision, label] of [['once', 'Approve'], ['run', 'Approve for this run'], ['deny', 'Deny']]) {
+      const button = element('button', decision, label);
+      button.type = 'button';
+      button.onclick = () => decide(item, decision, buttons);
+      buttons.append(button);
+    }
+    card.append(buttons);
+  }
+  return card;
+}
+
+/** Sends the decision on a waiting call; the run's approvalAnswered event then marks the card. */
+async function decide(item, decision, buttons) {
+  for (const button of buttons.children) button.disabled = true;
+  const path = `/loopl/v1/runs/${encodeURIComponent(state.run)}/approvals/${encodeURIComponent(item.call.id)}`;
+  try {
+    await json(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ decision }) });
+  } catch (error) {
+    handle({ error: { message: String(error.message || error) } });
+  }
+}
+
 function thinking(item, open) {
   const details = element('details', 'thinking');
   details.open = open;
@@ -103,6 +137,7 @@ function render() {
       case 'assistant': node = element('div', 'assistant', item.text); break;
       case 'reasoning': node = thinking(item, opened.has(String(index))); break;
       case 'toolCall': node = toolCard(item); node.open = opened.has(String(index)); break;
+      case 'approval': node = approvalCard(item); break;
       case 'warning': node = element('div', 'warning', `⚠ ${item.text}`); break;
       default: node = element('div', item.error ? 'note error' : 'note', item.text);
     }
@@ -205,6 +240,7 @@ async function send(prompt) {
     if (['running', 'stopping'].includes($('status').textContent)) $('status').textContent = 'ended without finishing';
     state.run = null;
     setRunning(false);
+    render();
     loadSessions();
   }
 }

@@ -56,6 +56,12 @@ export class Transcript {
         return true;
       case 'toolFinished':
         return this.attach(event.result);
+      case 'approvalRequested':
+        this.items.push({ kind: 'approval', call: event.toolCall, decision: null, iteration: this.iteration });
+        this.lastItemOpen = false;
+        return true;
+      case 'approvalAnswered':
+        return this.decide(event.callId, event.decision);
       case 'warning':
         this.items.push({ kind: 'warning', text: event.message, iteration: this.iteration });
         this.lastItemOpen = false;
@@ -101,16 +107,35 @@ export class Transcript {
     }
   }
 
-  /** Gives the result to the last call still waiting for it. */
+  /** Gives the decision to the last approval still waiting for it. */
+  decide(callId, decision) {
+    const item = this.last((item) => item.kind === 'approval' && item.decision === null && item.call.id === callId);
+    if (!item) return false;
+    item.decision = decision;
+    return true;
+  }
+
+  /** Gives the result to the last call still waiting for it; a call that never started (denied,
+   *  or cancelled while it waited for approval) comes after its approval, with the result. */
   attach(result) {
-    for (let i = this.items.length - 1; i >= 0; i--) {
-      const item = this.items[i];
-      if (item.kind === 'toolCall' && item.result === null && item.call.id === result.callId) {
-        item.result = result;
-        return true;
-      }
+    const open = this.last((item) => item.kind === 'toolCall' && item.result === null && item.call.id === result.callId);
+    if (open) {
+      open.result = result;
+      return true;
     }
-    return false;
+    const approval = this.last((item) => item.kind === 'approval' && item.call.id === result.callId);
+    if (this.last((item) => item.kind === 'toolCall' && item.call.id === result.callId) || !approval) return false;
+    this.items.push({ kind: 'toolCall', call: approval.call, result, iteration: this.iteration });
+    this.lastItemOpen = false;
+    return true;
+  }
+
+  /** The last item that `matches`, or undefined. */
+  last(matches) {
+    for (let i = this.items.length - 1; i >= 0; i--) {
+      if (matches(this.items[i])) return this.items[i];
+    }
+    return undefined;
   }
 
   /** A saved conversation (OpenAI-style messages) as items; tool results find their calls. */
@@ -138,9 +163,11 @@ export class Transcript {
   }
 }
 
-/** The items as Swift's Transcript.Item compares them: kind, text, call and result. */
+/** The items as Swift's Transcript.Item compares them: kind, text, call, result and decision. */
 export function comparable(items) {
-  return items.map((item) => item.kind === 'toolCall'
-    ? { kind: item.kind, call: item.call, result: item.result }
-    : { kind: item.kind, text: item.text });
+  return items.map((item) => {
+    if (item.kind === 'toolCall') return { kind: item.kind, call: item.call, result: item.result };
+    if (item.kind === 'approval') return { kind: item.kind, call: item.call, decision: item.decision };
+    return { kind: item.kind, text: item.text };
+  });
 }

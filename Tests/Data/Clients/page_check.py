@@ -193,6 +193,64 @@ def check_stop(page, args):
     return "%s, %d characters shown" % (page.text("#status"), len(page.text(".assistant")))
 
 
+def pending(page):
+    return page.all(".approval .buttons button")
+
+
+def decide_and_finish(page, button):
+    """Clicks `button` on the first waiting call, denies any later one, and waits for the run's end."""
+    page.wait(lambda d: pending(page), SLOW, "a call that waits for approval")
+    card = page.find(".approval")
+    arguments = card.find_element(By.CSS_SELECTOR, "pre.arguments").text
+    expect("\n" in arguments and '"expression"' in arguments, "the arguments are not pretty-printed: %r" % arguments)
+    page.shot("approval-" + button)
+    card.find_element(By.CSS_SELECTOR, "button." + button).click()
+
+    # Any later call is denied; the page redraws its cards on each event, so the clicks are the page's own.
+    finished = """
+for (const later of document.querySelectorAll('.approval .buttons button.deny:not(:disabled)')) later.click();
+return !document.getElementById('send').disabled && !['running', 'stopping'].includes(document.getElementById('status').textContent);
+"""
+    page.wait(lambda d: d.execute_script(finished), SLOW, "the run to end")
+    return arguments
+
+
+def new_calc_session(page):
+    page.find("#new-session").click()
+    page.wait(lambda d: not page.all(".user"), 10, "a new conversation")
+    if not page.find("#tool-calc").is_selected():
+        page.find("#tool-calc").click()
+    page.send(PROMPT)
+
+
+def check_approval(page, args):
+    page.open()
+    new_calc_session(page)
+    arguments = decide_and_finish(page, "deny")
+    first = page.find(".approval")
+    expect(first.find_element(By.CSS_SELECTOR, ".decision").text == "Denied" and not first.find_elements(By.CSS_SELECTOR, "button"),
+           "the denied card reads %r" % first.text)
+    card = page.find(".tool")
+    expect(card.find_elements(By.CSS_SELECTOR, ".bad") and not page.all(".tool .ok"), "the denied call's card: %r" % card.text)
+    card.find_element(By.CSS_SELECTOR, "summary").click()
+    result = page.find(".tool pre.result").text
+    expect("The user denied this call." in result, "the denied call's result is %r" % result)
+    page.shot("approval-denied")
+    new_calc_session(page)
+    decide_and_finish(page, "once")
+    first = page.find(".approval")
+    expect(first.find_element(By.CSS_SELECTOR, ".decision").text == "Approved", "the approved card reads %r" % first.text)
+    card = page.find(".tool")
+    expect(card.find_elements(By.CSS_SELECTOR, ".ok"), "the approved call's card: %r" % card.text)
+    card.find_element(By.CSS_SELECTOR, "summary").click()
+    ran = page.find(".tool pre.result").text
+    order = page.driver.execute_script("return [...document.querySelectorAll('#transcript > *')].map((n) => n.className)")
+    expect(order.index("approval") < order.index("tool"), "the transcript's order is %s" % order)
+    page.shot("approval-approved")
+    page.collect_logs()
+    return "denied %s → %r; approved → %r" % (arguments.replace("\n", " "), result, ran)
+
+
 def check_key(page, args):
     page.driver.get(args.url)
     page.wait(lambda d: d.execute_script("return document.getElementById('key-dialog').open"), 30, "the key dialog")
@@ -213,7 +271,7 @@ def check_console(page, args):
 
 
 CHECKS = {"folding": check_folding, "offline": check_offline, "calculator": check_calculator, "reload": check_reload,
-          "stop": check_stop, "key": check_key, "console": check_console}
+          "stop": check_stop, "approval": check_approval, "key": check_key, "console": check_console}
 
 
 def main():

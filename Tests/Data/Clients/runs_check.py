@@ -15,6 +15,7 @@ import json
 import os
 import stat
 import sys
+import time
 
 PROMPT = "What is 17*23?"
 LONG_PROMPT = "Count from 1 to 1000, one number per line, and nothing else."
@@ -190,7 +191,116 @@ def check_delete(server, args):
     return "deleted " + listed[0]["id"]
 
 
-CHECKS = {"same-events": check_same_events, "cancel-busy": check_cancel_and_busy, "bad-session": check_bad_session,
+def until_asked(events):
+    """The events up to and including the run's first approvalRequested."""
+    seen = []
+    for event in events:
+        seen.append(event)
+        if event.get("event") == "approvalRequested":
+            return seen, event["toolCall"]
+    raise Failure("the run ended without asking for approval: %s" % seen)
+
+
+def answer(server, run, call_id, decision):
+    return server.request("POST", "/loopl/v1/runs/%s/approvals/%s" % (run, call_id), {"decision": decision})
+
+
+def rest_of_run(server, run, events, later="deny"):
+    """The rest of the run's events, answering any later call with `later`."""
+    rest = []
+    for event in events:
+        rest.append(event)
+        if event.get("event") == "approvalRequested":
+            answer(server, run, event["toolCall"]["id"], later)
+    expect(rest and rest[-1].get("event") == "finished", "the run did not finish: %s" % rest[-3:])
+    return rest
+
+
+def first_result(events, call_id):
+    results = [e["result"] for e in events if e.get("event") == "toolFinished" and e["result"]["callId"] == call_id]
+    expect(results, "no result for the call %s in %s" % (call_id, events))
+    return results[0]
+
+
+def check_approve(server, args):
+    response, events = server.open_run(calc_body(maxIterations=2))
+    expect(response.status == 200, "status %d" % response.status)
+    run = response.getheader("Loopl-Run-Id")
+    _, call = until_asked(events)
+    status, _, payload = answer(server, run, call["id"], "maybe")
+    expect(status == 400 and json.loads(payload)["error"]["param"] == "decision", "a bad decision: %d %s" % (status, payload))
+    status, _, payload = answer(server, run, "no-such-call", "once")
+    expect(status == 404 and json.loads(payload)["error"]["code"] == "approval_not_found", "an unknown call: %d %s" % (status, payload))
+    status, _, payload = answer(server, "run_nope", call["id"], "once")
+    expect(status == 404 and json.loads(payload)["error"]["code"] == "run_not_found", "an unknown run: %d %s" % (status, payload))
+    status, _, payload = answer(server, run, call["id"], "once")
+    expect(status == 200 and json.loads(payload)["decision"] == "once", "approve: %d %s" % (status, payload))
+    rest = rest_of_run(server, run, events)
+    expect(rest[0] == {"event": "approvalAnswered", "callId": call["id"], "decision": "once"}, "after the answer: %s" % rest[:1])
+    result = first_result(rest, call["id"])
+    expect(not result["isError"] and [e for e in rest if e.get("event") == "toolStarted"], "the approved call: %s" % result)
+    status, _, payload = answer(server, run, call["id"], "once")
+    expect(status == 404, "an answer after the run: %d %s" % (status, payload))
+    return "%s(%s) ran: %r" % (call["function"]["name"], call["function"]["arguments"], result["content"])
+
+
+def check_deny(server, args):
+    response, events = server.open_run(calc_body(maxIterations=2))
+    expect(response.status == 200, "status %d" % response.status)
+    run = response.getheader("Loopl-Run-Id")
+    _, call = until_asked(events)
+    status, _, payload = answer(server, run, call["id"], "deny")
+    expect(status == 200, "deny: %d %s" % (status, payload))
+    rest = rest_of_run(server, run, events)
+    result = first_result(rest, call["id"])
+    expect(result["isError"] and "The user denied this call." in result["content"], "the denied call: %s" % result)
+    started = [e for e in rest if e.get("event") == "toolStarted" and e["toolCall"]["id"] == call["id"]]
+    expect(not started, "the denied call started: %s" % started)
+    return "the model read %r" % result["content"]
+
+
+def check_approval_timeout(server, args):
+    response, events = server.open_run(calc_body(maxIterations=1))
+    expect(response.status == 200, "status %d" % response.status)
+    run = response.getheader("Loopl-Run-Id")
+    _, call = until_asked(events)
+    rest = list(events)
+    expect(rest and rest[0] == {"event": "approvalAnswered", "callId": call["id"], "decision": "deny"}, "unanswered: %s" % rest[:1])
+    result = first_result(rest, call["id"])
+    expect(result["isError"] and "The user denied this call." in result["content"], "the timed-out call: %s" % result)
+    expect(rest[-1].get("event") == "finished", "the run ended with %s" % rest[-1:])
+    status, _, payload = answer(server, run, call["id"], "once")
+    expect(status == 404, "an answer after the timeout: %d %s" % (status, payload))
+    return "denied after the timeout: %r" % result["content"]
+
+
+def check_cancel_waiting(server, args):
+    response, events = server.open_run(calc_body(maxIterations=2))
+    run = response.getheader("Loopl-Run-Id")
+    until_asked(events)
+    status, _, payload = server.request("POST", "/loopl/v1/runs/%s/cancel" % run)
+    expect(status == 200, "cancel: %d %s" % (status, payload))
+    rest = list(events)
+    expect(rest and rest[-1] == {"event": "finished", "iterations": 1, "reason": "cancelled"}, "the run ended with %s" % rest[-1:])
+    expect(not [e for e in rest if e.get("event") == "approvalAnswered"], "a cancelled wait was answered: %s" % rest)
+    # A client that hangs up while its run waits ends the run, long before the approval timeout.
+    response, events = server.open_run(calc_body(maxIterations=2))
+    session = response.getheader("Loopl-Session-Id")
+    until_asked(events)
+    response.close()
+    # The probe is refused 409 while the session's run goes on, 400 (its unknown tool) once it ended.
+    probe = calc_body(session=session, tools=["shell"])
+    for _ in range(600):
+        status, _, payload = server.request("POST", "/loopl/v1/runs", probe)
+        if status != 409:
+            expect(status == 400, "the probe: %d %s" % (status, payload))
+            return "cancelled while waiting; a hang-up ended its waiting run"
+        time.sleep(0.2)
+    raise Failure("the run of a client that hung up still waits: %d %s" % (status, payload))
+
+
+CHECKS = {"approve": check_approve, "cancel-waiting": check_cancel_waiting, "deny": check_deny, "approval-timeout": check_approval_timeout,
+          "same-events": check_same_events, "cancel-busy": check_cancel_and_busy, "bad-session": check_bad_session,
           "missing-key": check_missing_key, "mcp": check_mcp, "delete": check_delete}
 
 
