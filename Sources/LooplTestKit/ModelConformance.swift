@@ -17,11 +17,16 @@ public struct ModelConformance: Sendable {
     public var requestBound: Duration
     /// How many tokens a cancelled generation may still produce, in the time the next request waits.
     public var tokensAfterCancel: Int
+    /// How many requests the model serves at once; the cancellation check fills all places but one,
+    /// so that the request after a cancel waits for the cancelled one's place.
+    public var places: Int
 
-    public init(model: any Model, requestBound: Duration = .seconds(300), tokensAfterCancel: Int = 10) {
+    public init(model: any Model, requestBound: Duration = .seconds(300), tokensAfterCancel: Int = 10,
+                places: Int = 1) {
         self.model = model
         self.requestBound = requestBound
         self.tokensAfterCancel = tokensAfterCancel
+        self.places = places
     }
 
     /// The conversation every check starts from.
@@ -106,8 +111,11 @@ public struct ModelConformance: Sendable {
     /// The tokens a cancelled generation goes on producing delay the next request, which shares the
     /// engine with it: its wait for the first event, beyond the same request's wait with
     /// nothing before it, may come to at most ``tokensAfterCancel`` tokens at the cancelled stream's pace.
+    /// Long requests hold the other ``places`` throughout, so that the next request cannot take a free one.
     public func checkCancellation() async throws {
         let check = "cancellation"
+        let fillers = try await fillPlaces(places - 1, check)
+        defer { for filler in fillers { filler.cancel() } }
         let next = GenerationOptions.greedy(maxTokens: 8)
         var baseline = Duration.zero
         for _ in 0..<2 {
@@ -145,6 +153,40 @@ public struct ModelConformance: Sendable {
         let extra = max(wait - baseline, .zero)
         try expect(extra <= perToken * tokensAfterCancel, check,
                    "the next request waited \(wait) against \(baseline) without a cancelled one before it: about \(Int(extra / perToken)) more tokens at \(perToken) a token, more than \(tokensAfterCancel)")
+    }
+
+    /// Starts `count` long requests and returns once each has streamed text; cancel them to end them.
+    func fillPlaces(_ count: Int, _ check: String) async throws -> [Task<Void, any Error>] {
+        guard count > 0 else { return [] }
+        var options = GenerationOptions.greedy(maxTokens: 300)
+        options.ignoreEndOfGeneration = true
+        let (started, continuation) = AsyncStream<Void>.makeStream()
+        let model = self.model
+        let fillers = (0..<count).map { _ in
+            Task {
+                var streaming = false
+                defer { if !streaming { continuation.yield() } }
+                for try await event in model.generate(messages: Self.greeting, tools: [], options: options) {
+                    if case .text = event, !streaming {
+                        streaming = true
+                        continuation.yield()
+                    }
+                }
+            }
+        }
+        do {
+            try await within(requestBound, check, "\(count) requests to fill the other places did not all stream") {
+                var seen = 0
+                for await _ in started {
+                    seen += 1
+                    if seen == count { return }
+                }
+            }
+        } catch {
+            for filler in fillers { filler.cancel() }
+            throw error
+        }
+        return fillers
     }
 
     /// A prompt longer than the context is a typed error.

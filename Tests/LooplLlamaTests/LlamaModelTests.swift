@@ -13,7 +13,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(10)))
     func conformance() async throws {
-        try await ModelConformance(model: try Self.load()).runAll()
+        try await ModelConformance(model: try Self.load(), places: 4).runAll()
     }
 
     @Test(.timeLimit(.minutes(5)))

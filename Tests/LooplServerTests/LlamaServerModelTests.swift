@@ -53,7 +53,7 @@ import Testing
     @Test(.timeLimit(.minutes(10)))
     func conformance() async throws {
         let model = try await Self.model()
-        let suite = ModelConformance(model: model)
+        let suite = ModelConformance(model: model, places: 4)
         try await suite.checkPlainAnswer()
         try await suite.checkMaxTokens()
         try await suite.checkStopString()
@@ -299,7 +299,7 @@ import Testing
             let interim = streamed.metrics.dropLast()
             #expect(!interim.isEmpty && interim.allSatisfy { !$0.finished && !$0.estimated }, "no exact metrics while generating")
             #expect(streamed.metrics.last?.generatedTokens == 200 && streamed.metrics.last?.stopReason == .maxTokens)
-            try await ModelConformance(model: model).runAll()
+            try await ModelConformance(model: model, places: 4).runAll()
         } catch {
             await model.close()
             throw error

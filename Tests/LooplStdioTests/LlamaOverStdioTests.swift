@@ -16,7 +16,7 @@ import Testing
             initializeTimeout: .seconds(60), idleTimeout: .seconds(120)))
         #expect(model.markup == nil, "the worker sends parsed events")
         let pid = try #require(model.workerPID)
-        try await ModelConformance(model: model).runAll()
+        try await ModelConformance(model: model, places: 4).runAll()
         #expect(!ProcessWatch.isRunning(pid), "close() left the worker running")
     }
 

@@ -53,6 +53,21 @@ import Testing
             .checkQueueBoundGivesBusy(parallel: 2, maxQueue: 1)
     }
 
+    /// With every place but one filled, the request after a cancel waits for the cancelled one's
+    /// place, so a model that ignores cancellation fails even when it serves four at once.
+    @Test func ignoredCancellationFailsWithFourPlaces() async throws {
+        let model = ScriptedModel.conformant(delay: .milliseconds(10), faults: [.ignoresCancellation], parallel: 4)
+        let suite = ModelConformance(model: model, requestBound: .seconds(60), places: 4)
+        do {
+            try await suite.checkCancellation()
+            Issue.record("a model that ignores cancellation passed at four places")
+        } catch let failure as ConformanceFailure {
+            #expect(failure.check == "cancellation", "\(failure)")
+        }
+        try await ModelConformance(model: ScriptedModel.conformant(delay: .milliseconds(10), parallel: 4), places: 4)
+            .checkCancellation()
+    }
+
     @Test func oneAtATimeFailsTheConcurrencyCheck() async throws {
         let suite = ModelConformance(model: ScriptedModel.conformant(delay: .milliseconds(5), parallel: 1))
         do {
