@@ -62,6 +62,8 @@ extension ModelConformance {
     }
 
     /// Cancelling one of `count` streams mid-way ends it alone: the others finish all their tokens.
+    /// The cancelled stream asks for far more tokens than the others, and its place frees at once:
+    /// a request started after the cancel streams text before any of the others ends.
     public func checkCancelOneOfMany(count: Int = 4, tokens: Int = 32) async throws {
         let check = "cancel one of many"
         let prompts = try questions(count, check)
@@ -72,7 +74,7 @@ extension ModelConformance {
         let rest = Array(prompts.dropFirst())
         let victim = Task {
             var streamed = 0
-            for try await event in model.generate(messages: first, tools: [], options: options) {
+            for try await event in model.generate(messages: first, tools: [], options: Self.exactly(tokens * 12)) {
                 if case .text = event {
                     streamed += 1
                     if streamed == 3 { startedContinuation.yield() }
@@ -80,12 +82,12 @@ extension ModelConformance {
             }
         }
         let others = Task {
-            try await withThrowingTaskGroup(of: Metrics?.self) { group in
+            try await withThrowingTaskGroup(of: Streamed.self) { group in
                 for prompt in rest {
-                    group.addTask { try await self.chunks(check, prompt, options: options).metrics }
+                    group.addTask { try await self.chunks(check, prompt, options: options) }
                 }
-                var all: [Metrics?] = []
-                for try await metrics in group { all.append(metrics) }
+                var all: [Streamed] = []
+                for try await streamed in group { all.append(streamed) }
                 return all
             }
         }
@@ -94,10 +96,15 @@ extension ModelConformance {
         }
         victim.cancel()
         _ = await victim.result
+        let after = try await chunks(check, first, options: Self.exactly(2))
         let finals = try await others.value
-        for metrics in finals {
-            try expect(metrics?.finished == true, check, "a stream that was not cancelled did not end with final metrics")
-            try expect(metrics?.generatedTokens == tokens, check, "a stream that was not cancelled generated \(metrics?.generatedTokens ?? 0) tokens, not \(tokens)")
+        for streamed in finals {
+            try expect(streamed.metrics?.finished == true, check, "a stream that was not cancelled did not end with final metrics")
+            try expect(streamed.metrics?.generatedTokens == tokens, check, "a stream that was not cancelled generated \(streamed.metrics?.generatedTokens ?? 0) tokens, not \(tokens)")
+        }
+        if let firstEnd = finals.map(\.end).min(), count > 1 {
+            try expect(after.firstText.map { $0 < firstEnd } ?? false, check,
+                       "a request after the cancel streamed no text before the others ended: the cancelled stream kept its place")
         }
     }
 

@@ -68,6 +68,17 @@ import Testing
             .checkCancellation()
     }
 
+    /// A cancelled stream that goes on decoding keeps its place, so the request after it waits.
+    @Test func ignoredCancellationFailsTheCancelOneOfManyCheck() async throws {
+        let model = ScriptedModel.conformant(delay: .milliseconds(5), faults: [.ignoresCancellation], parallel: 4)
+        do {
+            try await ModelConformance(model: model, requestBound: .seconds(60)).checkCancelOneOfMany(count: 4)
+            Issue.record("a model that ignores cancellation passed")
+        } catch let failure as ConformanceFailure {
+            #expect(failure.message.contains("kept its place"), "\(failure)")
+        }
+    }
+
     @Test func oneAtATimeFailsTheConcurrencyCheck() async throws {
         let suite = ModelConformance(model: ScriptedModel.conformant(delay: .milliseconds(5), parallel: 1))
         do {
