@@ -21,10 +21,17 @@ import Testing
     }
 
     /// The shared checks, with whole answers compared: a conversation batched with others gives
-    /// the very tokens it gives alone (each sequence attends to a KV stream of its own).
+    /// the very tokens it gives alone (each sequence attends to a KV stream of its own). The step
+    /// log proves the batching: some step decodes the next token of all four sequences at once.
     @Test(.timeLimit(.minutes(5)))
     func concurrencyConformance() async throws {
-        try await ModelConformance(model: try Self.load()).runConcurrency(count: 4)
+        let model = try Self.load()
+        let steps = Mutex<[LlamaModel.Step]>([])
+        model.observeSteps { step in steps.withLock { $0.append(step) } }
+        try await ModelConformance(model: model).runConcurrency(count: 4)
+        model.observeSteps(nil)
+        let widest = steps.withLock { $0.map(\.generating).max() ?? 0 }
+        #expect(widest == 4, "no step decoded four sequences at once; the most at once was \(widest)")
     }
 
     @Test(.timeLimit(.minutes(5)))
