@@ -158,8 +158,7 @@ public struct ModelConformance: Sendable {
     /// Starts `count` long requests and returns once each has streamed text; cancel them to end them.
     func fillPlaces(_ count: Int, _ check: String) async throws -> [Task<Void, any Error>] {
         guard count > 0 else { return [] }
-        var options = GenerationOptions.greedy(maxTokens: 300)
-        options.ignoreEndOfGeneration = true
+        let options = Self.exactly(300)
         let (started, continuation) = AsyncStream<Void>.makeStream()
         let model = self.model
         let fillers = (0..<count).map { _ in

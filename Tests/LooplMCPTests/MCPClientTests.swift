@@ -11,11 +11,12 @@ import Testing
 
     /// A client of the test server in `mode`; the body runs, then every server it started must be gone.
     func withServer(_ mode: String, timeout: Duration = .seconds(20), only: [String]? = nil,
-                    _ body: (MCPClient) async throws -> Void) async throws {
+                    environment: [String: String] = [:], _ body: (MCPClient) async throws -> Void) async throws {
         let pids = FileManager.default.temporaryDirectory.appendingPathComponent("mcp-pids-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: pids) }
         let client = MCPClient(config: MCPServerConfig(name: "test", command: "python3", arguments: [Self.script, mode],
-                                                       environment: ["MCP_TEST_PIDS": pids], timeout: timeout, only: only))
+                                                       environment: environment.merging(["MCP_TEST_PIDS": pids]) { $1 },
+                                                       timeout: timeout, only: only))
         do {
             try await body(client)
         } catch {
@@ -83,15 +84,24 @@ import Testing
         }
     }
 
+    /// The call fails when its timeout is up, not before, and the server is told it was cancelled.
     @Test func aCallPastItsTimeoutIsCancelled() async throws {
-        try await withServer("legacy", timeout: .seconds(6)) { (client: MCPClient) async throws in
+        let notices = FileManager.default.temporaryDirectory.appendingPathComponent("mcp-notices-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: notices) }
+        try await withServer("legacy", timeout: .seconds(3), environment: ["MCP_TEST_NOTICES": notices]) { (client: MCPClient) async throws in
             try await client.start()
             let start = ContinuousClock.now
             let hung = await failure { _ = try await client.call("hang", arguments: [:]) }
+            let waited = ContinuousClock.now - start
             #expect(hung?.code == .timedOut)
-            #expect(ContinuousClock.now - start < .seconds(12))
+            #expect(waited >= .milliseconds(2900) && waited < .seconds(6), "the call failed after \(waited), for a timeout of 3 s")
+            // The server reads its input in order, so the cancel came in before this call.
             #expect(try await client.call("echo", arguments: ["text": "still"]) == "still")
         }
+        let lines = ((try? String(contentsOfFile: notices, encoding: .utf8)) ?? "").split(separator: "\n")
+        let cancelled = lines.compactMap { try? JSONValue(parsing: String($0)) }
+        #expect(cancelled.count == 1, "notifications/cancelled received: \(lines)")
+        #expect(cancelled.first?["requestId"] != nil, "\(lines)")
     }
 
     @Test(arguments: [("exit", LooplError.Code.processFailed), ("garbage", .protocolViolation), ("silent", .timedOut)])

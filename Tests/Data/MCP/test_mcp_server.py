@@ -16,7 +16,8 @@ Usage: test_mcp_server.py MODE. Modes:
 Tools (all modes that list tools): echo, structured, image, fail, slow, crash, hang, binary,
 notjsonrpc, change (after it, tools/list also offers "added" and list_changed is sent).
 Each process appends its pid to $MCP_TEST_PIDS, when set, and writes its environment as JSON
-to $MCP_TEST_ENV, when set.
+to $MCP_TEST_ENV, when set. The params of each notifications/cancelled go to $MCP_TEST_NOTICES,
+one JSON line each, when set.
 """
 import json
 import os
@@ -138,6 +139,9 @@ def handle(message):
     if id_ is None:
         if method == "notifications/initialized":
             state["initialized"] = True
+        if method == "notifications/cancelled" and os.environ.get("MCP_TEST_NOTICES"):
+            with open(os.environ["MCP_TEST_NOTICES"], "a") as notices:
+                notices.write(json.dumps(params) + "\n")
         return
     if MODE == "modern":
         meta = params.get("_meta") or {}
