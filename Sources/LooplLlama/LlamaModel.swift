@@ -100,11 +100,11 @@ public final class LlamaModel: Model {
 
     /// The prompt's tokens and text; with `truncateHistory`, the oldest turns after the system
     /// prompt are dropped until the prompt and `maxTokens` fit.
-    private func promptTokens(messages: [Message], tools: [ToolSpec], options: GenerationOptions) throws -> ([Int32], String) {
+    func promptTokens(messages: [Message], tools: [ToolSpec], options: GenerationOptions) throws -> ([Int32], String) {
         var kept = messages
         while true {
             let text = try prompt.text(messages: kept, tools: tools, reasoning: TemplateReasoning.setting(of: options))
-            let tokens = weights.tokenize(text, addSpecial: true)
+            let tokens = PromptSpans(text: text, messages: kept).tokens(weights)
             let fits = tokens.count + max(options.maxTokens ?? 1, 1) <= session.contextSize
             let first = kept.first?.role == "system" ? 1 : 0
             guard options.truncateHistory, !fits, kept.count - first > 1 else { return (tokens, text) }
