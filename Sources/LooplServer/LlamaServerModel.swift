@@ -62,7 +62,11 @@ public final class LlamaServerModel: Model {
     public func generate(messages: [Message], tools: [ToolSpec], options: GenerationOptions)
         -> AsyncThrowingStream<ModelEvent, any Error>
     {
-        if !tools.isEmpty, !warnedAboutContent.withLock({ defer { $0 = true }; return $0 }) {
+        let warned = warnedAboutContent.withLock { warned in
+            defer { warned = warned || !tools.isEmpty }
+            return warned
+        }
+        if !tools.isEmpty, !warned {
             FileHandle.standardError.write(Data("loopl: warning: llama-server tokenizes this backend's prompt with its special tokens parsed, so control-token text in a tool result or message (<|im_start|>, <|eot_id|>) can forge a turn. The in-process llama backend tokenizes message content as plain text.\n".utf8))
         }
         let session = self.session
