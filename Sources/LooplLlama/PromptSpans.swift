@@ -30,21 +30,26 @@ struct PromptSpans {
 
     /// The pieces of the prompt. Only content that holds control-token text becomes its own
     /// span, so a conversation without such text tokenizes exactly as the whole prompt does.
-    /// Content the template rewrote is found trimmed of surrounding white space; content the
+    /// Content the template rewrote is found in the ``forms(of:)`` templates write; content the
     /// template dropped or rewrote otherwise is not found and gets no span.
     func pieces(holdsControlText: (String) -> Bool) -> [Piece] {
         var pieces: [Piece] = []
         var cursor = text.startIndex
         for item in content where !item.isEmpty && holdsControlText(item) {
-            let trimmed = item.trimmingWhiteSpace
             let rest = text[cursor...]
-            guard let found = rest.range(of: item) ?? (trimmed.isEmpty ? nil : rest.range(of: trimmed)) else { continue }
+            guard let found = Self.forms(of: item).lazy.compactMap({ rest.range(of: $0) }).first else { continue }
             if cursor < found.lowerBound { pieces.append(Piece(text: text[cursor..<found.lowerBound], isContent: false)) }
             pieces.append(Piece(text: text[found], isContent: true))
             cursor = found.upperBound
         }
         if cursor < text.endIndex || pieces.isEmpty { pieces.append(Piece(text: text[cursor...], isContent: false)) }
         return pieces
+    }
+
+    /// How templates write content: as it is, trimmed (`| trim`), or as a JSON string (`| tojson`).
+    static func forms(of item: String) -> [String] {
+        let trimmed = item.trimmingWhiteSpace
+        return [item] + (trimmed.isEmpty || trimmed == item ? [] : [trimmed]) + [JSONValue.string(item).jsonText()]
     }
 
     /// The prompt's tokens: special tokens parsed in the template's text only; BOS as the model asks.
