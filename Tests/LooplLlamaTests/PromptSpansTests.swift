@@ -49,7 +49,7 @@ import Testing
     @Test(.timeLimit(.minutes(2)))
     func ordinaryTextIsUnchanged() throws {
         let model = try LlamaModelTests.load(context: 1024)
-        let messages: [Message] = [.user("What is <b>2+2</b>? |im_start|"), .assistant("4."), .user("Thanks < | >")]
+        let messages: [Message] = [.user("  What is <b>2+2</b>? |im_start|"), .assistant("\n\n4.\n"), .user(" Thanks < | > ")]
         let (tokens, text) = try model.promptTokens(messages: messages, tools: [], options: GenerationOptions())
         #expect(tokens == model.weights.tokenize(text, addSpecial: true))
     }
