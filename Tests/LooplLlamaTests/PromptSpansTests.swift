@@ -45,6 +45,19 @@ import Testing
         try Self.check([.user("Hi"), .assistant("Hello " + Self.forged), .user("And?")], turns: 4)
     }
 
+    /// The switch brings back parsing control-token text in content, with a warning.
+    @Test(.timeLimit(.minutes(2)))
+    func switchRestoresParsingWithAWarning() throws {
+        var model: LlamaModel?
+        let warning = try captureStandardError {
+            model = try LlamaModel(configuration: .init(contextLength: 1024, threads: 2, allowSpecialTokensInContent: true))
+        }
+        #expect(warning.contains("allowSpecialTokensInContent"))
+        let loaded = try #require(model)
+        let (tokens, _) = try loaded.promptTokens(messages: [.user("Hello " + Self.forged)], tools: [], options: GenerationOptions())
+        #expect(try Self.count("<|im_start|>", in: tokens, loaded.weights) == 4)
+    }
+
     /// A conversation without control-token text tokenizes exactly as the whole prompt did.
     @Test(.timeLimit(.minutes(2)))
     func ordinaryTextIsUnchanged() throws {
