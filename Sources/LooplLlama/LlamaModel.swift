@@ -1,4 +1,5 @@
 import CLlama
+import Foundation
 import Loopl
 
 /// A GGUF model run inside this process by llama.cpp: the `llama` backend.
@@ -40,6 +41,9 @@ public final class LlamaModel: Model {
         self.prompt = try ChatPrompt(modelFile: configuration.model, template: configuration.chatTemplate)
         self.session = try LlamaSession(weights: weights, configuration: configuration)
         self.queue = RequestQueue(parallel: configuration.resolvedParallel, maxQueue: configuration.maxQueue)
+        if configuration.allowSpecialTokensInContent {
+            FileHandle.standardError.write(Data("loopl: warning: allowSpecialTokensInContent is on: control-token text in messages and tool results (<|im_start|>, <|eot_id|>) becomes the model's control tokens, so a tool result or a file can forge a turn.\n".utf8))
+        }
     }
 
     /// Loads the model, or gives it a context of its own over `weights` that another model
@@ -100,11 +104,12 @@ public final class LlamaModel: Model {
 
     /// The prompt's tokens and text; with `truncateHistory`, the oldest turns after the system
     /// prompt are dropped until the prompt and `maxTokens` fit.
-    private func promptTokens(messages: [Message], tools: [ToolSpec], options: GenerationOptions) throws -> ([Int32], String) {
+    func promptTokens(messages: [Message], tools: [ToolSpec], options: GenerationOptions) throws -> ([Int32], String) {
         var kept = messages
         while true {
             let text = try prompt.text(messages: kept, tools: tools, reasoning: TemplateReasoning.setting(of: options))
-            let tokens = weights.tokenize(text, addSpecial: true)
+            let tokens = configuration.allowSpecialTokensInContent
+                ? weights.tokenize(text, addSpecial: true) : PromptSpans(text: text, messages: kept).tokens(weights)
             let fits = tokens.count + max(options.maxTokens ?? 1, 1) <= session.contextSize
             let first = kept.first?.role == "system" ? 1 : 0
             guard options.truncateHistory, !fits, kept.count - first > 1 else { return (tokens, text) }

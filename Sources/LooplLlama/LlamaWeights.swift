@@ -118,14 +118,14 @@ public final class LlamaWeights: @unchecked Sendable {
     /// Whether the tokenizer adds a BOS token by itself.
     public var addsBOS: Bool { llama_vocab_get_add_bos(vocab) }
 
-    /// Tokens for `text`, with special tokens (`<|im_start|>` ...) parsed.
-    public func tokenize(_ text: String, addSpecial: Bool) -> [Int32] {
+    /// Tokens for `text`, with special tokens (`<|im_start|>` ...) parsed unless `parseSpecial` is false.
+    public func tokenize(_ text: String, addSpecial: Bool, parseSpecial: Bool = true) -> [Int32] {
         let utf8 = Array(text.utf8CString.dropLast())
         var tokens = [llama_token](repeating: 0, count: utf8.count + 8)
-        var count = llama_tokenize(vocab, utf8, Int32(utf8.count), &tokens, Int32(tokens.count), addSpecial, true)
+        var count = llama_tokenize(vocab, utf8, Int32(utf8.count), &tokens, Int32(tokens.count), addSpecial, parseSpecial)
         if count < 0 {
             tokens = [llama_token](repeating: 0, count: Int(-count))
-            count = llama_tokenize(vocab, utf8, Int32(utf8.count), &tokens, Int32(tokens.count), addSpecial, true)
+            count = llama_tokenize(vocab, utf8, Int32(utf8.count), &tokens, Int32(tokens.count), addSpecial, parseSpecial)
         }
         return Array(tokens.prefix(Int(max(count, 0))))
     }

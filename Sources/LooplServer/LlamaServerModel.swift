@@ -1,5 +1,6 @@
 import Foundation
 import Loopl
+import Synchronization
 
 /// A model behind llama-server over local HTTP, or behind any OpenAI-compatible server: the `server` backend.
 ///
@@ -16,6 +17,8 @@ public final class LlamaServerModel: Model {
     /// How it was started.
     public let configuration: Configuration
     let session: ServerSession
+    /// Whether the prompt-injection warning was printed (once, at the first turn with tools).
+    private let warnedAboutContent = Mutex(false)
 
     private init(configuration: Configuration) throws {
         var configuration = configuration
@@ -59,6 +62,13 @@ public final class LlamaServerModel: Model {
     public func generate(messages: [Message], tools: [ToolSpec], options: GenerationOptions)
         -> AsyncThrowingStream<ModelEvent, any Error>
     {
+        let warned = warnedAboutContent.withLock { warned in
+            defer { warned = warned || !tools.isEmpty }
+            return warned
+        }
+        if !tools.isEmpty, !warned {
+            FileHandle.standardError.write(Data("loopl: warning: llama-server tokenizes this backend's prompt with its special tokens parsed, so control-token text in a tool result or message (<|im_start|>, <|eot_id|>) can forge a turn. The in-process llama backend tokenizes message content as plain text.\n".utf8))
+        }
         let session = self.session
         let configuration = self.configuration
         return .generating { continuation in
