@@ -25,10 +25,14 @@ extension LlamaModel {
         public var parallel: Int
         /// Requests that may wait for a place beyond `parallel`; one more fails with `busy`. Default 64.
         public var maxQueue: Int
+        /// Whether a prompt that starts like another sequence's copies those cells rather than
+        /// evaluating them again (the same system prompt and tools); default true.
+        public var sharePrefixes: Bool
 
         public init(model: String = LooplHome.defaultModel, contextLength: Int? = nil, threads: Int? = nil,
                     batchSize: Int = 512, gpuLayers: Int = 0, chatTemplate: String? = nil, parallel: Int = 4,
-                    maxQueue: Int = 64) {
+                    maxQueue: Int = 64, sharePrefixes: Bool = true) {
+            self.sharePrefixes = sharePrefixes
             self.model = model
             self.contextLength = contextLength
             self.threads = threads
@@ -45,7 +49,7 @@ extension LlamaModel {
 
     /// The `llama` kind of a configuration file: `{"kind": "llama", "model": ..., "contextLength": ...,
     /// "threads": ..., "batchSize": ..., "gpuLayers": ..., "chatTemplateFile": ..., "parallel": ...,
-    /// "maxQueue": ...}`, every key optional.
+    /// "maxQueue": ..., "sharePrefixes": ...}`, every key optional.
     public static let kind = BackendKind(name: "llama", builtIn: [:], read: { section in
         var configuration = Configuration()
         try section.read("model", into: &configuration.model)
@@ -61,6 +65,7 @@ extension LlamaModel {
         }
         try section.read("parallel", into: &configuration.parallel)
         try section.read("maxQueue", into: &configuration.maxQueue)
+        try section.read("sharePrefixes", into: &configuration.sharePrefixes)
         guard Configuration.parallelRange.contains(configuration.parallel) else {
             throw section.error("'parallel' must be from 1 to \(Configuration.parallelRange.upperBound), the requests served at once")
         }
