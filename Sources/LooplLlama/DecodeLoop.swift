@@ -24,8 +24,11 @@ final class DecodeLoop: @unchecked Sendable {
     private var bySequence: [SequenceRun?]
     /// The sequences that got a padding token in the batch.
     private var padded: [Bool]
+    /// Whether a new prompt copies the prefix it shares with another sequence's (``PrefixShare``).
+    private let sharesPrefixes: Bool
 
-    init(weights: LlamaWeights, context: LlamaContext, inbox: DecodeInbox, sequences: Int) {
+    init(weights: LlamaWeights, context: LlamaContext, inbox: DecodeInbox, sequences: Int, sharesPrefixes: Bool = true) {
+        self.sharesPrefixes = sharesPrefixes
         self.weights = weights
         self.context = context
         self.inbox = inbox
@@ -57,7 +60,8 @@ final class DecodeLoop: @unchecked Sendable {
     }
 
     /// Gives a new request a sequence: its conversation's, keeping the longest prefix the
-    /// sequence shares with the prompt (at least one token is evaluated, for fresh logits).
+    /// sequence shares with the prompt (at least one token is evaluated, for fresh logits), or
+    /// a longer one copied from another sequence (``share(_:)``).
     private func admit(_ arrival: DecodeInbox.Arrival) {
         let request = arrival.request
         guard !request.isCancelled else { return arrival.completion.resume(throwing: CancellationError()) }
@@ -75,11 +79,35 @@ final class DecodeLoop: @unchecked Sendable {
                               contextSize: context.contextSize)
         runs.append(run)
         bySequence[sequence] = run
+        share(run)
+    }
+
+    /// Copies into `run`'s sequence the longest prefix of its prompt another sequence holds, when
+    /// that saves ``PrefixShare/minimum`` tokens, or has it wait while another request evaluates
+    /// a prompt that will hold more of it; otherwise it evaluates from its own cells.
+    private func share(_ run: SequenceRun) {
+        guard sharesPrefixes else { return }
+        let prompt = run.request.prompt
+        let own = table.entries[run.sequence].tokens.count
+        let held = table.longestPrefix(of: prompt, excluding: run.sequence, limit: prompt.count - 1)
+        let coming = runs.lazy.filter { $0 !== run && $0.isEvaluatingPrompt }
+            .map { min(SequenceTable.commonPrefix($0.request.prompt, prompt), prompt.count - 1) }.max() ?? 0
+        switch PrefixShare.source(own: own, held: held, coming: coming) {
+        case .wait:
+            run.waitForPrefix()
+        case .copy(let source, let length):
+            context.copy(source, to: run.sequence, keeping: length)
+            table.entries[run.sequence].tokens = Array(prompt[..<length])
+            run.start(cached: length)
+        case .own:
+            if run.isWaitingForPrefix { run.start(cached: own) }
+        }
     }
 
     /// One batch built, decoded and sampled.
     private func step(_ pointer: OpaquePointer, start: ContinuousClock.Instant) -> LlamaModel.Step {
         for run in runs where run.request.isCancelled { end(run, .cancelled) }
+        for run in runs where run.isWaitingForPrefix { share(run) }
         var step = LlamaModel.Step()
         for run in runs {
             guard case .generating = run.phase else { continue }
@@ -108,7 +136,7 @@ final class DecodeLoop: @unchecked Sendable {
             switch run.phase {
             case .generating(let token): table.entries[run.sequence].tokens.append(token)
             case .prompt(let unevaluated): table.entries[run.sequence].tokens.append(contentsOf: unevaluated.prefix(run.inBatch))
-            case .sampling, .done: break
+            case .sampling, .waitingForPrefix, .done: break
             }
             run.evaluated(now: now)
         }

@@ -61,6 +61,15 @@ final class LlamaContext {
         return llama_memory_seq_rm(llama_get_memory(pointer), llama_seq_id(sequence), llama_pos(position), -1)
     }
 
+    /// Makes `target`'s cells the first `count` of `source`'s: the streams are copied whole at
+    /// the next decode, and `target` then drops the cells past `count`.
+    func copy(_ source: Int, to target: Int, keeping count: Int) {
+        guard let pointer else { return }
+        let memory = llama_get_memory(pointer)
+        llama_memory_seq_cp(memory, llama_seq_id(source), llama_seq_id(target), -1, -1)
+        llama_memory_seq_rm(memory, llama_seq_id(target), llama_pos(count), -1)
+    }
+
     /// Frees the context and its threadpool; calling it again does nothing.
     func free() {
         if let pointer { llama_free(pointer) }

@@ -28,10 +28,14 @@ extension LlamaModel {
         /// Whether control-token text in message content (`<|im_start|>` in a tool result) is
         /// parsed as the model's control tokens, as before; default false: it stays plain text.
         public var allowSpecialTokensInContent: Bool
+        /// Whether a prompt that starts like another sequence's copies those cells rather than
+        /// evaluating them again (the same system prompt and tools); default true.
+        public var sharePrefixes: Bool
 
         public init(model: String = LooplHome.defaultModel, contextLength: Int? = nil, threads: Int? = nil,
                     batchSize: Int = 512, gpuLayers: Int = 0, chatTemplate: String? = nil, parallel: Int = 4,
-                    maxQueue: Int = 64, allowSpecialTokensInContent: Bool = false) {
+                    maxQueue: Int = 64, allowSpecialTokensInContent: Bool = false, sharePrefixes: Bool = true) {
+            self.sharePrefixes = sharePrefixes
             self.model = model
             self.contextLength = contextLength
             self.threads = threads
@@ -49,7 +53,7 @@ extension LlamaModel {
 
     /// The `llama` kind of a configuration file: `{"kind": "llama", "model": ..., "contextLength": ...,
     /// "threads": ..., "batchSize": ..., "gpuLayers": ..., "chatTemplateFile": ..., "parallel": ...,
-    /// "maxQueue": ..., "allowSpecialTokensInContent": ...}`, every key optional.
+    /// "maxQueue": ..., "allowSpecialTokensInContent": ..., "sharePrefixes": ...}`, every key optional.
     public static let kind = BackendKind(name: "llama", builtIn: [:], read: { section in
         var configuration = Configuration()
         try section.read("model", into: &configuration.model)
@@ -66,6 +70,7 @@ extension LlamaModel {
         try section.read("parallel", into: &configuration.parallel)
         try section.read("maxQueue", into: &configuration.maxQueue)
         try section.read("allowSpecialTokensInContent", into: &configuration.allowSpecialTokensInContent)
+        try section.read("sharePrefixes", into: &configuration.sharePrefixes)
         guard Configuration.parallelRange.contains(configuration.parallel) else {
             throw section.error("'parallel' must be from 1 to \(Configuration.parallelRange.upperBound), the requests served at once")
         }

@@ -12,6 +12,8 @@ final class SequenceRun {
         case sampling
         /// Generating: the last sampled token, to evaluate in the next step.
         case generating(llama_token)
+        /// Waiting for another request to evaluate the start of its prompt, to copy those cells.
+        case waitingForPrefix
         /// Ended or failed: the loop drops it after the step.
         case done
     }
@@ -50,6 +52,26 @@ final class SequenceRun {
         if case .done = phase { true } else { false }
     }
 
+    /// Waits for another prompt to be evaluated, to copy the prefix it shares.
+    func waitForPrefix() {
+        phase = .waitingForPrefix
+    }
+
+    /// Its sequence holds the first `cached` tokens of its prompt (its own or copied): it
+    /// evaluates the rest, and its metrics count them as cached.
+    func start(cached: Int) {
+        phase = .prompt(request.prompt[cached...])
+        metrics.cachedPromptTokens = cached
+    }
+
+    var isWaitingForPrefix: Bool {
+        if case .waitingForPrefix = phase { true } else { false }
+    }
+
+    var isEvaluatingPrompt: Bool {
+        if case .prompt = phase { true } else { false }
+    }
+
     /// How many prompt tokens it puts in the batch now, at most `limit`; the first chunk at `now`.
     func startChunk(limit: Int, now: ContinuousClock.Instant) -> Int {
         guard case .prompt(let unevaluated) = phase else { return 0 }
@@ -66,7 +88,7 @@ final class SequenceRun {
             unevaluated.removeFirst(inBatch)
             if unevaluated.isEmpty, let promptStart { metrics.promptEvalMs = (now - promptStart).milliseconds }
             phase = unevaluated.isEmpty ? .sampling : .prompt(unevaluated)
-        case .sampling, .done:
+        case .sampling, .waitingForPrefix, .done:
             break
         }
         inBatch = 0
