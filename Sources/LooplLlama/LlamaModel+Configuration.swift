@@ -25,10 +25,12 @@ extension LlamaModel {
         public var parallel: Int
         /// Requests that may wait for a place beyond `parallel`; one more fails with `busy`. Default 64.
         public var maxQueue: Int
+        /// Drafting several tokens to verify in one step; default ``Speculation/none``.
+        public var speculative: Speculation
 
         public init(model: String = LooplHome.defaultModel, contextLength: Int? = nil, threads: Int? = nil,
                     batchSize: Int = 512, gpuLayers: Int = 0, chatTemplate: String? = nil, parallel: Int = 4,
-                    maxQueue: Int = 64) {
+                    maxQueue: Int = 64, speculative: Speculation = .none) {
             self.model = model
             self.contextLength = contextLength
             self.threads = threads
@@ -37,6 +39,7 @@ extension LlamaModel {
             self.chatTemplate = chatTemplate
             self.parallel = parallel
             self.maxQueue = maxQueue
+            self.speculative = speculative
         }
 
         var resolvedThreads: Int32 { Int32(threads ?? ProcessInfo.processInfo.activeProcessorCount) }
@@ -45,7 +48,7 @@ extension LlamaModel {
 
     /// The `llama` kind of a configuration file: `{"kind": "llama", "model": ..., "contextLength": ...,
     /// "threads": ..., "batchSize": ..., "gpuLayers": ..., "chatTemplateFile": ..., "parallel": ...,
-    /// "maxQueue": ...}`, every key optional.
+    /// "maxQueue": ..., "speculative": {"type": "ngram" | "none", "draftMax": ...}}`, every key optional.
     public static let kind = BackendKind(name: "llama", builtIn: [:], read: { section in
         var configuration = Configuration()
         try section.read("model", into: &configuration.model)
@@ -61,6 +64,7 @@ extension LlamaModel {
         }
         try section.read("parallel", into: &configuration.parallel)
         try section.read("maxQueue", into: &configuration.maxQueue)
+        if let speculative = try Speculation.read(from: &section) { configuration.speculative = speculative }
         guard Configuration.parallelRange.contains(configuration.parallel) else {
             throw section.error("'parallel' must be from 1 to \(Configuration.parallelRange.upperBound), the requests served at once")
         }

@@ -16,7 +16,8 @@ final class LlamaSession: Sendable {
         let context = try LlamaContext(weights: weights, configuration: configuration)
         contextSize = context.contextSize
         abort = context.abort
-        let loop = DecodeLoop(weights: weights, context: context, inbox: inbox, sequences: configuration.resolvedParallel)
+        let loop = DecodeLoop(weights: weights, context: context, inbox: inbox, sequences: configuration.resolvedParallel,
+                              speculation: configuration.speculative)
         Thread.start(named: "loopl llama") { loop.run() }
     }
 

@@ -24,6 +24,9 @@ final class SequenceRun {
     /// The tokens this run has in the batch being built, and where its logits will be.
     var inBatch = 0
     var output: Int32?
+    /// Drafts its next tokens, and the draft in the batch being built (after its last sampled token).
+    var drafter = NGramDrafter(.none)
+    var draft: [llama_token] = []
     private(set) var metrics: Metrics
     private var text = UTF8Assembler()
     private var stops: StopStringFilter
@@ -76,6 +79,7 @@ final class SequenceRun {
     func lostBatch() {
         inBatch = 0
         output = nil
+        draft = []
     }
 
     /// Ended or failed: it leaves the batch and the loop.
@@ -83,6 +87,7 @@ final class SequenceRun {
         phase = .done
         inBatch = 0
         output = nil
+        draft = []
     }
 
     /// Its next token: sampled from `logits`, or the next of the closing marker's tokens when the

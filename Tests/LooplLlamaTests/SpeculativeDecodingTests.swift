@@ -1,0 +1,93 @@
+import Foundation
+import Loopl
+@testable import LooplLlama
+import LooplTestKit
+import Synchronization
+import Testing
+
+/// Prompt-lookup drafts verified in the batch: greedy output is the same with drafting on and off,
+/// alone and batched, and a cancelled request stops although its steps verify drafts.
+@Suite(.serialized) struct SpeculativeDecodingTests {
+    static let passage = """
+        The harbour town woke before the sun. Fishermen carried nets down the stone steps, the baker \
+        opened his shutters, and the ferry sounded its horn twice across the grey water. On the hill \
+        above the square stood the old lighthouse, painted white and red, its lamp long replaced by a \
+        small electric beacon that blinked every four seconds. Children said a keeper still lived in \
+        the tower, though nobody had seen him for years. Every morning a basket of bread was left at \
+        the foot of the stairs, and every evening the basket was gone.
+        """
+
+    static let copy: [Message] = [
+        .user("Repeat the following passage exactly, word for word, and write nothing else.\n\n\(passage)")
+    ]
+    static let free: [Message] = [.user("Write a short story about a fox who learns to sail.")]
+
+    static func load(_ speculative: Speculation, parallel: Int = 1) throws -> LlamaModel {
+        try LlamaModel(configuration: .init(contextLength: 1024, threads: 2, parallel: parallel, speculative: speculative))
+    }
+
+    static func options(_ tokens: Int) -> GenerationOptions {
+        var options = GenerationOptions.greedy(maxTokens: tokens)
+        options.ignoreEndOfGeneration = true
+        return options
+    }
+
+    static let drafting = Speculation(kind: .ngram, draftMax: 8)
+
+    /// The texts of `prompts`, all sent at once.
+    static func answers(_ model: LlamaModel, _ prompts: [[Message]], tokens: Int) async throws -> [String] {
+        let suite = ModelConformance(model: model)
+        return try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for (index, prompt) in prompts.enumerated() {
+                group.addTask { (index, try await suite.run("answer \(index)", prompt, options: options(tokens)).text) }
+            }
+            var texts = Array(repeating: "", count: prompts.count)
+            for try await (index, text) in group { texts[index] = text }
+            return texts
+        }
+    }
+
+    @Test(.timeLimit(.minutes(10)))
+    func greedyOutputIsTheSameWithDraftingOnAndOffAlone() async throws {
+        for prompt in [Self.copy, Self.free] {
+            let plain = try await Self.answers(try Self.load(.none), [prompt], tokens: 96)
+            let model = try Self.load(Self.drafting)
+            let steps = Mutex(0)
+            model.observeSteps { _ in steps.withLock { $0 += 1 } }
+            let drafted = try await Self.answers(model, [prompt], tokens: 96)
+            #expect(drafted == plain)
+            if prompt == Self.copy {
+                #expect(steps.withLock { $0 } < 80, "the copy took \(steps.withLock { $0 }) steps for 96 tokens: no draft held")
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(10)))
+    func greedyOutputIsTheSameWithDraftingOnAndOffAtFourConversations() async throws {
+        let prompts = [Self.copy, Self.free, Self.copy, Self.free]
+        let plain = try await Self.answers(try Self.load(.none, parallel: 4), prompts, tokens: 64)
+        let drafted = try await Self.answers(try Self.load(Self.drafting, parallel: 4), prompts, tokens: 64)
+        #expect(drafted == plain)
+    }
+
+    /// Cancelled while its steps verify drafts of the copied passage, a stream ends within a step.
+    @Test(.timeLimit(.minutes(5)))
+    func cancellingDuringVerifyStepsStopsPromptly() async throws {
+        let model = try Self.load(Self.drafting)
+        let pieces = Mutex(0)
+        let cancelledAt = Mutex<ContinuousClock.Instant?>(nil)
+        let task = Task {
+            for try await event in model.generate(messages: Self.copy, tools: [], options: Self.options(400)) {
+                guard case .text = event else { continue }
+                pieces.withLock { $0 += 1 }
+            }
+        }
+        while pieces.withLock({ $0 }) < 40 { try await Task.sleep(for: .milliseconds(20)) }
+        cancelledAt.withLock { $0 = .now }
+        task.cancel()
+        _ = await task.result
+        let waited = ContinuousClock.now - (cancelledAt.withLock { $0 } ?? .now)
+        #expect(waited < .seconds(5), "the stream went on \(waited) after the cancel")
+        #expect(pieces.withLock { $0 } < 300, "the stream ran to its end: \(pieces.withLock { $0 }) pieces")
+    }
+}
