@@ -1,4 +1,5 @@
 import CLlama
+import Loopl
 
 /// Prompt-lookup drafting for one sequence: the tokens that followed the latest earlier
 /// occurrence of the sequence's last n-gram (its prompt and output so far), as many as the

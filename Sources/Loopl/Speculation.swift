@@ -1,7 +1,6 @@
 import Foundation
-import Loopl
 
-/// How a `llama` backend drafts tokens to verify several in one decode step: config key
+/// How a `llama` or `server` backend drafts tokens to verify several in one decode step: config key
 /// `speculative`, `{"type": "ngram" | "none", "draftMax": N, "draftMin": N, "ngramMin": N, "ngramMax": N}`.
 public struct Speculation: Sendable, Hashable {
     /// Where drafts come from.
@@ -34,7 +33,7 @@ public struct Speculation: Sendable, Hashable {
     public static let none = Speculation(kind: .none)
 
     /// Reads the `speculative` object of `section`; nil when it has none.
-    static func read(from section: inout ConfigSection) throws -> Speculation? {
+    package static func read(from section: inout ConfigSection) throws -> Speculation? {
         guard let object = try section.optionalObject("speculative") else { return nil }
         var inner = ConfigSection(object, context: "\(section.context) speculative")
         var speculation = Speculation()
