@@ -135,6 +135,8 @@ final class SequenceRun {
     private func report(cached: Int, now: ContinuousClock.Instant) -> Metrics {
         var metrics = metrics
         metrics.contextUsed = cached
+        metrics.draftTokens = drafter.drafted
+        metrics.acceptedDraftTokens = drafter.accepted
         if let firstToken, metrics.generatedTokens > 1 {
             let seconds = (now - firstToken).seconds
             if seconds > 0 { metrics.tokensPerSecond = Double(metrics.generatedTokens - 1) / seconds }
