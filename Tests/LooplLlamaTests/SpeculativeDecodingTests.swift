@@ -26,38 +26,46 @@ import Testing
         try LlamaModel(configuration: .init(contextLength: 1024, threads: 2, parallel: parallel, speculative: speculative))
     }
 
-    static func options(_ tokens: Int) -> GenerationOptions {
+    /// Greedy, `tokens` at most; the copy ends with its turn (past it, the default model writes
+    /// near-ties that the batched evaluation of drafts may break otherwise), the story runs on.
+    static func options(_ tokens: Int, copying: Bool = false) -> GenerationOptions {
         var options = GenerationOptions.greedy(maxTokens: tokens)
-        options.ignoreEndOfGeneration = true
+        options.ignoreEndOfGeneration = !copying
         return options
     }
 
     static let drafting = Speculation(kind: .ngram, draftMax: 8)
 
-    /// The texts of `prompts`, all sent at once.
-    static func answers(_ model: LlamaModel, _ prompts: [[Message]], tokens: Int) async throws -> [String] {
+    /// The texts of `prompts`, all sent at once, and the tokens generated in all.
+    static func answers(_ model: LlamaModel, _ prompts: [[Message]], tokens: Int) async throws -> (texts: [String], generated: Int) {
         let suite = ModelConformance(model: model)
-        return try await withThrowingTaskGroup(of: (Int, String).self) { group in
+        return try await withThrowingTaskGroup(of: (Int, ModelConformance.Turn).self) { group in
             for (index, prompt) in prompts.enumerated() {
-                group.addTask { (index, try await suite.run("answer \(index)", prompt, options: options(tokens)).text) }
+                let turnOptions = options(tokens, copying: prompt == copy)
+                group.addTask { (index, try await suite.run("answer \(index)", prompt, options: turnOptions)) }
             }
             var texts = Array(repeating: "", count: prompts.count)
-            for try await (index, text) in group { texts[index] = text }
-            return texts
+            var generated = 0
+            for try await (index, turn) in group {
+                texts[index] = turn.text
+                generated += turn.metrics.last?.generatedTokens ?? 0
+            }
+            return (texts, generated)
         }
     }
 
     @Test(.timeLimit(.minutes(10)))
     func greedyOutputIsTheSameWithDraftingOnAndOffAlone() async throws {
         for prompt in [Self.copy, Self.free] {
-            let plain = try await Self.answers(try Self.load(.none), [prompt], tokens: 96)
+            let plain = try await Self.answers(try Self.load(.none), [prompt], tokens: 256)
             let model = try Self.load(Self.drafting)
             let steps = Mutex(0)
             model.observeSteps { _ in steps.withLock { $0 += 1 } }
-            let drafted = try await Self.answers(model, [prompt], tokens: 96)
-            #expect(drafted == plain)
+            let drafted = try await Self.answers(model, [prompt], tokens: 256)
+            #expect(drafted.texts == plain.texts)
+            let count = steps.withLock { $0 }
             if prompt == Self.copy {
-                #expect(steps.withLock { $0 } < 80, "the copy took \(steps.withLock { $0 }) steps for 96 tokens: no draft held")
+                #expect(count * 2 < drafted.generated, "the copy took \(count) steps for \(drafted.generated) tokens: drafts seldom held")
             }
         }
     }
@@ -65,9 +73,9 @@ import Testing
     @Test(.timeLimit(.minutes(10)))
     func greedyOutputIsTheSameWithDraftingOnAndOffAtFourConversations() async throws {
         let prompts = [Self.copy, Self.free, Self.copy, Self.free]
-        let plain = try await Self.answers(try Self.load(.none, parallel: 4), prompts, tokens: 64)
-        let drafted = try await Self.answers(try Self.load(Self.drafting, parallel: 4), prompts, tokens: 64)
-        #expect(drafted == plain)
+        let plain = try await Self.answers(try Self.load(.none, parallel: 4), prompts, tokens: 192)
+        let drafted = try await Self.answers(try Self.load(Self.drafting, parallel: 4), prompts, tokens: 192)
+        #expect(drafted.texts == plain.texts)
     }
 
     /// Cancelled while its steps verify drafts of the copied passage, a request leaves the decode
