@@ -7,7 +7,8 @@ import Loopl
 ///
 /// The length adapts: a draft that held entirely doubles it (up to `draftMax`), one that held in
 /// part sets it to the part that held and one more, and one that failed at its first token halves
-/// it; at zero, drafting pauses for a number of steps that doubles with every failed probe.
+/// it; at zero, drafting pauses for a number of steps that doubles with every failed probe, up to
+/// ``longestPause``.
 struct NGramDrafter {
     let speculation: Speculation
     /// The tokens the next draft may hold.
@@ -18,6 +19,10 @@ struct NGramDrafter {
     /// Counts for the metrics.
     private(set) var drafted = 0
     private(set) var accepted = 0
+
+    /// The longest pause between probes: short enough that an answer that starts copying after a
+    /// run of failed probes (its opening words, say) is caught within a few steps.
+    static let longestPause = 16
 
     init(_ speculation: Speculation) {
         self.speculation = speculation
@@ -52,7 +57,7 @@ struct NGramDrafter {
             length /= 2
             if length < speculation.draftMin {
                 pause = backoff
-                backoff = min(backoff * 2, 64)
+                backoff = min(backoff * 2, Self.longestPause)
                 length = speculation.draftMin
             }
         }

@@ -55,6 +55,19 @@ import Testing
         #expect(pauses == [1, 2, 4], "each failed probe doubles the pause: \(pauses)")
     }
 
+    @Test func thePauseBetweenProbesStaysShort() {
+        var drafter = NGramDrafter(Speculation(kind: .ngram, draftMax: 1, draftMin: 1))
+        let history: [Int32] = [1, 2, 3, 1, 2]
+        var longest = 0
+        for _ in 0..<12 {
+            var skipped = 0
+            while drafter.draft(after: history, limit: 8).isEmpty, skipped < 1000 { skipped += 1 }
+            longest = max(longest, skipped)
+            drafter.record(drafted: 1, accepted: 0)
+        }
+        #expect(longest == NGramDrafter.longestPause, "after 12 failed probes the pause is \(longest) steps")
+    }
+
     @Test func theLimitCapsTheDraft() {
         var drafter = NGramDrafter(Speculation(kind: .ngram, draftMax: 8))
         #expect(drafter.draft(after: [1, 2, 3, 4, 5, 1, 2], limit: 2) == [3, 4])
