@@ -38,6 +38,9 @@ public struct Metrics: Sendable, Hashable, Codable {
     public var estimated: Bool
     /// Tokens of thinking among ``generatedTokens``, where the backend counts them (0 otherwise).
     public var reasoningTokens: Int
+    /// Tokens drafted for speculative decoding, and those of them the model confirmed (0 without drafting).
+    public var draftTokens = 0
+    public var acceptedDraftTokens = 0
 
     public init(promptTokens: Int = 0, cachedPromptTokens: Int = 0, generatedTokens: Int = 0,
                 ttftMs: Double? = nil, promptEvalMs: Double? = nil, tokensPerSecond: Double? = nil, contextUsed: Int = 0,
@@ -70,14 +73,16 @@ public struct Metrics: Sendable, Hashable, Codable {
                   stopReason: try c.decodeIfPresent(StopReason.self, forKey: .stopReason),
                   estimated: try c.decodeIfPresent(Bool.self, forKey: .estimated) ?? false,
                   reasoningTokens: try count(.reasoningTokens))
+        draftTokens = try count(.draftTokens)
+        acceptedDraftTokens = try count(.acceptedDraftTokens)
     }
 
     private enum CodingKeys: String, CodingKey {
         case promptTokens, cachedPromptTokens, generatedTokens, ttftMs, promptEvalMs, tokensPerSecond, contextUsed, contextMax
-        case finished, stopReason, estimated, reasoningTokens
+        case finished, stopReason, estimated, reasoningTokens, draftTokens, acceptedDraftTokens
     }
 
-    /// Optional timings are left out when unknown, and `reasoningTokens` when 0, so that a turn
+    /// Optional timings are left out when unknown, and `reasoningTokens` and the draft counts when 0, so that a turn
     /// without thinking reads as it did before the count existed.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -93,5 +98,9 @@ public struct Metrics: Sendable, Hashable, Codable {
         try c.encodeIfPresent(stopReason, forKey: .stopReason)
         try c.encode(estimated, forKey: .estimated)
         if reasoningTokens != 0 { try c.encode(reasoningTokens, forKey: .reasoningTokens) }
+        if draftTokens != 0 {
+            try c.encode(draftTokens, forKey: .draftTokens)
+            try c.encode(acceptedDraftTokens, forKey: .acceptedDraftTokens)
+        }
     }
 }

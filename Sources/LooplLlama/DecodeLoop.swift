@@ -26,9 +26,13 @@ final class DecodeLoop: @unchecked Sendable {
     private var padded: [Bool]
     /// Whether a new prompt copies the prefix it shares with another sequence's (``PrefixShare``).
     private let sharesPrefixes: Bool
+    /// How generating sequences draft tokens to verify in the same step.
+    private let speculation: Speculation
 
-    init(weights: LlamaWeights, context: LlamaContext, inbox: DecodeInbox, sequences: Int, sharesPrefixes: Bool = true) {
+    init(weights: LlamaWeights, context: LlamaContext, inbox: DecodeInbox, sequences: Int, sharesPrefixes: Bool = true,
+         speculation: Speculation = .none) {
         self.sharesPrefixes = sharesPrefixes
+        self.speculation = speculation
         self.weights = weights
         self.context = context
         self.inbox = inbox
@@ -77,6 +81,7 @@ final class DecodeLoop: @unchecked Sendable {
         table.entries[sequence].tokens.removeSubrange(reused...)
         let run = SequenceRun(request, completion: arrival.completion, sequence: sequence, reused: reused,
                               contextSize: context.contextSize)
+        run.drafter = NGramDrafter(speculation)
         runs.append(run)
         bySequence[sequence] = run
         share(run)
@@ -109,13 +114,16 @@ final class DecodeLoop: @unchecked Sendable {
         for run in runs where run.request.isCancelled { end(run, .cancelled) }
         for run in runs where run.isWaitingForPrefix { share(run) }
         var step = LlamaModel.Step()
+        var room = context.promptBatch
         for run in runs {
-            guard case .generating = run.phase else { continue }
-            run.inBatch = 1
+            guard case .generating(let token) = run.phase else { continue }
+            run.draft = draft(for: run, after: token, room: room)
+            room -= run.draft.count
+            run.inBatch = 1 + run.draft.count
             step.generating += 1
         }
         // Prompts take what room is left in arrival order, in chunks while others generate.
-        var room = step.generating > 0 ? min(Self.promptChunk, context.promptBatch) : context.promptBatch
+        if step.generating > 0 { room = min(Self.promptChunk, room) }
         for run in runs where room > 0 {
             guard case .prompt = run.phase else { continue }
             run.inBatch = run.startChunk(limit: room, now: start)
@@ -143,7 +151,7 @@ final class DecodeLoop: @unchecked Sendable {
         for run in runs {
             guard let index = run.output else { continue }
             run.output = nil
-            sample(run, at: index, in: pointer, now: now)
+            verify(run, at: index, in: pointer, now: now)
         }
         return step
     }
@@ -170,6 +178,9 @@ final class DecodeLoop: @unchecked Sendable {
             }
             if case .generating(let token) = run.phase {
                 run.output = batch.add(token, at: position, of: Int32(sequence), logits: true)
+                for (offset, drafted) in run.draft.enumerated() {
+                    batch.add(drafted, at: position + 1 + offset, of: Int32(sequence), logits: true)
+                }
                 continue
             }
             guard case .prompt(let unevaluated) = run.phase else { continue }
@@ -190,18 +201,54 @@ final class DecodeLoop: @unchecked Sendable {
         }
     }
 
-    /// Samples `run`'s next token from the logits at `index` of the batch just decoded.
-    private func sample(_ run: SequenceRun, at index: Int32, in pointer: OpaquePointer, now: ContinuousClock.Instant) {
-        guard run.request.budget > 0 else { return end(run, .maxTokens) }
+    /// The tokens `run` drafts after `token` (evaluated next), at most `room` and what its
+    /// context has left.
+    private func draft(for run: SequenceRun, after token: llama_token, room: Int) -> [llama_token] {
+        guard speculation.kind != .none else { return [] }
+        let cached = table.entries[run.sequence].tokens
+        let limit = min(room, context.contextSize - cached.count - 1, run.request.budget - run.metrics.generatedTokens - 1)
+        guard limit > 0 else { return [] }
+        return run.drafter.draft(after: cached + [token], limit: limit)
+    }
+
+    /// Samples `run`'s next tokens from the logits from `index` on: one, and one more for each
+    /// drafted token the sampler chose in turn. The cells of the drafted tokens it did not
+    /// choose are dropped. Each token is sampled as without drafting, so the output is the same.
+    private func verify(_ run: SequenceRun, at index: Int32, in pointer: OpaquePointer, now: ContinuousClock.Instant) {
+        let draft = run.draft
+        run.draft = []
+        var held = 0
+        while let token = sample(run, at: index + Int32(held), in: pointer, now: now), held < draft.count, token == draft[held] {
+            table.entries[run.sequence].tokens.append(token)
+            held += 1
+        }
+        guard !draft.isEmpty else { return }
+        run.drafter.record(drafted: draft.count, accepted: held)
+        context.forget(run.sequence, from: table.entries[run.sequence].tokens.count)
+    }
+
+    /// Samples `run`'s next token from the logits at `index` of the batch just decoded; returns
+    /// it when the run goes on.
+    private func sample(_ run: SequenceRun, at index: Int32, in pointer: OpaquePointer, now: ContinuousClock.Instant) -> llama_token? {
+        guard run.request.budget > 0 else {
+            end(run, .maxTokens)
+            return nil
+        }
         guard let logits = llama_get_logits_ith(pointer, index) else {
-            return fail(run, LooplError(.generationFailed, "llama.cpp returned no logits."))
+            fail(run, LooplError(.generationFailed, "llama.cpp returned no logits."))
+            return nil
         }
         do {
             let token = try run.next(logits: logits, weights: weights)
             let cached = table.entries[run.sequence].tokens.count
-            if let reason = run.take(token, weights: weights, cached: cached, now: now) { end(run, reason) }
+            if let reason = run.take(token, weights: weights, cached: cached, now: now) {
+                end(run, reason)
+                return nil
+            }
+            return token
         } catch {
             fail(run, error)
+            return nil
         }
     }
 

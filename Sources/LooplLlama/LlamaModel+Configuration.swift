@@ -31,10 +31,13 @@ extension LlamaModel {
         /// Whether a prompt that starts like another sequence's copies those cells rather than
         /// evaluating them again (the same system prompt and tools); default true.
         public var sharePrefixes: Bool
+        /// Drafting several tokens to verify in one step; default ``Speculation/none``.
+        public var speculative: Speculation
 
         public init(model: String = LooplHome.defaultModel, contextLength: Int? = nil, threads: Int? = nil,
                     batchSize: Int = 512, gpuLayers: Int = 0, chatTemplate: String? = nil, parallel: Int = 4,
-                    maxQueue: Int = 64, allowSpecialTokensInContent: Bool = false, sharePrefixes: Bool = true) {
+                    maxQueue: Int = 64, allowSpecialTokensInContent: Bool = false, sharePrefixes: Bool = true,
+                    speculative: Speculation = .none) {
             self.sharePrefixes = sharePrefixes
             self.model = model
             self.contextLength = contextLength
@@ -45,6 +48,7 @@ extension LlamaModel {
             self.parallel = parallel
             self.maxQueue = maxQueue
             self.allowSpecialTokensInContent = allowSpecialTokensInContent
+            self.speculative = speculative
         }
 
         var resolvedThreads: Int32 { Int32(threads ?? ProcessInfo.processInfo.activeProcessorCount) }
@@ -53,7 +57,8 @@ extension LlamaModel {
 
     /// The `llama` kind of a configuration file: `{"kind": "llama", "model": ..., "contextLength": ...,
     /// "threads": ..., "batchSize": ..., "gpuLayers": ..., "chatTemplateFile": ..., "parallel": ...,
-    /// "maxQueue": ..., "allowSpecialTokensInContent": ..., "sharePrefixes": ...}`, every key optional.
+    /// "maxQueue": ..., "allowSpecialTokensInContent": ..., "sharePrefixes": ..., "speculative": {"type": "ngram" | "none",
+    /// "draftMax": ...}}`, every key optional.
     public static let kind = BackendKind(name: "llama", builtIn: [:], read: { section in
         var configuration = Configuration()
         try section.read("model", into: &configuration.model)
@@ -71,6 +76,7 @@ extension LlamaModel {
         try section.read("maxQueue", into: &configuration.maxQueue)
         try section.read("allowSpecialTokensInContent", into: &configuration.allowSpecialTokensInContent)
         try section.read("sharePrefixes", into: &configuration.sharePrefixes)
+        if let speculative = try Speculation.read(from: &section) { configuration.speculative = speculative }
         guard Configuration.parallelRange.contains(configuration.parallel) else {
             throw section.error("'parallel' must be from 1 to \(Configuration.parallelRange.upperBound), the requests served at once")
         }

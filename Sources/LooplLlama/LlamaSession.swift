@@ -17,7 +17,8 @@ final class LlamaSession: Sendable {
         contextSize = context.contextSize
         abort = context.abort
         let loop = DecodeLoop(weights: weights, context: context, inbox: inbox, sequences: configuration.resolvedParallel,
-                              sharesPrefixes: configuration.sharePrefixes)
+                              sharesPrefixes: configuration.sharePrefixes,
+                              speculation: configuration.speculative)
         Thread.start(named: "loopl llama") { loop.run() }
     }
 

@@ -26,6 +26,9 @@ final class SequenceRun {
     /// The tokens this run has in the batch being built, and where its logits will be.
     var inBatch = 0
     var output: Int32?
+    /// Drafts its next tokens, and the draft in the batch being built (after its last sampled token).
+    var drafter = NGramDrafter(.none)
+    var draft: [llama_token] = []
     private(set) var metrics: Metrics
     private var text = UTF8Assembler()
     private var stops: StopStringFilter
@@ -98,6 +101,7 @@ final class SequenceRun {
     func lostBatch() {
         inBatch = 0
         output = nil
+        draft = []
     }
 
     /// Ended or failed: it leaves the batch and the loop.
@@ -105,6 +109,7 @@ final class SequenceRun {
         phase = .done
         inBatch = 0
         output = nil
+        draft = []
     }
 
     /// Its next token: sampled from `logits`, or the next of the closing marker's tokens when the
@@ -152,6 +157,8 @@ final class SequenceRun {
     private func report(cached: Int, now: ContinuousClock.Instant) -> Metrics {
         var metrics = metrics
         metrics.contextUsed = cached
+        metrics.draftTokens = drafter.drafted
+        metrics.acceptedDraftTokens = drafter.accepted
         if let firstToken, metrics.generatedTokens > 1 {
             let seconds = (now - firstToken).seconds
             if seconds > 0 { metrics.tokensPerSecond = Double(metrics.generatedTokens - 1) / seconds }

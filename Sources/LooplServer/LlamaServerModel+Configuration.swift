@@ -88,6 +88,8 @@ extension LlamaServerModel {
         /// Allows addresses in ``rpc`` off this machine, whose port anyone on the network can use:
         /// llama.cpp's RPC protocol has no authentication. Default false.
         public var allowRemoteRPC: Bool
+        /// Drafting for a child (`--spec-type ngram-simple` and its sizes); default ``Speculation/none``.
+        public var speculative: Speculation
 
         /// The renderer in use, resolved by ``LlamaServerModel/start(_:)``.
         var renderer: (any PromptRenderer)?
@@ -97,7 +99,8 @@ extension LlamaServerModel {
                     maxQueue: Int = 64, threads: Int? = nil, extraArguments: [String] = [],
                     readinessStallTimeout: Duration = .seconds(60), cancellationGrace: Duration = .seconds(2),
                     idleTimeout: TimeInterval = 600, replicaBackoff: Duration = .seconds(1),
-                    rpc: [String] = [], rpcWorkers: Int = 0, rpcThreads: Int = 1, allowRemoteRPC: Bool = false) {
+                    rpc: [String] = [], rpcWorkers: Int = 0, rpcThreads: Int = 1, allowRemoteRPC: Bool = false,
+                    speculative: Speculation = .none) {
             self.target = target
             self.rendering = rendering
             self.serverPath = serverPath
@@ -113,6 +116,7 @@ extension LlamaServerModel {
             self.rpc = rpc
             self.rpcWorkers = rpcWorkers
             self.rpcThreads = rpcThreads
+            self.speculative = speculative
             self.allowRemoteRPC = allowRemoteRPC
         }
 
@@ -164,7 +168,8 @@ extension LlamaServerModel {
     /// or `{"kind": "server", "url": ..., "apiKey": ..., "contextLength": ...}` to attach, or
     /// `"urls": [...]` instead of `url` to spread the requests over replicas. `"parallel": N` and
     /// `"maxQueue": N` bound the requests at once and those waiting. A child can put its layers on
-    /// RPC workers: `"rpc": ["host:port", ...]`, `"rpcWorkers": N`, `"rpcThreads": N`, `"allowRemoteRPC": true`.
+    /// RPC workers: `"rpc": ["host:port", ...]`, `"rpcWorkers": N`, `"rpcThreads": N`, `"allowRemoteRPC": true`;
+    /// `"speculative": {"type": "ngram", "draftMax": N}` turns on its n-gram drafting.
     public static let kind = BackendKind(name: "server", builtIn: [:], read: configuration(from:), problem: { configuration in
         guard case .child(let model) = configuration.target else { return nil }
         let files = FileManager.default
@@ -222,6 +227,7 @@ extension LlamaServerModel {
         try section.read("rpcWorkers", into: &configuration.rpcWorkers)
         try section.read("rpcThreads", into: &configuration.rpcThreads)
         try section.read("allowRemoteRPC", into: &configuration.allowRemoteRPC)
+        if let speculative = try Speculation.read(from: &section) { configuration.speculative = speculative }
         do { _ = try configuration.rpcEndpoints() } catch let error as LooplError {
             throw section.error(String(error.message.dropLast()))
         }

@@ -28,7 +28,7 @@ struct BenchCommand: Command {
         USAGE: loopl bench [--backends LIST] [--config FILE] [--runs N] [--warmup N]
                            [--prompt TEXT | --prompt-tokens N] [--max-tokens N] [-t N] [-m FILE]
                            [--concurrency LIST] [--agent [--think-template FILE]] [--json FILE]
-                           [--svg FILE] [--no-reference]
+                           [--svg FILE] [--no-reference] [--workload copy|free]
 
         OPTIONS:
           --backends LIST      Comma-separated backend names (default: llama).
@@ -52,6 +52,9 @@ struct BenchCommand: Command {
           --svg FILE           Also draw decode speed and TTFT per backend (with --concurrency:
                                aggregate decode speed against N) as an SVG chart.
           --no-reference       Skip llama-bench and llama-batched-bench.
+          --workload NAME      Speculative decoding instead: decode on 'copy' (an answer that
+                               repeats a passage of the prompt) or 'free' (a story), with n-gram
+                               drafts, without, and on llama-server with --spec-type ngram-simple.
           -h, --help           Show this help.
 
         """
@@ -75,6 +78,8 @@ struct BenchCommand: Command {
     var reference: Bool
     /// True when `--prompt-tokens` was given: `--concurrency` pads each stream's prompt to it.
     var paddedStreams: Bool
+    /// The speculative decoding workload of `--workload`.
+    var workload: SpeculationWorkload?
 
     init(arguments: inout Arguments) throws(UsageError) {
         backends = (try arguments.option("backends") ?? "llama").split(separator: ",").map(String.init)
@@ -98,6 +103,10 @@ struct BenchCommand: Command {
         jsonPath = try arguments.option("json")
         svgPath = try arguments.option("svg")
         reference = !arguments.flag("no-reference") && !agent
+        if let name = try arguments.option("workload") {
+            guard let workload = SpeculationWorkload(rawValue: name) else { throw UsageError("--workload is 'copy' or 'free', not '\(name)'.") }
+            self.workload = workload
+        }
         if backends.isEmpty { throw UsageError("--backends needs at least one name.") }
         if !concurrency.isEmpty, !agent {
             if maxTokens < 2 { throw UsageError("--concurrency needs --max-tokens 2 or more: the decode phase starts after the first token.") }
@@ -119,6 +128,11 @@ struct BenchCommand: Command {
     }
 
     func run(_ console: Console) async throws -> ExitCode {
+        if let workload {
+            let bench = SpeculationBench(workload: workload, model: model, threads: threads, maxTokens: maxTokens, runs: runs, warmup: warmup)
+            console.out(try await bench.run(console))
+            return .success
+        }
         var config = try BackendFactory.config(path: config, console: console)
         try config.apply(BackendOverrides(model: model, threads: threads))
         if let most = concurrency.max(), most > Self.defaultParallel {

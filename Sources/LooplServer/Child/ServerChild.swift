@@ -130,7 +130,17 @@ final class ServerChild: Sendable {
             // Every layer (and the output layer) on the RPC devices, split by their free memory.
             arguments += ["--rpc", rpc.map(\.description).joined(separator: ","), "-ngl", "99"]
         }
-        return arguments + configuration.extraArguments
+        return arguments + speculationArguments(configuration.speculative) + configuration.extraArguments
+    }
+
+    /// llama-server's flags for `speculation`: n-gram drafts are its `ngram-simple` type, looking
+    /// up the `ngramMax` last tokens and drafting up to `draftMax`.
+    static func speculationArguments(_ speculation: Speculation) -> [String] {
+        switch speculation.kind {
+        case .none: []
+        case .ngram: ["--spec-type", "ngram-simple", "--spec-ngram-simple-size-n", String(speculation.ngramMax),
+                      "--spec-ngram-simple-size-m", String(speculation.draftMax)]
+        }
     }
 
     /// The error for a worker that was already running and does not accept connections.

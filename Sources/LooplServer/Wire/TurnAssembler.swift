@@ -150,6 +150,8 @@ package struct TurnAssembler {
         }
         metrics.contextUsed = metrics.promptTokens + metrics.generatedTokens
         metrics.reasoningTokens = usage?["completion_tokens_details"]?["reasoning_tokens"]?.intValue ?? 0
+        metrics.draftTokens = timings?["draft_n"]?.intValue ?? 0
+        metrics.acceptedDraftTokens = timings?["draft_n_accepted"]?.intValue ?? 0
         return metrics
     }
 }

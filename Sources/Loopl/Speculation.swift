@@ -1,0 +1,59 @@
+import Foundation
+
+/// How a `llama` or `server` backend drafts tokens to verify several in one decode step: config key
+/// `speculative`, `{"type": "ngram" | "none", "draftMax": N, "draftMin": N, "ngramMin": N, "ngramMax": N}`.
+public struct Speculation: Sendable, Hashable {
+    /// Where drafts come from.
+    public enum Kind: String, Sendable, Hashable {
+        /// No drafting: one token per sequence and step.
+        case none
+        /// Prompt lookup: the tokens that followed the latest earlier occurrence of the last n-gram.
+        case ngram
+    }
+
+    public var kind: Kind
+    /// The most tokens drafted at once; default 8.
+    public var draftMax: Int
+    /// The fewest tokens a draft holds to be verified; default 1.
+    public var draftMin: Int
+    /// The shortest n-gram looked up; default 2.
+    public var ngramMin: Int
+    /// The longest n-gram looked up, tried first; default 4.
+    public var ngramMax: Int
+
+    public init(kind: Kind = .ngram, draftMax: Int = 8, draftMin: Int = 1, ngramMin: Int = 2, ngramMax: Int = 4) {
+        self.kind = kind
+        self.draftMax = draftMax
+        self.draftMin = draftMin
+        self.ngramMin = ngramMin
+        self.ngramMax = ngramMax
+    }
+
+    /// Off.
+    public static let none = Speculation(kind: .none)
+
+    /// Reads the `speculative` object of `section`; nil when it has none.
+    package static func read(from section: inout ConfigSection) throws -> Speculation? {
+        guard let object = try section.optionalObject("speculative") else { return nil }
+        var inner = ConfigSection(object, context: "\(section.context) speculative")
+        var speculation = Speculation()
+        if let name = try inner.optionalString("type") {
+            guard let kind = Kind(rawValue: name) else { throw inner.error("'type' must be \"ngram\" or \"none\", not \"\(name)\"") }
+            speculation.kind = kind
+        }
+        try inner.read("draftMax", into: &speculation.draftMax)
+        try inner.read("draftMin", into: &speculation.draftMin)
+        try inner.read("ngramMin", into: &speculation.ngramMin)
+        try inner.read("ngramMax", into: &speculation.ngramMax)
+        try inner.finish()
+        guard (1...64).contains(speculation.draftMin), (1...64).contains(speculation.draftMax),
+              speculation.draftMin <= speculation.draftMax else {
+            throw inner.error("'draftMin' and 'draftMax' must be from 1 to 64, draftMin at most draftMax")
+        }
+        guard (1...16).contains(speculation.ngramMin), (1...16).contains(speculation.ngramMax),
+              speculation.ngramMin <= speculation.ngramMax else {
+            throw inner.error("'ngramMin' and 'ngramMax' must be from 1 to 16, ngramMin at most ngramMax")
+        }
+        return speculation
+    }
+}

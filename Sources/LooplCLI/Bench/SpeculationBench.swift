@@ -1,0 +1,108 @@
+import Foundation
+import Loopl
+import LooplLlama
+import LooplServer
+
+/// `loopl bench --workload copy|free`: decode with prompt-lookup drafting, in rounds over three
+/// rows loaded side by side (Loopl drafting, Loopl with `speculative: {"type": "none"}`, and
+/// llama-server with `--spec-type ngram-simple`), on the same model, threads and context. Speed
+/// is host-seen: generated tokens after the first over the time from the first to the last event.
+struct SpeculationBench {
+    /// One request's outcome.
+    struct Sample: Sendable {
+        var tokensPerSecond: Double
+        var drafted: Int
+        var accepted: Int
+        var text: String
+    }
+
+    static let rows = ["loopl ngram", "loopl none", "llama-server ngram-simple"]
+
+    let workload: SpeculationWorkload
+    let model: String
+    let threads: Int
+    let maxTokens: Int
+    let runs: Int
+    let warmup: Int
+    /// Each row's context length.
+    let context = 2048
+
+    func run(_ console: Console) async throws -> String {
+        let backends = try await start()
+        do {
+            let samples = try await rounds(backends, console)
+            for backend in backends { await backend.close() }
+            return Self.table(samples, workload: workload)
+        } catch {
+            for backend in backends { await backend.close() }
+            throw error
+        }
+    }
+
+    private func rounds(_ backends: [any Model], _ console: Console) async throws -> [[Sample]] {
+        var samples = Array(repeating: [Sample](), count: backends.count)
+        var options = GenerationOptions.greedy(maxTokens: maxTokens)
+        options.ignoreEndOfGeneration = true
+        for round in 1...(warmup + runs) {
+            for (index, backend) in backends.enumerated() {
+                let sample = try await Self.measure(backend, workload.messages, options)
+                console.err("round \(round)\(round > warmup ? "" : " (warm-up)") \(Self.rows[index]): \(String(format: "%.1f", sample.tokensPerSecond)) tok/s, \(sample.accepted)/\(sample.drafted) drafted tokens accepted")
+                if round > warmup { samples[index].append(sample) }
+            }
+        }
+        return samples
+    }
+
+    private func start() async throws -> [any Model] {
+        let drafting = try await LlamaModel.start(.init(model: model, contextLength: context, threads: threads, parallel: 1,
+                                                        speculative: Speculation(kind: .ngram)))
+        let plain = try await LlamaModel.start(.init(model: model, contextLength: context, threads: threads, parallel: 1,
+                                                     speculative: .none))
+        let server = try await LlamaServerModel.start(.init(target: .child(model: model), contextLength: context, parallel: 1,
+                                                            threads: threads, extraArguments: ["--spec-type", "ngram-simple"]))
+        return [drafting, plain, server]
+    }
+
+    static func measure(_ backend: any Model, _ messages: [Message], _ options: GenerationOptions) async throws -> Sample {
+        var first: ContinuousClock.Instant?
+        var last: Metrics?
+        var text = ""
+        for try await event in backend.generate(messages: messages, tools: [], options: options) {
+            switch event {
+            case .text(let piece):
+                if first == nil { first = .now }
+                text += piece
+            case .reasoning, .toolCall: if first == nil { first = .now }
+            case .metrics(let metrics): last = metrics
+            }
+        }
+        let end = ContinuousClock.now
+        guard let last, last.finished else { throw LooplError(.protocolViolation, "The backend sent no final metrics.") }
+        let seconds = first.map { (end - $0).seconds } ?? 0
+        let speed = seconds > 0 && last.generatedTokens > 1 ? Double(last.generatedTokens - 1) / seconds : 0
+        return Sample(tokensPerSecond: speed, drafted: last.draftTokens, accepted: last.acceptedDraftTokens, text: text)
+    }
+
+    /// The rows' medians, ratios to Loopl without drafting and to llama-server, and whether the
+    /// Loopl rows wrote the same text.
+    static func table(_ samples: [[Sample]], workload: SpeculationWorkload) -> String {
+        let medians = samples.map { list in Quartiles(list.map(\.tokensPerSecond))?.median ?? 0 }
+        var lines = ["speculative decoding, workload \(workload.rawValue): host-seen decode tok/s (median), drafted tokens accepted, ratios"]
+        lines.append("row                        decode tok/s  accepted/drafted  vs loopl none  vs llama-server")
+        for (index, list) in samples.enumerated() {
+            let accepted = list.map(\.accepted).reduce(0, +), drafted = list.map(\.drafted).reduce(0, +)
+            let none = medians[1] > 0 ? String(format: "%.2fx", medians[index] / medians[1]) : "-"
+            let server = medians[2] > 0 ? String(format: "%.2fx", medians[index] / medians[2]) : "-"
+            lines.append([rows[index].column(26), String(format: "%.1f", medians[index]).column(13),
+                          "\(accepted)/\(drafted)".column(17), none.column(14), server].joined(separator: " "))
+        }
+        let same = zip(samples[0], samples[1]).allSatisfy { $0.text == $1.text }
+        lines.append("loopl ngram and loopl none wrote \(same ? "the same" : "DIFFERENT") text in every round")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+private extension String {
+    /// The text padded with spaces on the right to `width`.
+    func column(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
+}

@@ -1,0 +1,89 @@
+import CLlama
+import Loopl
+
+/// Prompt-lookup drafting for one sequence: the tokens that followed the latest earlier
+/// occurrence of the sequence's last n-gram (its prompt and output so far), as many as the
+/// acceptance of the previous drafts allows.
+///
+/// The length adapts: a draft that held entirely doubles it (up to `draftMax`), one that held in
+/// part sets it to the part that held and one more, and one that failed at its first token halves
+/// it; at zero, drafting pauses for a number of steps that doubles with every failed probe, up to
+/// ``longestPause``.
+struct NGramDrafter {
+    let speculation: Speculation
+    /// The tokens the next draft may hold.
+    private(set) var length: Int
+    /// Steps to skip before the next probe, and the pause after the next failed one.
+    private var pause = 0
+    private var backoff = 1
+    /// Counts for the metrics.
+    private(set) var drafted = 0
+    private(set) var accepted = 0
+
+    /// The longest pause between probes: short enough that an answer that starts copying after a
+    /// run of failed probes (its opening words, say) is caught within a few steps.
+    static let longestPause = 16
+
+    init(_ speculation: Speculation) {
+        self.speculation = speculation
+        length = speculation.draftMax
+    }
+
+    /// The draft that follows `history` (whose last token is the one about to be evaluated),
+    /// at most `limit` tokens; empty when none is worth verifying.
+    mutating func draft(after history: [llama_token], limit: Int) -> [llama_token] {
+        guard speculation.kind == .ngram else { return [] }
+        if pause > 0 {
+            pause -= 1
+            return []
+        }
+        let size = min(max(length, 1), limit)
+        guard size >= speculation.draftMin else { return [] }
+        return Self.lookup(history, ngramMin: speculation.ngramMin, ngramMax: speculation.ngramMax, count: size)
+    }
+
+    /// Records that `accepted` of the `drafted` tokens just verified held.
+    mutating func record(drafted count: Int, accepted held: Int) {
+        guard count > 0 else { return }
+        drafted += count
+        accepted += held
+        if held == count {
+            length = min(max(length, 1) * 2, speculation.draftMax)
+            backoff = 1
+        } else if held > 0 {
+            length = max(held + 1, speculation.draftMin)
+            backoff = 1
+        } else {
+            length /= 2
+            if length < speculation.draftMin {
+                pause = backoff
+                backoff = min(backoff * 2, Self.longestPause)
+                length = speculation.draftMin
+            }
+        }
+    }
+
+    /// Up to `count` tokens that followed the latest earlier occurrence of `history`'s last
+    /// n-gram, the longest n from `ngramMax` down to `ngramMin` that occurs.
+    static func lookup(_ history: [llama_token], ngramMin: Int, ngramMax: Int, count: Int) -> [llama_token] {
+        guard count > 0 else { return [] }
+        let end = history.count
+        for n in stride(from: min(ngramMax, end - 1), through: max(ngramMin, 1), by: -1) {
+            let tail = end - n
+            var start = tail - 1
+            while start >= 0 {
+                if matches(history, start, tail, n) {
+                    let from = start + n
+                    return Array(history[from..<min(from + count, end)])
+                }
+                start -= 1
+            }
+        }
+        return []
+    }
+
+    private static func matches(_ history: [llama_token], _ start: Int, _ tail: Int, _ n: Int) -> Bool {
+        for offset in 0..<n where history[start + offset] != history[tail + offset] { return false }
+        return true
+    }
+}

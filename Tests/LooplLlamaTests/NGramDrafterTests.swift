@@ -1,0 +1,76 @@
+import Loopl
+@testable import LooplLlama
+import Testing
+
+/// Prompt-lookup drafts from a sequence's own tokens, and how their length follows acceptance.
+@Suite struct NGramDrafterTests {
+    @Test func theDraftIsWhatFollowedTheLatestEarlierOccurrenceOfTheLastNGram() {
+        let history: [Int32] = [1, 2, 3, 9, 9, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3]
+        let draft = NGramDrafter.lookup(history, ngramMin: 2, ngramMax: 4, count: 3)
+        #expect(draft == [4, 5, 6], "the latest occurrence of [1, 2, 3] is followed by 4 5 6, not 9 9")
+    }
+
+    @Test func theLongestNGramThatOccursWins() {
+        // [5, 3] occurs late followed by 8; the 3-gram [4, 5, 3] only early, followed by 7.
+        let history: [Int32] = [4, 5, 3, 7, 5, 3, 8, 4, 5, 3]
+        #expect(NGramDrafter.lookup(history, ngramMin: 2, ngramMax: 3, count: 1) == [7])
+        #expect(NGramDrafter.lookup(history, ngramMin: 2, ngramMax: 2, count: 1) == [8])
+    }
+
+    @Test func noOccurrenceGivesNoDraftAndTheDraftStopsAtTheHistorysEnd() {
+        #expect(NGramDrafter.lookup([1, 2, 3, 4], ngramMin: 2, ngramMax: 4, count: 4).isEmpty)
+        #expect(NGramDrafter.lookup([1, 2, 1, 2], ngramMin: 2, ngramMax: 2, count: 8) == [1, 2])
+        #expect(NGramDrafter.lookup([7], ngramMin: 1, ngramMax: 4, count: 8).isEmpty)
+    }
+
+    @Test func noneNeverDrafts() {
+        var drafter = NGramDrafter(.none)
+        #expect(drafter.draft(after: [1, 2, 1, 2, 1, 2], limit: 8).isEmpty)
+    }
+
+    @Test func theLengthGrowsWithAcceptanceAndShrinksWithFailures() {
+        var drafter = NGramDrafter(Speculation(kind: .ngram, draftMax: 8, draftMin: 1))
+        #expect(drafter.length == 8)
+        drafter.record(drafted: 8, accepted: 3)
+        #expect(drafter.length == 4, "three held: the next draft is one longer than what held")
+        drafter.record(drafted: 4, accepted: 4)
+        #expect(drafter.length == 8, "all held: doubled")
+        drafter.record(drafted: 8, accepted: 0)
+        #expect(drafter.length == 4, "none held: halved")
+        #expect(drafter.drafted == 20 && drafter.accepted == 7)
+    }
+
+    @Test func draftsThatKeepFailingPauseDraftingForLongerAndLonger() {
+        var drafter = NGramDrafter(Speculation(kind: .ngram, draftMax: 1, draftMin: 1))
+        let history: [Int32] = [1, 2, 3, 1, 2]
+        var pauses: [Int] = []
+        #expect(drafter.draft(after: history, limit: 8) == [3])
+        drafter.record(drafted: 1, accepted: 0)
+        for _ in 0..<3 {
+            var skipped = 0
+            while drafter.draft(after: history, limit: 8).isEmpty, skipped < 100 { skipped += 1 }
+            pauses.append(skipped)
+            drafter.record(drafted: 1, accepted: 0)
+        }
+        #expect(pauses == [1, 2, 4], "each failed probe doubles the pause: \(pauses)")
+    }
+
+    @Test func thePauseBetweenProbesStaysShort() {
+        var drafter = NGramDrafter(Speculation(kind: .ngram, draftMax: 1, draftMin: 1))
+        let history: [Int32] = [1, 2, 3, 1, 2]
+        var longest = 0
+        for _ in 0..<12 {
+            var skipped = 0
+            while drafter.draft(after: history, limit: 8).isEmpty, skipped < 1000 { skipped += 1 }
+            longest = max(longest, skipped)
+            drafter.record(drafted: 1, accepted: 0)
+        }
+        #expect(longest == NGramDrafter.longestPause, "after 12 failed probes the pause is \(longest) steps")
+    }
+
+    @Test func theLimitCapsTheDraft() {
+        var drafter = NGramDrafter(Speculation(kind: .ngram, draftMax: 8))
+        #expect(drafter.draft(after: [1, 2, 3, 4, 5, 1, 2], limit: 2) == [3, 4])
+        #expect(drafter.draft(after: [1, 2, 3, 4, 5, 1, 2], limit: 0).isEmpty)
+    }
+}

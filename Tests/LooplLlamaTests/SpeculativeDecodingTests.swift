@@ -1,0 +1,111 @@
+import Foundation
+import Loopl
+@testable import LooplLlama
+import LooplTestKit
+import Synchronization
+import Testing
+
+/// Prompt-lookup drafts verified in the batch: greedy output is the same with drafting on and off,
+/// alone and batched, and a cancelled request stops although its steps verify drafts.
+@Suite(.serialized) struct SpeculativeDecodingTests {
+    static let passage = """
+        The harbour town woke before the sun. Fishermen carried nets down the stone steps, the baker \
+        opened his shutters, and the ferry sounded its horn twice across the grey water. On the hill \
+        above the square stood the old lighthouse, painted white and red, its lamp long replaced by a \
+        small electric beacon that blinked every four seconds. Children said a keeper still lived in \
+        the tower, though nobody had seen him for years. Every morning a basket of bread was left at \
+        the foot of the stairs, and every evening the basket was gone.
+        """
+
+    static let copy: [Message] = [
+        .user("Repeat the following passage exactly, word for word, and write nothing else.\n\n\(passage)")
+    ]
+    static let free: [Message] = [.user("Write a short story about a fox who learns to sail.")]
+
+    static func load(_ speculative: Speculation, parallel: Int = 1) throws -> LlamaModel {
+        try LlamaModel(configuration: .init(contextLength: 1024, threads: 2, parallel: parallel, speculative: speculative))
+    }
+
+    /// Greedy, `tokens` at most; the copy ends with its turn (past it, the default model writes
+    /// near-ties that the batched evaluation of drafts may break otherwise), the story runs on.
+    static func options(_ tokens: Int, copying: Bool = false) -> GenerationOptions {
+        var options = GenerationOptions.greedy(maxTokens: tokens)
+        options.ignoreEndOfGeneration = !copying
+        return options
+    }
+
+    static let drafting = Speculation(kind: .ngram, draftMax: 8)
+
+    /// The texts of `prompts`, all sent at once, and the tokens generated in all.
+    static func answers(_ model: LlamaModel, _ prompts: [[Message]], tokens: Int) async throws -> (texts: [String], generated: Int) {
+        let suite = ModelConformance(model: model)
+        return try await withThrowingTaskGroup(of: (Int, ModelConformance.Turn).self) { group in
+            for (index, prompt) in prompts.enumerated() {
+                let turnOptions = options(tokens, copying: prompt == copy)
+                group.addTask { (index, try await suite.run("answer \(index)", prompt, options: turnOptions)) }
+            }
+            var texts = Array(repeating: "", count: prompts.count)
+            var generated = 0
+            for try await (index, turn) in group {
+                texts[index] = turn.text
+                generated += turn.metrics.last?.generatedTokens ?? 0
+            }
+            return (texts, generated)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(10)))
+    func greedyOutputIsTheSameWithDraftingOnAndOffAlone() async throws {
+        for prompt in [Self.copy, Self.free] {
+            let plain = try await Self.answers(try Self.load(.none), [prompt], tokens: 256)
+            let model = try Self.load(Self.drafting)
+            let steps = Mutex(0)
+            model.observeSteps { _ in steps.withLock { $0 += 1 } }
+            let drafted = try await Self.answers(model, [prompt], tokens: 256)
+            #expect(drafted.texts == plain.texts)
+            let count = steps.withLock { $0 }
+            if prompt == Self.copy {
+                #expect(count * 2 < drafted.generated, "the copy took \(count) steps for \(drafted.generated) tokens: drafts seldom held")
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(10)))
+    func greedyOutputIsTheSameWithDraftingOnAndOffAtFourConversations() async throws {
+        let prompts = [Self.copy, Self.free, Self.copy, Self.free]
+        let plain = try await Self.answers(try Self.load(.none, parallel: 4), prompts, tokens: 192)
+        let drafted = try await Self.answers(try Self.load(Self.drafting, parallel: 4), prompts, tokens: 192)
+        #expect(drafted.texts == plain.texts)
+    }
+
+    /// Cancelled while its steps verify drafts of the copied passage, a request leaves the decode
+    /// loop within a step or two.
+    @Test(.timeLimit(.minutes(5)))
+    func cancellingDuringVerifyStepsStopsPromptly() async throws {
+        let model = try Self.load(Self.drafting)
+        let pieces = Mutex(0)
+        let cancelled = Mutex(false)
+        let stepsAfter = Mutex(0)
+        let verifying = Mutex(0)
+        model.observeSteps { step in
+            if cancelled.withLock({ $0 }) {
+                stepsAfter.withLock { $0 += 1 }
+            } else if step.generating > 0 {
+                verifying.withLock { $0 += 1 }
+            }
+        }
+        let task = Task {
+            for try await event in model.generate(messages: Self.copy, tools: [], options: Self.options(400)) {
+                guard case .text = event else { continue }
+                pieces.withLock { $0 += 1 }
+            }
+        }
+        while pieces.withLock({ $0 }) < 40 { try await Task.sleep(for: .milliseconds(10)) }
+        cancelled.withLock { $0 = true }
+        task.cancel()
+        _ = await task.result
+        try await Task.sleep(for: .seconds(1))
+        #expect(stepsAfter.withLock { $0 } <= 2, "the loop went on for \(stepsAfter.withLock { $0 }) steps after the cancel")
+        #expect(verifying.withLock { $0 } < 40, "no draft held before the cancel: \(verifying.withLock { $0 }) steps for 40 pieces")
+    }
+}
