@@ -53,3 +53,23 @@ import Testing
         #expect(goal("later TTFT vs the first")?.met == false)
     }
 }
+
+/// The llama-bench reference runs with the backends' token counts and the in-process engine's settings.
+@Suite struct BenchReferenceTests {
+    @Test func llamaBenchGetsTheBackendsCountsAndSettings() {
+        let settings = LlamaBenchReference.Settings(section: nil)
+        #expect(settings == .init(batch: 516, ubatch: 516, flashAttention: "auto"))
+        let lines = LlamaBenchReference.arguments(model: "m.gguf", threads: 2, prompt: 503, generate: 128, depth: 38, settings: settings)
+        let common = ["-m", "m.gguf", "-t", "2", "-r", "1", "-o", "json", "-b", "516", "-ub", "516", "-fa", "auto"]
+        #expect(lines.prefill == common + ["-p", "503", "-n", "0"])
+        #expect(lines.decode == common + ["-p", "0", "-n", "128", "-d", "38"])
+        #expect(LlamaBenchReference.Settings(section: ["kind": "llama", "batchSize": 256, "parallel": 1]).batch == 257)
+    }
+}
+
+extension LlamaBenchReference.Settings {
+    init(batch: Int, ubatch: Int, flashAttention: String) {
+        self.init(section: nil)
+        (self.batch, self.ubatch, self.flashAttention) = (batch, ubatch, flashAttention)
+    }
+}

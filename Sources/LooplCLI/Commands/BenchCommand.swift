@@ -166,6 +166,7 @@ struct BenchCommand: Command {
         var referenceSamples: [(prefill: Double, decode: Double)] = []
         var measuredPromptTokens = promptTokens
         var decodeDepth = 0
+        let referenceSettings = LlamaBenchReference.Settings(section: try? router.config.backend(BenchGoal.inProcess).section)
         for step in BenchPlan(backends: backends, warmup: warmup, runs: runs, reference: reference).steps {
             let label = "round \(step.round)\(step.measured ? "" : " (warm-up)")"
             switch step.target {
@@ -189,8 +190,8 @@ struct BenchCommand: Command {
                 console.err("\(label) \(name): TTFT \(Int(sample.ttftMs)) ms (\(evaluated) tokens, \(Int(sample.prefillTokensPerSecond)) tok/s), decode \(String(format: "%.1f", sample.decodeTokensPerSecond)) tok/s"
                             + " (engine's own \(sample.engineDecodeTokensPerSecond.map { String(format: "%.1f", $0) } ?? "-"))")
             case .reference:
-                let speeds = try await LlamaBenchReference.measure(model: model, threads: threads,
-                                                                   prompt: measuredPromptTokens, generate: maxTokens, depth: decodeDepth)
+                let speeds = try await LlamaBenchReference.measure(model: model, threads: threads, prompt: measuredPromptTokens,
+                                                                   generate: maxTokens, depth: decodeDepth, settings: referenceSettings)
                 if step.measured { referenceSamples.append(speeds) }
                 console.err("\(label) llama-bench: prefill \(Int(speeds.prefill)) tok/s, decode \(String(format: "%.1f", speeds.decode)) tok/s")
             }
