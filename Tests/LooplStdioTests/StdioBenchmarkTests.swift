@@ -76,9 +76,12 @@ struct StdioBenchmarkTests {
             for try await event in model.generate(messages: [.user("Hello")], tools: [], options: options) {
                 if case .text = event { events += 1 }
             }
-            costs.append((ContinuousClock.now - start).seconds * 1e6 / Double(events))
+            // Every token arrives as its own event, none dropped or merged on the way.
+            #expect(events == 5000, "\(events) text events for 5000 tokens")
+            costs.append((ContinuousClock.now - start).seconds * 1e6 / Double(max(events, 1)))
         }
         await model.close()
+        #expect(costs.allSatisfy { $0 > 0 && $0.isFinite }, "\(costs)")
         print("BENCH per event (host and Python worker together): \(String(format: "%.1f", Self.median(costs))) µs")
     }
 }

@@ -25,6 +25,8 @@ struct BenchReport: Sendable, Equatable {
         var decodeRatioRounds: Quartiles?
         var hostRSSMiB: Double
         var childRSSMiB: Double
+        /// The decode speed the engine reports about itself; ``decodeTokensPerSecond`` is the host-seen one.
+        var engineDecodeTokensPerSecond: Spread? = nil
     }
 
     /// llama-bench's figures: the engine alone.
@@ -79,19 +81,20 @@ struct BenchReport: Sendable, Equatable {
     var table: String {
         var tables: [[String]] = []
         if !backends.isEmpty || reference != nil {
-            let widths = [12, 11, 9, 12, 12, 7, 6, 11, 7, 6, 9, 10]
+            let widths = [12, 11, 9, 12, 12, 7, 6, 11, 7, 6, 11, 9, 10]
             var lines = [Self.row(["backend", "startup ms", "TTFT ms", "overhead ms", "prefill t/s", "vs ref", "IQR",
-                                   "decode t/s", "vs ref", "IQR", "host MiB", "child MiB"], widths)]
+                                   "decode t/s", "vs ref", "IQR", "engine t/s", "host MiB", "child MiB"], widths)]
             for row in backends {
                 lines.append(Self.row([row.backend, Self.fixed(row.startupMs.median), Self.fixed(row.ttftMs.median),
                                        row.overheadMs.map { Self.fixed($0.median) } ?? "-", Self.fixed(row.prefillTokensPerSecond.median),
                                        Self.ratio(row.prefillRatio), Self.iqr(row.prefillRatioRounds),
                                        Self.fixed(row.decodeTokensPerSecond.median), Self.ratio(row.decodeRatio), Self.iqr(row.decodeRatioRounds),
-                                       Self.fixed(row.hostRSSMiB), Self.fixed(row.childRSSMiB)], widths))
+                                       Self.fixed(row.engineDecodeTokensPerSecond?.median), Self.fixed(row.hostRSSMiB), Self.fixed(row.childRSSMiB)], widths))
             }
             if let reference {
                 lines.append(Self.row(["llama-bench", "-", "-", "-", Self.fixed(reference.prefillTokensPerSecond.median), "1.000x", "-",
-                                       Self.fixed(reference.decodeTokensPerSecond.median), "1.000x", "-", "-", "-"], widths))
+                                       Self.fixed(reference.decodeTokensPerSecond.median), "1.000x", "-",
+                                       Self.fixed(reference.decodeTokensPerSecond.median), "-", "-"], widths))
             }
             tables.append(lines)
         }
@@ -136,6 +139,13 @@ struct BenchReport: Sendable, Equatable {
 
     // MARK: - JSON
 
+    /// A row's fields with the engine's own decode figure added, beside the host-seen one.
+    private func withEngineDecode(_ fields: JSONObject, _ row: Row) -> JSONValue {
+        var fields = fields
+        fields["engineDecodeTokensPerSecond"] = row.engineDecodeTokensPerSecond?.json ?? .null
+        return .object(fields)
+    }
+
     var json: JSONValue {
         func numbers(_ values: [Double]) -> JSONValue { .array(values.map(JSONValue.double)) }
         var object: JSONObject = [
@@ -145,13 +155,14 @@ struct BenchReport: Sendable, Equatable {
             "concurrency": .array(concurrency.map(JSONValue.integer)),
         ]
         object["backends"] = .array(backends.map { row in
-            ["backend": .string(row.backend), "startupMs": row.startupMs.json, "ttftMs": row.ttftMs.json,
+            let fields: JSONObject = ["backend": .string(row.backend), "startupMs": row.startupMs.json, "ttftMs": row.ttftMs.json,
              "overheadMs": row.overheadMs?.json ?? .null, "prefillTokensPerSecond": row.prefillTokensPerSecond.json,
              "decodeTokensPerSecond": row.decodeTokensPerSecond.json, "prefillByRound": numbers(row.prefillByRound),
              "decodeByRound": numbers(row.decodeByRound), "prefillRatio": row.prefillRatio.map(JSONValue.double) ?? .null,
              "decodeRatio": row.decodeRatio.map(JSONValue.double) ?? .null, "prefillRatioRounds": row.prefillRatioRounds?.json ?? .null,
              "decodeRatioRounds": row.decodeRatioRounds?.json ?? .null, "hostRSSMiB": .double(row.hostRSSMiB),
              "childRSSMiB": .double(row.childRSSMiB)]
+            return withEngineDecode(fields, row)
         })
         object["reference"] = reference.map { ["prefillTokensPerSecond": $0.prefillTokensPerSecond.json,
                                                "decodeTokensPerSecond": $0.decodeTokensPerSecond.json,
@@ -183,7 +194,8 @@ struct BenchReport: Sendable, Equatable {
                                 prefillTokensPerSecond: prefill, decodeTokensPerSecond: decode, prefillByRound: numbers(row["prefillByRound"]),
                                 decodeByRound: numbers(row["decodeByRound"]), prefillRatio: row["prefillRatio"]?.doubleValue,
                                 decodeRatio: row["decodeRatio"]?.doubleValue, prefillRatioRounds: Quartiles(json: row["prefillRatioRounds"]),
-                                decodeRatioRounds: Quartiles(json: row["decodeRatioRounds"]), hostRSSMiB: host, childRSSMiB: child))
+                                decodeRatioRounds: Quartiles(json: row["decodeRatioRounds"]), hostRSSMiB: host, childRSSMiB: child,
+                                engineDecodeTokensPerSecond: Spread(json: row["engineDecodeTokensPerSecond"])))
         }
         if let prefill = Spread(json: json["reference"]?["prefillTokensPerSecond"]),
            let decode = Spread(json: json["reference"]?["decodeTokensPerSecond"]) {

@@ -4,18 +4,45 @@ import LooplServer
 
 /// The pinned `llama-bench`, run once per round as the reference row: the engine's own speed.
 enum LlamaBenchReference {
+    /// The engine settings that the reference shares with the in-process backend, whose context
+    /// takes a batch and a micro-batch of its `batchSize` plus its `parallel` and leaves flash
+    /// attention to llama.cpp (`auto`).
+    struct Settings: Sendable, Equatable {
+        var batch: Int
+        var ubatch: Int
+        var flashAttention = "auto"
+
+        /// The in-process backend's: `batchSize` (default 512) plus `parallel` (default 4), from
+        /// the `llama` backend's section when the configuration has one.
+        init(section: JSONObject?) {
+            let batchSize = section?["batchSize"]?.intValue ?? 512
+            let parallel = section?["parallel"]?.intValue ?? 4
+            batch = max(batchSize, 1) + max(parallel, 1)
+            ubatch = batch
+        }
+    }
+
+    /// The two command lines of a round: prefill of `prompt` tokens on an empty cache (`-p P -n 0`),
+    /// and `generate` tokens after `depth` tokens already in the cache (`-p 0 -n T -d D`, as the
+    /// backends decode after their prompt), each with `settings`.
+    static func arguments(model: String, threads: Int, prompt: Int, generate: Int, depth: Int,
+                          settings: Settings) -> (prefill: [String], decode: [String]) {
+        let common = ["-m", model, "-t", String(threads), "-r", "1", "-o", "json", "-b", String(settings.batch),
+                      "-ub", String(settings.ubatch), "-fa", settings.flashAttention]
+        return (common + ["-p", String(prompt), "-n", "0"], common + ["-p", "0", "-n", String(generate), "-d", String(depth)])
+    }
+
     /// Prompt tokens per second for pp`prompt` on an empty cache, and generated tokens per second
-    /// for tg`generate` after `depth` tokens already in the cache (as the backends decode after their prompt).
-    static func measure(model: String, threads: Int, prompt: Int, generate: Int, depth: Int) async throws -> (prefill: Double, decode: Double) {
-        let prefill = try await run(model: model, threads: threads, arguments: ["-p", String(prompt), "-n", "0"])
-        let decode = try await run(model: model, threads: threads, arguments: ["-p", "0", "-n", String(generate), "-d", String(depth)])
-        return (prefill, decode)
+    /// for tg`generate` after `depth` tokens already in the cache.
+    static func measure(model: String, threads: Int, prompt: Int, generate: Int, depth: Int,
+                        settings: Settings) async throws -> (prefill: Double, decode: Double) {
+        let lines = arguments(model: model, threads: threads, prompt: prompt, generate: generate, depth: depth, settings: settings)
+        return (try await run(lines.prefill), try await run(lines.decode))
     }
 
     /// The average tokens per second of the single test that `arguments` describe.
-    private static func run(model: String, threads: Int, arguments: [String]) async throws -> Double {
-        let child = try ChildProcess(executable: LlamaCppInstall.bench,
-                                     arguments: ["-m", model, "-t", String(threads), "-r", "1", "-o", "json"] + arguments, output: .stream)
+    private static func run(_ arguments: [String]) async throws -> Double {
+        let child = try ChildProcess(executable: LlamaCppInstall.bench, arguments: arguments, output: .stream)
         var bytes: [UInt8] = []
         for await chunk in child.output { bytes += chunk }
         let status = await child.waitForExit()

@@ -9,6 +9,10 @@ import Synchronization
 /// last prompt and what the model wrote after it) and the next prompt. The default model does not
 /// think; this shows, for any template, what each iteration evaluates when the model did.
 enum ThinkingReplay {
+    /// The name of the replay's rows and goal: its cache is simulated (the longest common prefix
+    /// rule, counted with the tokenizer), not a real ``LlamaModel``'s.
+    static let rowName = "thinking (simulated cache)"
+
     /// One iteration: the prompt, what the cache held before it, what was reused and evaluated.
     struct Step: Sendable, Equatable {
         var promptTokens: Int
@@ -44,7 +48,7 @@ enum ThinkingReplay {
 
     /// The steps as a table, under the template's name.
     static func table(_ steps: [Step], name: String) -> String {
-        var lines = ["thinking replay on \(name): per iteration, prompt tokens, tokens the cache held, reused, evaluated, the model's own output"]
+        var lines = ["thinking replay on \(name), cache simulated (not a real model's): per iteration, prompt tokens, tokens the cache held, reused, evaluated, the model's own output"]
         lines.append("iteration  prompt  held  reused  evaluated  generated")
         for (index, step) in steps.enumerated() {
             lines.append([String(index + 1).padded(9), String(step.promptTokens).padded(7), String(step.heldTokens).padded(5),

@@ -148,7 +148,7 @@ struct BenchCommand: Command {
             let steps = try await ThinkingReplay.run(template: try readText(thinkTemplate, what: "template"), model: model, reasoning: .auto)
             console.out(ThinkingReplay.table(steps, name: (thinkTemplate as NSString).lastPathComponent) + "\n")
             report.agent = steps.enumerated().map { index, step in
-                BenchReport.AgentStep(backend: "thinking", iteration: index + 1, promptTokens: step.promptTokens,
+                BenchReport.AgentStep(backend: ThinkingReplay.rowName, iteration: index + 1, promptTokens: step.promptTokens,
                                       cachedPromptTokens: step.cachedPromptTokens,
                                       newTokens: step.promptTokens - (index == 0 ? 0 : steps[index - 1].promptTokens), ttftMs: 0)
             }
@@ -180,6 +180,7 @@ struct BenchCommand: Command {
         var referenceSamples: [(prefill: Double, decode: Double)] = []
         var measuredPromptTokens = promptTokens
         var decodeDepth = 0
+        let referenceSettings = LlamaBenchReference.Settings(section: try? router.config.backend(BenchGoal.inProcess).section)
         for step in BenchPlan(backends: backends, warmup: warmup, runs: runs, reference: reference).steps {
             let label = "round \(step.round)\(step.measured ? "" : " (warm-up)")"
             switch step.target {
@@ -188,24 +189,23 @@ struct BenchCommand: Command {
                 let backend = try await router.model(named: name)
                 _ = try await backend.contextSize  // a backend that starts lazily starts here
                 let startup = (ContinuousClock.now - start).milliseconds
-                let prefill = try await Self.timed { backend.generate(messages: longPrompt, tools: [], options: prefillOptions) }
-                let decode = try await Self.timed { backend.generate(messages: shortPrompt, tools: [], options: decodeOptions) }
+                let prefill = try await Self.streamed { backend.generate(messages: longPrompt, tools: [], options: prefillOptions) }
+                let decode = try await Self.streamed { backend.generate(messages: shortPrompt, tools: [], options: decodeOptions) }
                 let host = Double(ProcessWatch.residentKilobytes()) / 1024
                 let children = Double(ProcessWatch.descendants().map { ProcessWatch.residentKilobytes(of: $0) }.reduce(0, +)) / 1024
                 await backend.close()
                 let evaluated = prefill.metrics.promptTokens - prefill.metrics.cachedPromptTokens
                 measuredPromptTokens = prefill.metrics.promptTokens
                 decodeDepth = decode.metrics.promptTokens
-                let sample = BenchSample(startupMs: startup, ttftMs: prefill.ttftMs,
-                                         overheadMs: prefill.metrics.promptEvalMs.map { prefill.ttftMs - $0 },
-                                         prefillTokensPerSecond: Double(evaluated) / (prefill.ttftMs / 1000),
-                                         decodeTokensPerSecond: decode.metrics.tokensPerSecond ?? 0,
+                let sample = BenchSample(startupMs: startup, prefill: prefill.timing, promptEvalMs: prefill.metrics.promptEvalMs,
+                                         decode: decode.timing, engineDecode: decode.metrics.tokensPerSecond,
                                          hostRSSMiB: host, childRSSMiB: children)
                 if step.measured { samples[name, default: []].append(sample) }
-                console.err("\(label) \(name): TTFT \(Int(sample.ttftMs)) ms (\(evaluated) tokens, \(Int(sample.prefillTokensPerSecond)) tok/s), decode \(String(format: "%.1f", sample.decodeTokensPerSecond)) tok/s")
+                console.err("\(label) \(name): TTFT \(Int(sample.ttftMs)) ms (\(evaluated) tokens, \(Int(sample.prefillTokensPerSecond)) tok/s), decode \(String(format: "%.1f", sample.decodeTokensPerSecond)) tok/s"
+                            + " (engine's own \(sample.engineDecodeTokensPerSecond.map { String(format: "%.1f", $0) } ?? "-"))")
             case .reference:
-                let speeds = try await LlamaBenchReference.measure(model: model, threads: threads,
-                                                                   prompt: measuredPromptTokens, generate: maxTokens, depth: decodeDepth)
+                let speeds = try await LlamaBenchReference.measure(model: model, threads: threads, prompt: measuredPromptTokens,
+                                                                   generate: maxTokens, depth: decodeDepth, settings: referenceSettings)
                 if step.measured { referenceSamples.append(speeds) }
                 console.err("\(label) llama-bench: prefill \(Int(speeds.prefill)) tok/s, decode \(String(format: "%.1f", speeds.decode)) tok/s")
             }
@@ -234,7 +234,8 @@ struct BenchCommand: Command {
                 decodeRatio: reference.map { decode.median / $0.decodeTokensPerSecond.median },
                 prefillRatioRounds: reference.flatMap { Quartiles.ofRatios(list.map(\.prefillTokensPerSecond), $0.prefillByRound) },
                 decodeRatioRounds: reference.flatMap { Quartiles.ofRatios(list.map(\.decodeTokensPerSecond), $0.decodeByRound) },
-                hostRSSMiB: list.map(\.hostRSSMiB).max() ?? 0, childRSSMiB: list.map(\.childRSSMiB).max() ?? 0))
+                hostRSSMiB: list.map(\.hostRSSMiB).max() ?? 0, childRSSMiB: list.map(\.childRSSMiB).max() ?? 0,
+                engineDecodeTokensPerSecond: Spread(list.compactMap(\.engineDecodeTokensPerSecond))))
         }
     }
 
@@ -263,7 +264,7 @@ struct BenchCommand: Command {
                             var times: [Double] = []
                             for messages in AgentConversation.iterations(variant: variant) {
                                 let turn = try await Self.timed { backend.generate(messages: messages, tools: AgentConversation.tools, options: turnOptions) }
-                                counts.append((turn.metrics.promptTokens, turn.metrics.cachedPromptTokens))
+                                counts.append(try Self.agentCounts(turn.metrics, backend: name))
                                 times.append(turn.ttftMs)
                             }
                             return (variant + 1, counts, times)
@@ -300,6 +301,34 @@ struct BenchCommand: Command {
                 }
             }
         }
+    }
+
+    /// An agent turn's prompt and cached token counts; a turn that evaluated no token (all of its
+    /// prompt reported as cached) is a reporting error, not a perfect reuse.
+    static func agentCounts(_ metrics: Metrics, backend: String) throws -> (prompt: Int, cached: Int) {
+        guard metrics.promptTokens - metrics.cachedPromptTokens >= 1 else {
+            throw LooplError(.protocolViolation, "\(backend) reported \(metrics.cachedPromptTokens) of its \(metrics.promptTokens) prompt tokens "
+                             + "as cached: every turn evaluates at least one token, so the backend's cache count is wrong.")
+        }
+        return (metrics.promptTokens, metrics.cachedPromptTokens)
+    }
+
+    /// Runs a generation to its end: its final metrics, and when each content event reached the host.
+    static func streamed(_ generate: () -> AsyncThrowingStream<ModelEvent, any Error>) async throws -> (metrics: Metrics, timing: StreamTiming) {
+        let start = ContinuousClock.now
+        func since(_ instant: ContinuousClock.Instant) -> Double { (instant - start).milliseconds }
+        var events: [Double] = []
+        var last: Metrics?
+        for try await event in generate() {
+            switch event {
+            case .text(let text) where text.isEmpty: break
+            case .text, .reasoning, .toolCall: events.append(since(.now))
+            case .metrics(let metrics): last = metrics
+            }
+        }
+        guard let last, last.finished else { throw LooplError(.protocolViolation, "The backend sent no final metrics.") }
+        return (last, StreamTiming(startMs: 0, eventMs: events, endMs: since(.now), generatedTokens: last.generatedTokens,
+                                   promptTokens: last.promptTokens, cachedPromptTokens: last.cachedPromptTokens))
     }
 
     /// Runs a generation to its end: its final metrics, and the TTFT as the host sees it.

@@ -7,7 +7,14 @@ import Testing
 /// format and `.auto`, and streamed at every split into two, one scalar at a time and in random
 /// splits with a fixed seed, always to the same result.
 @Suite struct ToolCallGoldenTests {
-    static let rows = GoldenCase.load("llama-goldens.json")
+    static let rows = GoldenCase.cases("llama-goldens.json")
+
+    /// Every golden file reads whole: a case with a field missing or mistyped fails here, by its
+    /// place in the file, instead of dropping out of the parametrised tests unseen.
+    @Test(arguments: GoldenCase.files)
+    func goldenFileIsWellFormed(_ file: String) throws {
+        #expect(try !GoldenCase.load(file).isEmpty)
+    }
 
     @Test func goldensArePresent() {
         #expect(Self.rows.count >= 150)
@@ -100,34 +107,57 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
         }
     }
 
-    /// The cases of a file in Tests/Data/ToolCalls.
-    static func load(_ file: String) -> [GoldenCase] {
+    /// The golden files of Tests/Data/ToolCalls that ``load(_:)`` reads.
+    static let files = ["llama-goldens.json", "heldout.json", "runtime-goldens.json"]
+
+    /// A golden file that does not read whole: which one, and where.
+    struct Malformed: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The cases of a golden file for parametrised tests; empty when the file is malformed, which
+    /// ``ToolCallGoldenTests/goldenFileIsWellFormed(_:)`` then reports.
+    static func cases(_ file: String) -> [GoldenCase] {
+        (try? load(file)) ?? []
+    }
+
+    /// The cases of a file in Tests/Data/ToolCalls; throws on a missing file or a malformed case.
+    static func load(_ file: String) throws -> [GoldenCase] {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Data/ToolCalls/\(file)")
         guard let data = try? Data(contentsOf: url),
-              let items = (try? JSONValue(parsing: String(decoding: data, as: UTF8.self)))?["cases"]?.arrayValue else { return [] }
-        return items.compactMap { item in
-            guard let id = item["id"]?.stringValue, let format = item["format"]?.stringValue, let text = item["text"]?.stringValue,
-                  let content = item["content"]?.stringValue, let calls = item["tool_calls"]?.arrayValue else { return nil }
-            var names: Set<String>?
-            var specs: [ToolSpec]?
-            switch item["tools"] {
-            case .array(let list)?: names = Set(list.compactMap(\.stringValue))
-            case .object(let schemas)?:
-                specs = schemas.map { ToolSpec(name: $0.key, description: "", parameters: ["type": "object", "properties": $0.value]) }
-            default: break
-            }
-            return GoldenCase(
-                id: id, format: ToolCallFormat(rawValue: format), text: text, content: content,
-                calls: calls.compactMap { call in
-                    guard let name = call["name"]?.stringValue, let arguments = call["arguments"]?.objectValue else { return nil }
-                    return ParseCase.Call(name: name, arguments: arguments)
-                },
-                reasoning: item["reasoning"]?.stringValue, toolNames: names, tools: specs,
-                rejected: item["rejected"]?.arrayValue?.compactMap(\.stringValue),
-                startsInReasoning: item["starts_in_reasoning"].flatMap { if case .bool(let b) = $0 { b } else { nil } },
-                sameUnderAuto: item["auto"] != .bool(false), family: item["family"]?.stringValue,
-                source: item["source"]?.stringValue)
+              let items = (try? JSONValue(parsing: String(decoding: data, as: UTF8.self)))?["cases"]?.arrayValue else {
+            throw Malformed(description: "\(file): not readable, or no \"cases\" array")
         }
+        return try items.enumerated().map { index, item in try parse(item, at: "\(file) case \(index) (\(item["id"]?.stringValue ?? "no id"))") }
+    }
+
+    /// One case of a golden file; `place` names it in the error.
+    private static func parse(_ item: JSONValue, at place: String) throws -> GoldenCase {
+        guard let id = item["id"]?.stringValue, let format = item["format"]?.stringValue, let text = item["text"]?.stringValue,
+              let content = item["content"]?.stringValue, let calls = item["tool_calls"]?.arrayValue else {
+            throw Malformed(description: "\(place): id, format, text, content and tool_calls are required")
+        }
+        var names: Set<String>?
+        var specs: [ToolSpec]?
+        switch item["tools"] {
+        case .array(let list)?: names = Set(list.compactMap(\.stringValue))
+        case .object(let schemas)?:
+            specs = schemas.map { ToolSpec(name: $0.key, description: "", parameters: ["type": "object", "properties": $0.value]) }
+        default: break
+        }
+        return GoldenCase(
+            id: id, format: ToolCallFormat(rawValue: format), text: text, content: content,
+            calls: try calls.map { call in
+                guard let name = call["name"]?.stringValue, let arguments = call["arguments"]?.objectValue else {
+                    throw Malformed(description: "\(place): a tool call needs a name and an arguments object")
+                }
+                return ParseCase.Call(name: name, arguments: arguments)
+            },
+            reasoning: item["reasoning"]?.stringValue, toolNames: names, tools: specs,
+            rejected: item["rejected"]?.arrayValue?.compactMap(\.stringValue),
+            startsInReasoning: item["starts_in_reasoning"].flatMap { if case .bool(let b) = $0 { b } else { nil } },
+            sameUnderAuto: item["auto"] != .bool(false), family: item["family"]?.stringValue,
+            source: item["source"]?.stringValue)
     }
 }

@@ -3,10 +3,11 @@ import Testing
 
 /// The held-out corpus (Tests/Data/ToolCalls/heldout.json): outputs in the style of real models,
 /// written from the families' documented formats after the parser was fixed and never used to fix
-/// it. Reports the share read right under each case's format and under `.auto`, and requires 97%;
+/// it. Reports the share read right under each case's format and under `.auto`, and requires 97%
+/// with exactly the known misses (``knownMisses``), so that a different miss fails;
 /// `Tests/Data/ToolCalls/measure.py` measures any `loopl` binary on the same file.
 @Suite struct ToolCallHeldOutTests {
-    static let rows = GoldenCase.load("heldout.json")
+    static let rows = GoldenCase.cases("heldout.json")
 
     /// Cases read right, and all cases, under the named format and under `.auto`.
     static func share(auto: Bool) -> (right: Int, total: Int, misses: [String]) {
@@ -14,6 +15,10 @@ import Testing
         let misses = rows.filter { !$0.matches($0.parser(auto ? .auto : $0.format).parse($0.text)) }.map(\.id)
         return (rows.count - misses.count, rows.count, misses)
     }
+
+    /// The cases read wrong today, by id: two DeepSeek R1 distill outputs whose thinking names the
+    /// `<think>` tag itself or never closes. A case that starts or stops failing must change this list.
+    static let knownMisses = ["r1-distill/4", "r1-distill/5"]
 
     @Test func corpusCoversTheFamilies() {
         #expect(Self.rows.count >= 150)
@@ -25,6 +30,7 @@ import Testing
         let (right, total, misses) = Self.share(auto: auto)
         print("held-out [\(auto ? "auto" : "named")]: \(right)/\(total) read right; misses: \(misses)")
         #expect(Double(right) >= 0.97 * Double(total), "\(right)/\(total); misses: \(misses)")
+        #expect(misses == Self.knownMisses, "the misses changed: \(misses), known \(Self.knownMisses)")
     }
 
     /// Streamed one scalar at a time and in random pieces, each case reads as it does whole.
