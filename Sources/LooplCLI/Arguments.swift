@@ -1,3 +1,4 @@
+import Foundation
 import Loopl
 
 /// The words of a command line after the subcommand, taken option by option.
@@ -53,20 +54,35 @@ struct Arguments {
         return value
     }
 
-    /// Removes `--name X` and returns X, which must be a number in `range`.
-    mutating func number(_ name: String, in range: ClosedRange<Double>) throws(UsageError) -> Double? {
-        guard let text = try option(name) else { return nil }
-        guard let value = Double(text), range.contains(value) else {
-            throw UsageError("--\(name) takes a number from \(CalculatorTool.format(range.lowerBound)) to \(CalculatorTool.format(range.upperBound)), not '\(text)'.")
+    /// Removes `option` and returns its value: the one given, else its environment variable's, else
+    /// its default. A value given must be of its kind and in its range.
+    mutating func value(_ option: CLIOption) throws(UsageError) -> String? {
+        if case .flag = option.value { return flag(option.name) ? "" : nil }
+        if let given = try self.option(option.name, short: option.short) {
+            try option.check(given)
+            return given
         }
-        return value
+        return option.environment.flatMap { ProcessInfo.processInfo.environment[$0] } ?? option.defaultValue
+    }
+
+    /// Removes the flag `option` and tells whether it was there.
+    mutating func flag(_ option: CLIOption) -> Bool { flag(option.name) }
+
+    /// Removes `option`, a whole number, and returns its value (else its default).
+    mutating func integer(_ option: CLIOption) throws(UsageError) -> Int? { try value(option).flatMap { Int($0) } }
+
+    /// Removes `option`, a number, and returns its value (else its default).
+    mutating func number(_ option: CLIOption) throws(UsageError) -> Double? { try value(option).flatMap { Double($0) } }
+
+    /// Removes `option`, a comma-separated list, and returns its items, trimmed.
+    mutating func list(_ option: CLIOption) throws(UsageError) -> [String]? {
+        try value(option).map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
     }
 
     /// The command line's ``BackendOverrides``: `-m/--model`, `-t/--threads`, `-c/--ctx-size`, `-ngl/--gpu-layers`.
     mutating func backendOverrides() throws(UsageError) -> BackendOverrides {
-        BackendOverrides(model: try option("model", short: "m"), threads: try integer("threads", short: "t", in: 1...256),
-                         contextLength: try integer("ctx-size", short: "c", in: 16...1_048_576),
-                         gpuLayers: try integer("gpu-layers", short: "ngl", in: 0...1000))
+        BackendOverrides(model: try value(SharedOptions.model), threads: try integer(SharedOptions.threads),
+                         contextLength: try integer(SharedOptions.contextSize), gpuLayers: try integer(SharedOptions.gpuLayers))
     }
 
     /// Removes and returns the next positional argument (a lone `-` is one: standard input).

@@ -7,6 +7,7 @@ demand, once per fault the host must survive:
 
     python3 worker.py [--script FILE] [--echo] [--delay-ms N] [--concurrency N] [--serial] [--hold FILE]
                       [--protocol 1|2] [--notify] [--fault MODE] [--fault-after N] [--fault-once FILE]
+                      [--log-options FILE]
 
 Start here to wrap a Python runtime (MLX, transformers): replace `ScriptedRuntime.turn` with
 calls into the runtime, and keep the framing, the cancellation and the error shapes.
@@ -292,8 +293,9 @@ class ScriptedRuntime:
 
 
 class Worker:
-    def __init__(self, script, runtime, fault, highest=2, concurrency=4, notify=False):
+    def __init__(self, script, runtime, fault, highest=2, concurrency=4, notify=False, options_log=None):
         self.notify = notify
+        self.options_log = options_log
         self.script = script
         self.runtime = runtime
         self.fault = fault
@@ -423,6 +425,9 @@ class Worker:
     def turn(self, request_id, key, params, entry):
         """Runs one generate request on its own thread, to its answer."""
         options = params.get("options") or {}
+        if self.options_log:
+            with self.lock, open(self.options_log, "a", encoding="utf-8") as file:
+                file.write(json.dumps(options, sort_keys=True) + "\n")
         fault = self.fault
         sent = [0]
 
@@ -512,6 +517,8 @@ def main():
                         help="send a $/log notification before and after each turn (hosts must ignore them)")
     parser.add_argument("--fault-once", metavar="FILE",
                         help="misbehave only while FILE does not exist, and create it (so a restarted worker behaves)")
+    parser.add_argument("--log-options", metavar="FILE",
+                        help="append each generate request's options to FILE, one JSON object a line")
     args = parser.parse_args()
 
     script = DEFAULT_SCRIPT
@@ -523,7 +530,7 @@ def main():
         log("exiting at start, as asked")
         sys.exit(3)
     Worker(script, ScriptedRuntime(script, args.delay_ms / 1000.0, args.echo, args.serial, args.hold), fault, args.protocol,
-           max(args.concurrency, 1), args.notify).serve()
+           max(args.concurrency, 1), args.notify, args.log_options).serve()
 
 
 if __name__ == "__main__":

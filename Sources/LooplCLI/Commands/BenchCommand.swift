@@ -31,33 +31,11 @@ struct BenchCommand: Command {
                            [--svg FILE] [--no-reference] [--workload copy|free]
 
         OPTIONS:
-          --backends LIST      Comma-separated backend names (default: llama).
-          --config FILE        The configuration file (see loopl run --help).
-          --runs N             Measured runs per backend, 1 to 100 (default: 5).
-          --warmup N           Unmeasured runs first, 0 to 10 (default: 1).
-          --prompt TEXT        The long prompt for prefill.
-          --prompt-tokens N    Or a filler prompt of about N tokens, 16 to 8192 (default: 512; with
-                               --concurrency, each stream's prompt is padded to about N tokens).
-          --max-tokens N       Tokens to generate for decode, 1 to 4096 (default: 128; 2 or more
-                               with --concurrency).
-          -t, --threads N      CPU threads for every backend and llama-bench, 1 to 256 (default: 2).
-          -m, --model FILE     The GGUF model for every backend and llama-bench (default: $LOOPL_MODEL,
-                               else the default model of scripts/bootstrap).
-          --concurrency LIST   Comma-separated stream counts, 1 to 64, such as 1,2,4,8: measure
-                               throughput with that many conversations at once.
-          --agent              Replay the agent conversation instead of timing prefill and decode.
-          --think-template F   With --agent: replay a thinking conversation on chat template F
-                               (Hermes or gpt-oss calls) instead of running the backends.
-          --json FILE          Also write the results as JSON (schema: docs/bench.md).
-          --svg FILE           Also draw decode speed and TTFT per backend (with --concurrency:
-                               aggregate decode speed against N) as an SVG chart.
-          --no-reference       Skip llama-bench and llama-batched-bench.
-          --workload NAME      Speculative decoding instead: decode on 'copy' (an answer that
-                               repeats a passage of the prompt) or 'free' (a story), with n-gram
-                               drafts, without, and on llama-server with --spec-type ngram-simple.
-          -h, --help           Show this help.
+        \(CLIOption.help(options))
 
         """
+
+    static let options = BenchOptions.all + [CLIOption.showHelp]
 
     var backends: [String]
     var config: String?
@@ -82,31 +60,29 @@ struct BenchCommand: Command {
     var workload: SpeculationWorkload?
 
     init(arguments: inout Arguments) throws(UsageError) {
-        backends = (try arguments.option("backends") ?? "llama").split(separator: ",").map(String.init)
-        config = try arguments.option("config")
-        runs = try arguments.integer("runs", in: 1...100) ?? 5
-        warmup = try arguments.integer("warmup", in: 0...10) ?? 1
-        prompt = try arguments.option("prompt")
-        let tokens = try arguments.integer("prompt-tokens", in: 16...8192)
+        typealias O = BenchOptions
+        backends = try arguments.list(O.backends) ?? ["llama"]
+        config = try arguments.value(O.config)
+        runs = try arguments.integer(O.runs) ?? 5
+        warmup = try arguments.integer(O.warmup) ?? 1
+        prompt = try arguments.value(O.prompt)
+        let tokens = try arguments.integer(O.promptTokens)
         if prompt != nil, tokens != nil { throw UsageError("Give --prompt or --prompt-tokens, not both.") }
         if prompt?.isEmpty == true { throw UsageError("--prompt needs some text.") }
         promptTokens = tokens ?? 512
         paddedStreams = tokens != nil
-        maxTokens = try arguments.integer("max-tokens", in: 1...4096) ?? 128
-        concurrency = try Self.counts(arguments.option("concurrency"))
-        threads = try arguments.integer("threads", short: "t", in: 1...256) ?? 2
-        model = try arguments.option("model", short: "m") ?? LooplHome.defaultModel
-        agent = arguments.flag("agent")
-        thinkTemplate = try arguments.option("think-template")
+        maxTokens = try arguments.integer(O.maxTokens) ?? 128
+        concurrency = try Self.counts(arguments.value(O.concurrency))
+        threads = try arguments.integer(O.threads) ?? 2
+        model = try arguments.value(O.model) ?? LooplHome.defaultModel
+        agent = arguments.flag(O.agent)
+        thinkTemplate = try arguments.value(O.thinkTemplate)
         if thinkTemplate != nil, !agent { throw UsageError("--think-template goes with --agent.") }
         if thinkTemplate != nil, concurrency.isEmpty == false { throw UsageError("--think-template replays one conversation: leave out --concurrency.") }
-        jsonPath = try arguments.option("json")
-        svgPath = try arguments.option("svg")
-        reference = !arguments.flag("no-reference") && !agent
-        if let name = try arguments.option("workload") {
-            guard let workload = SpeculationWorkload(rawValue: name) else { throw UsageError("--workload is 'copy' or 'free', not '\(name)'.") }
-            self.workload = workload
-        }
+        jsonPath = try arguments.value(O.json)
+        svgPath = try arguments.value(O.svg)
+        reference = !arguments.flag(O.noReference) && !agent
+        workload = try arguments.value(O.workload).flatMap(SpeculationWorkload.init(rawValue:))
         if backends.isEmpty { throw UsageError("--backends needs at least one name.") }
         if !concurrency.isEmpty, !agent {
             if maxTokens < 2 { throw UsageError("--concurrency needs --max-tokens 2 or more: the decode phase starts after the first token.") }

@@ -20,25 +20,21 @@ struct ChatCommand: Command {
         USAGE: loopl chat [--continue] [options]
 
         COMMANDS (typed as a line):
-          /backend NAME   Switch backend, keeping the conversation.
-          /think MODE     Thinking from the next turn on: auto, on, off, low, medium or high.
-          /save FILE      Save the conversation to FILE.
-          /load FILE      Replace the conversation with the one in FILE.
-          /clear          Start a new conversation.
-          /quit           Leave (so does end of input).
+        \(SlashCommand.list)
 
         OPTIONS:
-          --continue             Resume the last conversation, first finishing an interrupted run.
-        \(AgentSettings.optionsHelp)
-          -h, --help             Show this help.
+        \(CLIOption.help(options))
 
         """
+
+    static let resume = CLIOption.flag("continue", help: "Resume the last conversation, first finishing an interrupted run.")
+    static let options = [resume] + SharedOptions.agent + [CLIOption.showHelp]
 
     var settings: AgentSettings
     var resume: Bool
 
     init(arguments: inout Arguments) throws(UsageError) {
-        resume = arguments.flag("continue")
+        resume = arguments.flag(Self.resume)
         settings = try AgentSettings(arguments: &arguments)
         if settings.json { throw UsageError("loopl chat has no --json; use loopl run --json.") }
     }
@@ -123,50 +119,85 @@ struct ChatCommand: Command {
         return presses
     }
 
-    /// Runs a slash command; true to quit.
+    /// Runs a slash command (``SlashCommand``); true to quit.
     private func command(_ line: String, agent: inout Agent, view: TranscriptView, console: Console) async throws -> Bool {
         let words = line.split(separator: " ", maxSplits: 1).map(String.init)
         let argument = words.count > 1 ? words[1].trimmingCharacters(in: .whitespaces) : nil
         func note(_ text: String) { console.out(view.render(.note(text)) + "\n") }
-        switch (words[0], argument) {
-        case ("/quit", _), ("/exit", _): return true
-        case ("/clear", _):
+        func warn(_ text: String) { console.out(view.render(.warning(text)) + "\n") }
+        guard let command = SlashCommand.named(words[0]) else {
+            warn(SlashCommand.unknown(line))
+            return false
+        }
+        if !command.argument.isEmpty, argument == nil, command.action != .think, command.action != .toolChoice {
+            warn("\(command.name) needs \(command.argument).")
+            return false
+        }
+        switch command.action {
+        case .quit: return true
+        case .help: console.out(SlashCommand.list + "\n")
+        case .clear:
             agent = await agent.restarted(with: [])
             note("new conversation")
-        case ("/save", let file?):
+        case .save:
+            let file = argument ?? ""
             try SessionFile.save(await agent.messages, to: file)
             note("saved \(await agent.messages.count) messages to \(file)")
-        case ("/load", let file?):
+        case .load:
             do {
-                agent = await agent.restarted(with: try SessionFile.load(file))
-                note("loaded \(await agent.messages.count) messages from \(file)")
-            } catch { console.out(view.render(.warning("\(error)")) + "\n") }
-        case ("/think", let word):
-            guard let setting = word.flatMap(ReasoningSetting.init(name:)) else {
+                agent = await agent.restarted(with: try SessionFile.load(argument ?? ""))
+                note("loaded \(await agent.messages.count) messages from \(argument ?? "")")
+            } catch { warn("\(error)") }
+        case .think:
+            guard let setting = argument.flatMap(ReasoningSetting.init(name:)) else {
                 let current = await agent.options.generation.reasoning.name
-                console.out(view.render(.warning("/think takes auto, on, off, low, medium or high (now: \(current)).")) + "\n")
+                warn("/think takes auto, on, off, low, medium or high (now: \(current)).")
                 break
             }
             var options = await agent.options
             options.generation.reasoning = setting
             await agent.setOptions(options)
             note("thinking \(setting.name)")
-        case ("/backend", let name?):
+        case .toolChoice: await setToolChoice(argument, agent: agent, note: note, warn: warn)
+        case .backend:
             do {
-                var settings = self.settings
-                settings.backend = name
-                let next = try await settings.makeAgent(console: console, approver: agent.approver).restarted(with: await agent.messages)
-                var options = await next.options
-                options.generation.reasoning = await agent.options.generation.reasoning
-                await next.setOptions(options)
-                await agent.model.close()
-                agent = next
-                note("backend \(name)")
-            } catch { console.out(view.render(.warning("\(error)")) + "\n") }
-        default:
-            console.out(view.render(.warning("Unknown command \(line): use /backend NAME, /think MODE, /save FILE, /load FILE, /clear or /quit.")) + "\n")
+                agent = try await switchBackend(argument ?? "", from: agent, console: console)
+                note("backend \(argument ?? "")")
+            } catch { warn("\(error)") }
         }
         return false
+    }
+
+    /// `/tool-choice CHOICE`: the first iteration's tool choice from the next turn on.
+    private func setToolChoice(_ word: String?, agent: Agent, note: (String) -> Void, warn: (String) -> Void) async {
+        var tools = await agent.tools.map(\.name)
+        for source in await agent.toolSources { tools += await source.currentTools().map(\.name) }
+        let choice = word.map(ToolChoice.init(name:))
+        if let choice, case .tool(let name) = choice, !tools.contains(name) {
+            warn("/tool-choice names '\(name)', which is not an enabled tool (offered: \(tools.isEmpty ? "none" : tools.joined(separator: ", "))).")
+            return
+        }
+        var options = await agent.options
+        guard let choice else {
+            warn("/tool-choice takes auto, required, none or a tool's name (now: \(options.firstToolChoice.name)).")
+            return
+        }
+        options.firstToolChoice = choice
+        await agent.setOptions(options)
+        note("tool choice \(choice.name)")
+    }
+
+    /// `/backend NAME`: the agent of that backend, with this one's conversation and the choices made in this session.
+    private func switchBackend(_ name: String, from agent: Agent, console: Console) async throws -> Agent {
+        var settings = self.settings
+        settings.backend = name
+        let next = try await settings.makeAgent(console: console, approver: agent.approver).restarted(with: await agent.messages)
+        var options = await next.options
+        options.generation.reasoning = await agent.options.generation.reasoning
+        options.firstToolChoice = await agent.options.firstToolChoice
+        await next.setOptions(options)
+        await agent.model.close()
+        return next
     }
 }
 

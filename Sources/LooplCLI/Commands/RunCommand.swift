@@ -14,23 +14,23 @@ struct RunCommand: Command {
                loopl run [options] --session FILE --resume
 
         OPTIONS:
-        \(AgentSettings.optionsHelp)
-          --resume               Finish the interrupted run saved in --session FILE (its pending tool
-                                 calls, or the model's turn after a tool result), without a PROMPT.
-          --json                 Print every event as one JSON object per line, and nothing else.
-          -h, --help             Show this help.
+        \(CLIOption.help(options))
 
         """
 
-    var options: AgentSettings
+    static let resume = CLIOption.flag("resume", help: "Finish the interrupted run saved in --session FILE (its pending tool calls, "
+                                           + "or the model's turn after a tool result), without a PROMPT.")
+    static let options = SharedOptions.agent + [resume, SharedOptions.json, CLIOption.showHelp]
+
+    var settings: AgentSettings
     /// nil with `--resume`.
     var prompt: String?
 
     init(arguments: inout Arguments) throws(UsageError) {
-        let resume = arguments.flag("resume")
-        options = try AgentSettings(arguments: &arguments)
+        let resume = arguments.flag(Self.resume)
+        settings = try AgentSettings(arguments: &arguments)
         if resume {
-            guard options.session != nil else { throw UsageError("--resume needs --session FILE: the run to finish.") }
+            guard settings.session != nil else { throw UsageError("--resume needs --session FILE: the run to finish.") }
             if let extra = arguments.positional() { throw UsageError("--resume takes no prompt ('\(extra)'): it finishes the saved run.") }
             prompt = nil
         } else {
@@ -44,25 +44,25 @@ struct RunCommand: Command {
         let asks = TerminalApproval.canAsk
         let denying: ToolApprover = { _ in .deny }
         let approver = asks ? TerminalApproval.asking(StandardInputLines()) { console.err($0, newline: false) } : denying
-        let agent = try await options.makeAgent(console: console, approver: approver)
+        let agent = try await settings.makeAgent(console: console, approver: approver)
         var tools = await agent.tools
         for source in await agent.toolSources { tools += await source.currentTools() }
         let hints = Dictionary(tools.map { ($0.name, BuiltInTools.allowHint($0)) }) { (first: String, _: String) in first }
-        let printer = EventPrinter(console: console, json: options.json, verbose: options.verbose, showThinking: options.showThinking,
+        let printer = EventPrinter(console: console, json: settings.json, verbose: settings.verbose, showThinking: settings.showThinking,
                                    asks: asks, allowHint: { hints[$0] ?? BuiltInTools.allowHint(nil) })
         do {
             let events = prompt.map { agent.stream($0) } ?? agent.resume()
             for try await event in events {
                 // Saved before it is shown: every message an event reports is in the file.
-                try await AgentSettings.save(after: event, of: agent, to: options.session)
+                try await AgentSettings.save(after: event, of: agent, to: settings.session)
                 printer.print(event)
             }
         } catch {
-            if let session = options.session { try? SessionFile.save(await agent.messages, to: session) }
+            if let session = settings.session { try? SessionFile.save(await agent.messages, to: session) }
             await agent.model.close()
             throw error
         }
-        if let session = options.session { try SessionFile.save(await agent.messages, to: session) }
+        if let session = settings.session { try SessionFile.save(await agent.messages, to: session) }
         await agent.model.close()
         return .success
     }

@@ -22,24 +22,20 @@ struct ServeCommand: Command {
                            [--backends LIST] [--preload] [--approve MODE] [-m FILE] [-t N] [-c N] [-ngl N]
 
         OPTIONS:
-          --config FILE          The configuration file (default: $LOOPL_CONFIG, ./loopl.json
-                                 once trusted with 'loopl trust', ~/.config/loopl/config.json,
-                                 else built-in defaults).
-          --host ADDRESS         The address to listen on (default: 127.0.0.1).
-          --port N               The port, 0 to 65535; 0 picks a free one (default: 8080).
-          --api-key KEY          Require this key (default: $LOOPL_API_KEY, else the config's
-                                 serve.apiKeyFile, else none).
-          --backends LIST        Serve only these backends, comma-separated (default: all).
-          --preload              Start every served backend before listening.
-          --approve MODE         ask or allow: whether agent runs' calls of tools whose config sets no
-                                 "approval" wait for one (default: allow).
-          -m, --model FILE       The GGUF model for every backend (default: each backend's).
-          -t, --threads N        CPU threads, 1 to 256 (default: the backend's).
-          -c, --ctx-size N       Context length in tokens, 16 to 1048576 (default: the backend's).
-          -ngl, --gpu-layers N   Layers to offload to a GPU, 0 to 1000 (default: the backend's).
-          -h, --help             Show this help.
+        \(CLIOption.help(options))
 
         """
+
+    static let host = CLIOption("host", "ADDRESS", default: "127.0.0.1", help: "The address to listen on.")
+    static let port = CLIOption("port", "N", .integer(0...65535), default: "8080", help: "The port, {range}; 0 picks a free one.")
+    static let apiKey = CLIOption("api-key", "KEY", defaultHelp: "$LOOPL_API_KEY, else the config's serve.apiKeyFile, else none",
+                                  help: "Require this key.")
+    static let backends = CLIOption("backends", "LIST", defaultHelp: "all", help: "Serve only these backends, comma-separated.")
+    static let preload = CLIOption.flag("preload", help: "Start every served backend before listening.")
+    static let approve = SharedOptions.approve.described("ask or allow: whether agent runs' calls of tools whose config sets no "
+                                                         + "\"approval\" wait for one.", defaultHelp: "allow")
+    static let options = [SharedOptions.config, host, port, apiKey, backends, preload, approve] + SharedOptions.overridesForEvery
+        + [CLIOption.showHelp]
 
     var config: String?
     var host: String
@@ -51,16 +47,13 @@ struct ServeCommand: Command {
     var approve: ToolApproval?
 
     init(arguments: inout Arguments) throws(UsageError) {
-        config = try arguments.option("config")
-        host = try arguments.option("host") ?? "127.0.0.1"
-        port = try arguments.integer("port", in: 0...65535) ?? 8080
-        apiKey = try arguments.option("api-key")
-        backends = try arguments.option("backends").map { $0.split(separator: ",").map(String.init) }
-        preload = arguments.flag("preload")
-        if let word = try arguments.option("approve") {
-            guard let approval = ToolApproval(rawValue: word) else { throw UsageError("--approve takes ask or allow, not '\(word)'.") }
-            approve = approval
-        }
+        config = try arguments.value(SharedOptions.config)
+        host = try arguments.value(Self.host) ?? "127.0.0.1"
+        port = try arguments.integer(Self.port) ?? 8080
+        apiKey = try arguments.value(Self.apiKey)
+        backends = try arguments.list(Self.backends)
+        preload = arguments.flag(Self.preload)
+        approve = try arguments.value(Self.approve).flatMap(ToolApproval.init(rawValue:))
         overrides = try arguments.backendOverrides()
     }
 

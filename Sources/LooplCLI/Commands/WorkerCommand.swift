@@ -16,25 +16,21 @@ struct WorkerCommand: Command {
         USAGE: loopl worker [--backend NAME] [--config FILE] [-m FILE] [-t N] [-c N] [-ngl N]
 
         OPTIONS:
-          --backend NAME         The backend to serve (default: the config's default route).
-          --config FILE          The configuration file (default: $LOOPL_CONFIG, ./loopl.json
-                                 once trusted with 'loopl trust', ~/.config/loopl/config.json,
-                                 else built-in defaults).
-          -m, --model FILE       The GGUF model to serve (default: the backend's).
-          -t, --threads N        CPU threads, 1 to 256 (default: the backend's).
-          -c, --ctx-size N       Context length in tokens, 16 to 1048576 (default: the backend's).
-          -ngl, --gpu-layers N   Layers to offload to a GPU, 0 to 1000 (default: the backend's).
-          -h, --help             Show this help.
+        \(CLIOption.help(options))
 
         """
+
+    /// `--backend`, without `$LOOPL_BACKEND`: the host names the backend its worker serves.
+    static let backend = CLIOption("backend", "NAME", defaultHelp: "the config's default route", help: "The backend to serve.")
+    static let options = [backend, SharedOptions.config] + SharedOptions.overridesFor("The GGUF model to serve.") + [CLIOption.showHelp]
 
     var backend: String?
     var config: String?
     var overrides: BackendOverrides
 
     init(arguments: inout Arguments) throws(UsageError) {
-        backend = try arguments.option("backend")
-        config = try arguments.option("config")
+        backend = try arguments.value(Self.backend)
+        config = try arguments.value(SharedOptions.config)
         overrides = try arguments.backendOverrides()
     }
 

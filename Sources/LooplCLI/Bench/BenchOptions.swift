@@ -1,0 +1,32 @@
+/// The options of `loopl bench`, each declared once.
+enum BenchOptions {
+    static let backends = CLIOption("backends", "LIST", default: "llama", help: "Comma-separated backend names.")
+    static let config = SharedOptions.config.described("The configuration file (see loopl run --help).")
+    static let runs = CLIOption("runs", "N", .integer(1...100), default: "5", help: "Measured runs per backend, {range}.")
+    static let warmup = CLIOption("warmup", "N", .integer(0...10), default: "1", help: "Unmeasured runs first, {range}.")
+    static let prompt = CLIOption("prompt", "TEXT", help: "The long prompt for prefill.")
+    static let promptTokens = CLIOption("prompt-tokens", "N", .integer(16...8192),
+                                        defaultHelp: "512; with --concurrency, each stream's prompt is padded to about N tokens",
+                                        help: "Or a filler prompt of about N tokens, {range}.")
+    static let maxTokens = CLIOption("max-tokens", "N", .integer(1...4096), defaultHelp: "128; 2 or more with --concurrency",
+                                     help: "Tokens to generate for decode, {range}.")
+    static let threads = SharedOptions.threads.described("CPU threads for every backend and llama-bench, {range}.", defaultValue: "2")
+    static let model = SharedOptions.model.described("The GGUF model for every backend and llama-bench.",
+                                                     defaultHelp: "$LOOPL_MODEL, else the default model of scripts/bootstrap")
+    static let concurrency = CLIOption("concurrency", "LIST", help: "Comma-separated stream counts, 1 to 64, such as 1,2,4,8: "
+                                           + "measure throughput with that many conversations at once.")
+    static let agent = CLIOption.flag("agent", help: "Replay the agent conversation instead of timing prefill and decode.")
+    static let thinkTemplate = CLIOption("think-template", "F", help: "With --agent: replay a thinking conversation on chat template F "
+                                             + "(Hermes or gpt-oss calls) instead of running the backends.")
+    static let json = CLIOption("json", "FILE", help: "Also write the results as JSON (schema: docs/bench.md).")
+    static let svg = CLIOption("svg", "FILE", help: "Also draw decode speed and TTFT per backend (with --concurrency: aggregate "
+                                   + "decode speed against N) as an SVG chart.")
+    static let noReference = CLIOption.flag("no-reference", help: "Skip llama-bench and llama-batched-bench.")
+    static let workload = CLIOption("workload", "NAME", .choice(SpeculationWorkload.allCases.map(\.rawValue)),
+                                    help: "Speculative decoding instead: decode on 'copy' (an answer that repeats a passage of the "
+                                        + "prompt) or 'free' (a story), with n-gram drafts, without, and on llama-server with "
+                                        + "--spec-type ngram-simple.")
+
+    static let all = [backends, config, runs, warmup, prompt, promptTokens, maxTokens, threads, model, concurrency, agent,
+                      thinkTemplate, json, svg, noReference, workload]
+}
