@@ -8,7 +8,8 @@ extension ModelConformance {
         """
 
     /// Under ``thinkingTemplate`` with a budget of 8 tokens, an ``Agent`` on the model sees the
-    /// thinking as reasoning, no text event carries thinking markup, and the answer follows.
+    /// thinking as reasoning, the metrics count 1 to 8 thinking tokens, no text event carries
+    /// thinking markup, and the answer follows.
     public func checkThinkingThePromptOpened() async throws {
         let check = "thinking the prompt opened"
         var options = AgentOptions()
@@ -16,17 +17,21 @@ extension ModelConformance {
         options.generation.ignoreEndOfGeneration = true
         options.generation.reasoningBudget = 8
         let agent = Agent(model: model, options: options)
-        let (reasoning, text) = try await within(requestBound, check, "the run did not finish") {
+        let (reasoning, text, reasoningTokens) = try await within(requestBound, check, "the run did not finish") {
             var reasoning = ""
             var text = ""
+            var reasoningTokens = 0
             for try await event in agent.stream("Tell me a long story about a fox.") {
                 if case .reasoning(let delta) = event { reasoning += delta }
                 if case .text(let delta) = event { text += delta }
+                if case .metrics(let metrics) = event, metrics.finished { reasoningTokens += metrics.reasoningTokens }
             }
-            return (reasoning, text)
+            return (reasoning, text, reasoningTokens)
         }
         try expect(!reasoning.isEmpty, check, "no reasoning was streamed; the text was \(text.debugDescription)")
         try expect(!text.contains("<think>") && !text.contains("</think>"), check, "a text event carries thinking markup: \(text.debugDescription)")
         try expect(!text.isEmpty, check, "the model did not go on to an answer after its thinking")
+        try expect((1...8).contains(reasoningTokens), check,
+                   "the budget is 8 thinking tokens, the metrics report \(reasoningTokens): \(reasoning.debugDescription)")
     }
 }
