@@ -115,6 +115,19 @@ import Testing
         }
     }
 
+    /// The backend overrides reach the `loopl worker` that the isolated backend runs: the context
+    /// it reports is `-c`'s, and `-m` names the file it fails to load.
+    @Test(.timeLimit(.minutes(2)))
+    func backendOverridesReachTheWorker() throws {
+        let run = try ToolingCommandTests.loopl(["run", "--backend", "isolated", "-c", "768", "-t", "2", "-ngl", "0", "--max-tokens", "1",
+                                                 "--temperature", "0", "--json", "hi"])
+        #expect(run.status == 0, "\(run.err)")
+        let metrics = try RunTests.events(run.out).filter { $0["event"] == "metrics" }.compactMap { $0["metrics"] }
+        #expect(metrics.last?["contextMax"] == 768, "\(run.out)")
+        let missing = try ToolingCommandTests.loopl(["run", "--backend", "isolated", "-m", "/nonexistent/override.gguf", "hi"])
+        #expect(missing.status == 1 && missing.err.contains("/nonexistent/override.gguf"), "\(missing.err)")
+    }
+
     /// An option added in one place, here in the test, shows in the help, parses, and reaches the worker.
     @Test(.timeLimit(.minutes(2)))
     func aThrowawayOptionShowsParsesAndReachesTheWorker() async throws {
