@@ -68,13 +68,24 @@ def log(text):
 class Output:
     """Writes one message per line to standard output; safe from several threads."""
 
-    def __init__(self):
+    def __init__(self, record=None):
         self.lock = threading.Lock()
+        self.record = record
 
     def raw(self, data):
         with self.lock:
             sys.stdout.buffer.write(data)
             sys.stdout.buffer.flush()
+            if self.record:
+                self.record.write(b"> " + data)
+                self.record.flush()
+
+    def received(self, line):
+        """Writes a line read from standard input to the --record file, when there is one."""
+        if self.record:
+            with self.lock:
+                self.record.write(b"< " + line.rstrip(b"\n") + b"\n")
+                self.record.flush()
 
     def send(self, message):
         message = dict(message, jsonrpc="2.0")
@@ -292,7 +303,7 @@ class ScriptedRuntime:
 
 
 class Worker:
-    def __init__(self, script, runtime, fault, highest=2, concurrency=4, notify=False):
+    def __init__(self, script, runtime, fault, highest=2, concurrency=4, notify=False, record=None):
         self.notify = notify
         self.script = script
         self.runtime = runtime
@@ -300,7 +311,7 @@ class Worker:
         self.highest = highest
         self.concurrency = concurrency
         self.version = 1
-        self.out = Output()
+        self.out = Output(record)
         self.inbox = queue.Queue()
         self.lock = threading.Lock()
         self.running = {}  # request id (as JSON) -> [thread, cancelled]
@@ -308,6 +319,7 @@ class Worker:
     def read_input(self):
         """Reads standard input on its own thread, so $/cancelRequest arrives while turns run."""
         for line in sys.stdin.buffer:
+            self.out.received(line[:MAX_LINE])
             if len(line) > MAX_LINE:
                 self.inbox.put(("error", "line over 16 MiB"))
                 continue
@@ -512,6 +524,8 @@ def main():
                         help="send a $/log notification before and after each turn (hosts must ignore them)")
     parser.add_argument("--fault-once", metavar="FILE",
                         help="misbehave only while FILE does not exist, and create it (so a restarted worker behaves)")
+    parser.add_argument("--record", metavar="FILE",
+                        help="append every line read to FILE after '< ' and every line written after '> '")
     args = parser.parse_args()
 
     script = DEFAULT_SCRIPT
@@ -523,7 +537,7 @@ def main():
         log("exiting at start, as asked")
         sys.exit(3)
     Worker(script, ScriptedRuntime(script, args.delay_ms / 1000.0, args.echo, args.serial, args.hold), fault, args.protocol,
-           max(args.concurrency, 1), args.notify).serve()
+           max(args.concurrency, 1), args.notify, open(args.record, "ab") if args.record else None).serve()
 
 
 if __name__ == "__main__":
