@@ -66,7 +66,7 @@ if withLlama {
                 swiftSettings: strict),
         .executableTarget(name: "loopl", dependencies: ["LooplCLI"], swiftSettings: strict),
         .testTarget(name: "LooplLlamaTests", dependencies: ["LooplLlama", "CLlama", "LooplTestKit"], swiftSettings: strict),
-        .testTarget(name: "LooplCLITests", dependencies: ["LooplCLI", "loopl"], exclude: ["Golden"], swiftSettings: strict),
+        .testTarget(name: "LooplCLITests", dependencies: ["LooplCLI", "loopl", "LooplTestKit"], exclude: ["Golden"], swiftSettings: strict),
         .testTarget(name: "LooplReliabilityTests", dependencies: ["Loopl", "LooplTestKit", "loopl-test-host", "loopl"],
                     swiftSettings: strict),
     ]

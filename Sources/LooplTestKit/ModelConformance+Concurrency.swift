@@ -24,7 +24,10 @@ extension ModelConformance {
     }
 
     /// `count` greedy conversations at once stream what each streams alone, and they are served
-    /// together: every one has streamed text before any of them ends.
+    /// together: every one has streamed text before any of them ends. Between the two runs,
+    /// `count` other conversations take every place, so the batched run evaluates its prompts
+    /// afresh instead of reusing the cells of the run alone (where a corrupted cache would give
+    /// the same wrong answer twice).
     ///
     /// `matchingChunks` compares only the first chunks of each answer, for engines whose batched
     /// kernels round differently from their single-sequence ones; nil compares whole answers.
@@ -38,6 +41,7 @@ extension ModelConformance {
             one.conversation = "alone-\(index)"
             alone.append(try await chunks(check, prompt, options: one).chunks)
         }
+        try await takeEveryPlace(count, check)
         let together = try await withThrowingTaskGroup(of: (Int, Streamed).self) { group in
             for (index, prompt) in prompts.enumerated() {
                 var one = options
@@ -53,6 +57,9 @@ extension ModelConformance {
             let got = matchingChunks.map { Array(together[index].chunks.prefix($0)) } ?? together[index].chunks
             try expect(!expected.isEmpty, check, "conversation \(index) streamed no text alone")
             try expect(got == expected, check, "conversation \(index) alone streamed \(expected.joined().debugDescription), together with \(count - 1) others \(got.joined().debugDescription)")
+            let metrics = together[index].metrics
+            try expect((metrics?.cachedPromptTokens ?? 0) * 2 <= (metrics?.promptTokens ?? 0), check,
+                       "conversation \(index) together reused \(metrics?.cachedPromptTokens ?? 0) of its \(metrics?.promptTokens ?? 0) prompt tokens from an earlier run")
         }
         let lastStart = together.compactMap(\.firstText).max()
         let firstEnd = together.map(\.end).min()
@@ -94,6 +101,7 @@ extension ModelConformance {
         try await within(requestBound, check, "the stream to cancel did not start") {
             for await _ in startedStream { return }
         }
+        onCancel()
         victim.cancel()
         _ = await victim.result
         let after = try await chunks(check, first, options: Self.exactly(2))
@@ -105,6 +113,20 @@ extension ModelConformance {
         if let firstEnd = finals.map(\.end).min(), count > 1 {
             try expect(after.firstText.map { $0 < firstEnd } ?? false, check,
                        "a request after the cancel streamed no text before the others ended: the cancelled stream kept its place")
+        }
+    }
+
+    /// `count` short requests at once under a system message of their own, each its own
+    /// conversation: they take every place, and share little of their prompts with the questions.
+    private func takeEveryPlace(_ count: Int, _ check: String) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, question) in Self.questions.prefix(count).enumerated() {
+                var options = Self.exactly(2)
+                options.conversation = "between-\(index)"
+                let messages: [Message] = [.system("Answer in one word, in French."), .user(question.last?.text ?? "")]
+                group.addTask { _ = try await self.chunks(check, messages, options: options) }
+            }
+            try await group.waitForAll()
         }
     }
 

@@ -20,6 +20,9 @@ public struct ModelConformance: Sendable {
     /// How many requests the model serves at once; the cancellation check fills all places but one,
     /// so that the request after a cancel waits for the cancelled one's place.
     public var places: Int
+    /// Called when the cancel-one-of-many check cancels its stream, for a test that reads its
+    /// engine's own log around that moment.
+    public var onCancel: @Sendable () -> Void = {}
 
     public init(model: any Model, requestBound: Duration = .seconds(300), tokensAfterCancel: Int = 10,
                 places: Int = 1) {

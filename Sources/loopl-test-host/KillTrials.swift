@@ -9,13 +9,16 @@ struct KillTrials {
 
     let target: Target
     let trials: Int
+    /// The seed of the `run` target's kill moments.
+    let seed: UInt64
 
-    init(target name: String, trials: Int) throws {
+    init(target name: String, trials: Int, seed: UInt64 = .random(in: 0...UInt64.max)) throws {
         guard let target = Target(rawValue: name) else {
             throw LooplError(.invalidRequest, "Unknown kill target '\(name)': use server, stdio, save or run.")
         }
         self.target = target
         self.trials = trials
+        self.seed = seed
     }
 
     /// This host's binary, as the kernel names it (not the name it was started by).
@@ -26,7 +29,7 @@ struct KillTrials {
     func run() async throws -> JSONValue {
         switch target {
         case .save: try await saveTrials()
-        case .run: try await RunKillTrials(trials: trials).run()
+        case .run: try await RunKillTrials(trials: trials, seed: seed).run()
         case .server, .stdio: try await generationTrials()
         }
     }

@@ -3,21 +3,27 @@ import Loopl
 import Synchronization
 
 /// Kills `loopl run --session FILE` with SIGKILL at a random moment of a multi-iteration tool run
-/// (the Python reference worker, scripted: three calculator calls, then an answer), then checks
-/// the session file it left and finishes the run with `--resume`.
+/// (the Python reference worker, scripted: a calculator call, a call of the test MCP server's
+/// `slow` tool, another calculator call, then an answer), then checks the session file it left
+/// and finishes the run with `--resume`. The moments come from `seed`; the first trial kills
+/// while the slow call runs, so at least one leaves a call pending.
 ///
 /// A trial passes when the file loads, holds every message whose event the host had printed
 /// (`--json`), and `--resume` ends with an answer, keeping the saved messages and answering
 /// every call.
 struct RunKillTrials {
     let trials: Int
+    let seed: UInt64
+
+    /// The MCP tool that takes a while, so that a kill can land while it runs.
+    static let slowTool = "wait_slow"
 
     static let prompt = "Add 1+2, 3+4 and 5+6."
     static let script: JSONValue = [
         "name": "killtest", "version": "1", "contextMax": 8192, "nativeToolCalls": true,
         "turns": [
             ["chunks": ["Adding", " the", " first", " pair."], "toolCalls": [["name": "calculator", "arguments": ["expression": "1+2"]]]],
-            ["chunks": ["Now", " the", " second."], "toolCalls": [["name": "calculator", "arguments": ["expression": "3+4"]]]],
+            ["chunks": ["Now", " a", " pause."], "toolCalls": [["name": .string(slowTool), "arguments": ["seconds": 0.4]]]],
             ["chunks": ["And", " the", " third."], "toolCalls": [["name": "calculator", "arguments": ["expression": "5+6"]]]],
             ["chunks": ["The", " sums", " are", " 3,", " 7", " and", " 11."]],
         ],
@@ -39,15 +45,28 @@ struct RunKillTrials {
         get throws { URL(fileURLWithPath: try KillTrials.hostPath).deletingLastPathComponent().appendingPathComponent("loopl").path }
     }
 
-    /// When a trial kills the run: a time after its first line (the run takes about 0.7 s from
-    /// there), or as soon as it has printed a number of lines (about 37 in all), which lands
-    /// more kills next to a save.
+    /// When a trial kills the run: a time after its first line (the run takes about 1.1 s from
+    /// there), as soon as it has printed a number of lines (about 37 in all), which lands more
+    /// kills next to a save, or a time after the slow call started (it runs 0.4 s).
     enum KillMoment {
         case after(Duration)
         case atLine(Int)
+        case inSlowCall(Duration)
 
-        static func random(trial: Int) -> KillMoment {
-            trial % 2 == 1 ? .after(.milliseconds(Int.random(in: 0..<750))) : .atLine(Int.random(in: 1...37))
+        /// The first trial's moment is in the slow call; the others alternate between a time and a line.
+        static func random(trial: Int, using random: inout SeededRandom) -> KillMoment {
+            if trial == 1 { return .inSlowCall(.milliseconds(Int.random(in: 0..<200, using: &random))) }
+            return trial % 2 == 1 ? .after(.milliseconds(Int.random(in: 0..<1100, using: &random)))
+                : .atLine(Int.random(in: 1...37, using: &random))
+        }
+
+        /// Whether the run has printed enough of `text` for the kill's wait to start.
+        func reached(_ text: String) -> Bool {
+            switch self {
+            case .after: text.contains("\n")
+            case .atLine(let n): text.count { $0 == "\n" } >= n
+            case .inSlowCall: text.split(separator: "\n").contains { $0.contains("toolStarted") && $0.contains(RunKillTrials.slowTool) }
+            }
         }
     }
 
@@ -59,16 +78,14 @@ struct RunKillTrials {
         let reader = Task { for await chunk in host.output { text.withLock { $0 += String(decoding: chunk, as: UTF8.self) } } }
         var killed = false
         if let moment {
-            let lines: Int
-            switch moment {
-            case .after: lines = 1
-            case .atLine(let n): lines = n
-            }
             let deadline = ContinuousClock.now + .seconds(30)
-            while text.withLock({ $0.count { $0 == "\n" } }) < lines, host.exitStatus == nil, ContinuousClock.now < deadline {
+            while !text.withLock({ moment.reached($0) }), host.exitStatus == nil, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .microseconds(200))
             }
-            if case .after(let delay) = moment { try await Task.sleep(for: delay) }
+            switch moment {
+            case .after(let delay), .inSlowCall(let delay): try await Task.sleep(for: delay)
+            case .atLine: break
+            }
             if host.exitStatus == nil {
                 host.signal(SIGKILL)
                 killed = true
@@ -102,10 +119,14 @@ struct RunKillTrials {
         let session = folder.appendingPathComponent("session.json").path
         try Self.script.jsonText().write(toFile: script, atomically: true, encoding: .utf8)
         let worker = try Self.packageRoot + "/backends/python/worker.py"
-        let configValue: JSONValue = ["default": "py", "backends": ["py": [
-            "kind": "stdio", "command": ["python3", .string(worker), "--script", .string(script), "--delay-ms", "40"]]]]
+        let server = try Self.packageRoot + "/Tests/Data/MCP/test_mcp_server.py"
+        let configValue: JSONValue = [
+            "default": "py",
+            "backends": ["py": ["kind": "stdio", "command": ["python3", .string(worker), "--script", .string(script), "--delay-ms", "40"]]],
+            "mcpServers": ["wait": ["command": "python3", "args": [.string(server), "legacy"]]],
+        ]
         try configValue.jsonText().write(toFile: config, atomically: true, encoding: .utf8)
-        return (["--config", config, "--session", session, "--tools", "calc", "--json", "--max-iterations", "12"], session)
+        return (["--config", config, "--session", session, "--tools", "calc", "--mcp", "all", "--json", "--max-iterations", "12"], session)
     }
 
     func run() async throws -> JSONValue {
@@ -116,12 +137,15 @@ struct RunKillTrials {
         var finishedBeforeKill = 0
         var savedCounts: [Int] = []
         var resumeMs: [Double] = []
+        var killedWithCallPending = 0
+        var random = SeededRandom(seed: seed)
+        FileHandle.standardError.write(Data("kill moments of seed \(seed)\n".utf8))
         for trial in 1...trials {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-run-kill-\(getpid())-\(trial)")
             defer { try? FileManager.default.removeItem(at: folder) }
             let (common, session) = try Self.prepare(folder)
 
-            let (lines, killed, _) = try await Self.runLoopl(["run"] + common + [Self.prompt], kill: .random(trial: trial))
+            let (lines, killed, _) = try await Self.runLoopl(["run"] + common + [Self.prompt], kill: .random(trial: trial, using: &random))
             if !killed { finishedBeforeKill += 1 }
             let saved: [Message]
             do { saved = try SessionFile.load(session) } catch {
@@ -136,6 +160,7 @@ struct RunKillTrials {
             let last = saved.last
             let state = last?.role == "assistant" ? (last?.toolCalls.isEmpty == true ? "answered" : "pendingCalls") : (last?.role ?? "user")
             states[state == "tool" ? "toolResult" : state, default: 0] += 1
+            if killed, state == "pendingCalls" { killedWithCallPending += 1 }
 
             let start = ContinuousClock.now
             let resumed = try await Self.runLoopl(["run"] + common + ["--resume"], kill: nil)
@@ -151,7 +176,8 @@ struct RunKillTrials {
         }
         let mean = { (values: [Double]) in values.isEmpty ? 0 : (values.reduce(0, +) / Double(values.count)).rounded() }
         return [
-            "target": "run", "trials": .integer(trials), "finishedBeforeKill": .integer(finishedBeforeKill),
+            "target": "run", "trials": .integer(trials), "seed": .string(String(seed)), "finishedBeforeKill": .integer(finishedBeforeKill),
+            "killedWithCallPending": .integer(killedWithCallPending),
             "broken": .integer(broken.count), "brokenDetails": .array(broken.map(JSONValue.string)),
             "missingTurns": .integer(missing.count), "missingDetails": .array(missing.map(JSONValue.string)),
             "statesAtKill": .object(JSONObject(states.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.integer($0.value)) })),

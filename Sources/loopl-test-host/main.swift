@@ -9,10 +9,11 @@
 //                                          keep generating until killed
 //   loopl-test-host save FILE              save two sessions to FILE in turn, forever (FILE.a and FILE.b
 //                                          hold the two expected contents); prints "saving" once FILE exists
-//   loopl-test-host kill TARGET TRIALS     SIGKILL a `generate` (TARGET server or stdio) or `save` (TARGET
+//   loopl-test-host kill TARGET TRIALS [SEED]  SIGKILL a `generate` (TARGET server or stdio) or `save` (TARGET
 //                                          save) host TRIALS times and check what it leaves; prints figures (JSON)
 //                                          TARGET run: SIGKILL `loopl run --session` mid tool run, check the
-//                                          session, and finish it with --resume (the `loopl` built next to this)
+//                                          session, and finish it with --resume (the `loopl` built next to this);
+//                                          its kill moments come from SEED (default: a random one, printed)
 //   loopl-test-host ctrl-c                 play a terminal's Ctrl-C to this host's group with a child
 //                                          running; print whether the child survived it
 //
@@ -45,11 +46,13 @@ do {
         try await CtrlCTrial.run()
     case ("save", 2):
         try SaveLoop(path: arguments[1]).run()
-    case ("kill", 3):
+    case ("kill", 3), ("kill", 4):
         guard let trials = Int(arguments[2]), trials > 0 else { throw LooplError(.invalidRequest, "TRIALS must be a positive number.") }
-        say(try await KillTrials(target: arguments[1], trials: trials).run().jsonText())
+        let seed = arguments.count == 4 ? UInt64(arguments[3]) : .random(in: 0...UInt64.max)
+        guard let seed else { throw LooplError(.invalidRequest, "SEED must be a whole number from 0 to 2^64 - 1.") }
+        say(try await KillTrials(target: arguments[1], trials: trials, seed: seed).run().jsonText())
     default:
-        throw LooplError(.invalidRequest, "Usage: loopl-test-host hold [MODEL [WORKERS]] | soak BACKEND RUNS [N] | generate BACKEND | save FILE | kill TARGET TRIALS | ctrl-c")
+        throw LooplError(.invalidRequest, "Usage: loopl-test-host hold [MODEL [WORKERS]] | soak BACKEND RUNS [N] | generate BACKEND | save FILE | kill TARGET TRIALS [SEED] | ctrl-c")
     }
     exit(0)
 } catch {

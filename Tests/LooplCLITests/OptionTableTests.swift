@@ -4,7 +4,7 @@ import Loopl
 import Testing
 
 /// The option tables: every option a help lists parses, a bad value is refused, and the sampling
-/// options reach the backend (the Python worker logs what each generate request carries).
+/// options reach the backend (the Python worker records each generate request it reads).
 @Suite struct OptionTableTests {
     static let commands = ["run", "chat", "serve", "bench", "worker"]
 
@@ -67,19 +67,21 @@ import Testing
         }
     }
 
-    /// A config whose default backend is the Python worker, logging each request's options to `log`.
+    /// A config whose default backend is the Python worker, recording what it reads and writes in `log`.
     static func config(log: String) throws -> String {
         let root = CommandLineConventionTests.root
         let command: [JSONValue] = ["python3", .string(root.appendingPathComponent("backends/python/worker.py").path), "--delay-ms", "0",
                                     "--script", .string(root.appendingPathComponent("backends/python/script.json").path),
-                                    "--log-options", .string(log)]
+                                    "--record", .string(log)]
         let config: JSONValue = ["default": "python", "backends": ["python": ["kind": "stdio", "command": .array(command)]]]
         return try ToolingCommandTests.temporary(config.jsonText(), ".json")
     }
 
-    /// The options of each generate request the worker logged.
+    /// The options of each generate request the worker read.
     static func sent(_ log: String) throws -> [JSONValue] {
-        try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+        try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("< ") }
+            .map { try JSONValue(parsing: String($0.dropFirst(2))) }
+            .filter { $0["method"] == "generate" }.compactMap { $0["params"]?["options"] }
     }
 
     static func temporaryPath() -> String {

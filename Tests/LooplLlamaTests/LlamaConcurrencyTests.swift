@@ -23,15 +23,23 @@ import Testing
     /// The shared checks, with whole answers compared: a conversation batched with others gives
     /// the very tokens it gives alone (each sequence attends to a KV stream of its own). The step
     /// log proves the batching: some step decodes the next token of all four sequences at once.
+    /// It shows the cancel too: within a few steps of it, one sequence fewer generates.
     @Test(.timeLimit(.minutes(5)))
     func concurrencyConformance() async throws {
         let model = try Self.load()
         let steps = Mutex<[LlamaModel.Step]>([])
+        let cancelledAt = Mutex<Int?>(nil)
         model.observeSteps { step in steps.withLock { $0.append(step) } }
-        try await ModelConformance(model: model).runConcurrency(count: 4)
+        var suite = ModelConformance(model: model)
+        suite.onCancel = { cancelledAt.withLock { $0 = steps.withLock(\.count) } }
+        try await suite.runConcurrency(count: 4)
         model.observeSteps(nil)
-        let widest = steps.withLock { $0.map(\.generating).max() ?? 0 }
+        let recorded = steps.withLock { $0 }
+        let widest = recorded.map(\.generating).max() ?? 0
         #expect(widest == 4, "no step decoded four sequences at once; the most at once was \(widest)")
+        let cancel = try #require(cancelledAt.withLock { $0 })
+        let after = recorded[cancel...].prefix { $0.generating == 4 }.count
+        #expect(after <= 3, "\(after) steps after the cancel still decoded four sequences: the cancelled one went on")
     }
 
     @Test(.timeLimit(.minutes(5)))

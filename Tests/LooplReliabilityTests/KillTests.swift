@@ -22,11 +22,13 @@ import Testing
         #expect(figures["firstContent"]?.intValue.map { $0 + (figures["secondContent"]?.intValue ?? 0) } == 10)
     }
 
-    /// `loopl run --session` dies at a random moment of a tool run: the file holds every message
-    /// the run had reported, and `--resume` finishes the run.
+    /// `loopl run --session` dies at a random moment of a tool run (from a seed the figures
+    /// print), once while a call runs: the file holds every message the run had reported, and
+    /// `--resume` finishes the run.
     @Test(.timeLimit(.minutes(3)))
     func aKilledRunLeavesEveryCompleteTurnAndResumes() async throws {
         let figures = try await TestHost.figures(["kill", "run", "4"])
+        #expect((figures["killedWithCallPending"]?.intValue ?? 0) >= 1, "no trial was killed with a call pending: \(figures.jsonText())")
         #expect(figures["broken"] == 0, "\(figures.jsonText())")
         #expect(figures["missingTurns"] == 0, "\(figures.jsonText())")
         #expect(figures["resumeFailures"] == 0, "\(figures.jsonText())")

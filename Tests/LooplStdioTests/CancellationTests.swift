@@ -6,10 +6,14 @@ import Testing
 
 /// Cancelling the consumer sends $/cancelRequest; the worker stops and answers, and is kept.
 @Suite(.serialized) struct CancellationTests {
+    /// One request at a time, so the next one waits for the cancelled one's answer; the worker's
+    /// record shows the cancel for that request's id and the -32800 it answered.
     @Test(.timeLimit(.minutes(1)))
     func cancellationReachesTheWorkerAndStopsIt() async throws {
+        let record = Fixtures.markerPath()
+        defer { try? FileManager.default.removeItem(atPath: record) }
         let model = try await StdioModel.start(StdioModel.Configuration(
-            command: Fixtures.python(["--delay-ms", "50"]), cancelGrace: .seconds(5)))
+            command: Fixtures.python(["--delay-ms", "50", "--record", record]), cancelGrace: .seconds(5), parallel: 1))
         let pid = model.workerPID
         var options = GenerationOptions.greedy(maxTokens: 1000)
         options.ignoreEndOfGeneration = true
@@ -33,6 +37,16 @@ import Testing
         #expect(ContinuousClock.now - cancelledAt < .seconds(5))
         #expect(model.workerPID == pid, "the worker was killed instead of answering the cancellation")
         await model.close()
+        let lines = try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n")
+        func messages(_ mark: String) throws -> [JSONValue] {
+            try lines.filter { $0.hasPrefix(mark) }.map { try JSONValue(parsing: Data($0.dropFirst(2).utf8)) }
+        }
+        let read = try messages("< "), written = try messages("> ")
+        let id = try #require(read.first { $0["method"] == "generate" }?["id"])
+        #expect(read.contains { $0["method"] == "$/cancelRequest" && $0["params"]?["id"] == id },
+                "the worker read no $/cancelRequest for request \(id): \(read.compactMap { $0["method"] })")
+        let answer = written.first { $0["id"] == id && $0["method"] == nil }
+        #expect(answer?["error"]?["code"] == -32800, "the worker answered the cancelled request with \(answer?.jsonText() ?? "nothing")")
     }
 
     @Test(.timeLimit(.minutes(1)))

@@ -7,7 +7,6 @@ demand, once per fault the host must survive:
 
     python3 worker.py [--script FILE] [--echo] [--delay-ms N] [--concurrency N] [--serial] [--hold FILE]
                       [--protocol 1|2] [--notify] [--fault MODE] [--fault-after N] [--fault-once FILE]
-                      [--log-options FILE]
 
 Start here to wrap a Python runtime (MLX, transformers): replace `ScriptedRuntime.turn` with
 calls into the runtime, and keep the framing, the cancellation and the error shapes.
@@ -69,13 +68,24 @@ def log(text):
 class Output:
     """Writes one message per line to standard output; safe from several threads."""
 
-    def __init__(self):
+    def __init__(self, record=None):
         self.lock = threading.Lock()
+        self.record = record
 
     def raw(self, data):
         with self.lock:
             sys.stdout.buffer.write(data)
             sys.stdout.buffer.flush()
+            if self.record:
+                self.record.write(b"> " + data)
+                self.record.flush()
+
+    def received(self, line):
+        """Writes a line read from standard input to the --record file, when there is one."""
+        if self.record:
+            with self.lock:
+                self.record.write(b"< " + line.rstrip(b"\n") + b"\n")
+                self.record.flush()
 
     def send(self, message):
         message = dict(message, jsonrpc="2.0")
@@ -293,16 +303,15 @@ class ScriptedRuntime:
 
 
 class Worker:
-    def __init__(self, script, runtime, fault, highest=2, concurrency=4, notify=False, options_log=None):
+    def __init__(self, script, runtime, fault, highest=2, concurrency=4, notify=False, record=None):
         self.notify = notify
-        self.options_log = options_log
         self.script = script
         self.runtime = runtime
         self.fault = fault
         self.highest = highest
         self.concurrency = concurrency
         self.version = 1
-        self.out = Output()
+        self.out = Output(record)
         self.inbox = queue.Queue()
         self.lock = threading.Lock()
         self.running = {}  # request id (as JSON) -> [thread, cancelled]
@@ -310,6 +319,7 @@ class Worker:
     def read_input(self):
         """Reads standard input on its own thread, so $/cancelRequest arrives while turns run."""
         for line in sys.stdin.buffer:
+            self.out.received(line[:MAX_LINE])
             if len(line) > MAX_LINE:
                 self.inbox.put(("error", "line over 16 MiB"))
                 continue
@@ -425,9 +435,6 @@ class Worker:
     def turn(self, request_id, key, params, entry):
         """Runs one generate request on its own thread, to its answer."""
         options = params.get("options") or {}
-        if self.options_log:
-            with self.lock, open(self.options_log, "a", encoding="utf-8") as file:
-                file.write(json.dumps(options, sort_keys=True) + "\n")
         fault = self.fault
         sent = [0]
 
@@ -517,8 +524,8 @@ def main():
                         help="send a $/log notification before and after each turn (hosts must ignore them)")
     parser.add_argument("--fault-once", metavar="FILE",
                         help="misbehave only while FILE does not exist, and create it (so a restarted worker behaves)")
-    parser.add_argument("--log-options", metavar="FILE",
-                        help="append each generate request's options to FILE, one JSON object a line")
+    parser.add_argument("--record", metavar="FILE",
+                        help="append every line read to FILE after '< ' and every line written after '> '")
     args = parser.parse_args()
 
     script = DEFAULT_SCRIPT
@@ -530,7 +537,7 @@ def main():
         log("exiting at start, as asked")
         sys.exit(3)
     Worker(script, ScriptedRuntime(script, args.delay_ms / 1000.0, args.echo, args.serial, args.hold), fault, args.protocol,
-           max(args.concurrency, 1), args.notify, args.log_options).serve()
+           max(args.concurrency, 1), args.notify, open(args.record, "ab") if args.record else None).serve()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,5 @@
 import Foundation
 import Loopl
-import LooplServer
 
 /// The pinned `llama-batched-bench`, run once per round as the reference rows of
 /// `loopl bench --concurrency`: the engine decoding N sequences at once, with nothing around it.
@@ -28,20 +27,14 @@ enum BatchedBenchReference {
     }
 
     /// One run over every N: its result per N, in the order of `concurrency`.
-    static func measure(model: String, threads: Int, prompt: Int, generate: Int, concurrency: [Int]) async throws -> [Result] {
-        let child = try ChildProcess(executable: LlamaCppInstall.batchedBench,
-                                     arguments: arguments(model: model, threads: threads, prompt: prompt, generate: generate,
-                                                          concurrency: concurrency), output: .stream)
-        var bytes: [UInt8] = []
-        for await chunk in child.output { bytes += chunk }
-        let status = await child.waitForExit()
-        guard status == 0 else {
-            throw LooplError(.processFailed, "llama-batched-bench failed (exit \(status)): \(child.lastLines.suffix(400))")
-        }
-        let results = try parse(String(decoding: bytes, as: UTF8.self))
+    static func measure(model: String, threads: Int, prompt: Int, generate: Int, concurrency: [Int],
+                        runner: BenchReferenceRunner) async throws -> [Result] {
+        let output = try await runner.batchedBench(arguments(model: model, threads: threads, prompt: prompt, generate: generate,
+                                                             concurrency: concurrency))
+        let results = try parse(output)
         return try concurrency.map { count in
             guard let result = results.first(where: { $0.sequences == count && $0.prompt == prompt && $0.generated == generate }) else {
-                throw LooplError(.processFailed, "llama-batched-bench printed no result for \(count) sequences of \(prompt) + \(generate) tokens: \(child.lastLines.suffix(400))")
+                throw LooplError(.processFailed, "llama-batched-bench printed no result for \(count) sequences of \(prompt) + \(generate) tokens: \(output.suffix(400))")
             }
             return result
         }

@@ -1,6 +1,5 @@
 import Foundation
 import Loopl
-import LooplServer
 
 /// The pinned `llama-bench`, run once per round as the reference row: the engine's own speed.
 enum LlamaBenchReference {
@@ -34,20 +33,16 @@ enum LlamaBenchReference {
 
     /// Prompt tokens per second for pp`prompt` on an empty cache, and generated tokens per second
     /// for tg`generate` after `depth` tokens already in the cache.
-    static func measure(model: String, threads: Int, prompt: Int, generate: Int, depth: Int,
-                        settings: Settings) async throws -> (prefill: Double, decode: Double) {
+    static func measure(model: String, threads: Int, prompt: Int, generate: Int, depth: Int, settings: Settings,
+                        runner: BenchReferenceRunner) async throws -> (prefill: Double, decode: Double) {
         let lines = arguments(model: model, threads: threads, prompt: prompt, generate: generate, depth: depth, settings: settings)
-        return (try await run(lines.prefill), try await run(lines.decode))
+        return (try speed(try await runner.llamaBench(lines.prefill)), try speed(try await runner.llamaBench(lines.decode)))
     }
 
-    /// The average tokens per second of the single test that `arguments` describe.
-    private static func run(_ arguments: [String]) async throws -> Double {
-        let child = try ChildProcess(executable: LlamaCppInstall.bench, arguments: arguments, output: .stream)
-        var bytes: [UInt8] = []
-        for await chunk in child.output { bytes += chunk }
-        let status = await child.waitForExit()
-        guard status == 0, let speed = (try? JSONValue(parsing: bytes))?.arrayValue?.first?["avg_ts"]?.doubleValue else {
-            throw LooplError(.processFailed, "llama-bench failed (exit \(status)): \(child.lastLines.suffix(400))")
+    /// The average tokens per second of the single test in llama-bench's JSON output.
+    static func speed(_ output: String) throws -> Double {
+        guard let speed = (try? JSONValue(parsing: Data(output.utf8)))?.arrayValue?.first?["avg_ts"]?.doubleValue else {
+            throw LooplError(.processFailed, "llama-bench printed no JSON array with avg_ts: \(output.suffix(400))")
         }
         return speed
     }

@@ -39,7 +39,7 @@ extension BenchCommand {
                 console.err("\(label) \(name): aggregate decode tok/s at " + speeds.joined(separator: ", "))
             case .reference:
                 let results = try await BatchedBenchReference.measure(model: model, threads: threads, prompt: promptLength,
-                                                                      generate: maxTokens, concurrency: concurrency)
+                                                                      generate: maxTokens, concurrency: concurrency, runner: referenceRunner)
                 if step.measured {
                     for result in results { referenceRounds[result.sequences, default: []].append(result) }
                 }

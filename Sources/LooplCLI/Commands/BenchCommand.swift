@@ -58,6 +58,8 @@ struct BenchCommand: Command {
     var paddedStreams: Bool
     /// The speculative decoding workload of `--workload`.
     var workload: SpeculationWorkload?
+    /// How the references run: the pinned binaries.
+    var referenceRunner = BenchReferenceRunner.pinned
 
     init(arguments: inout Arguments) throws(UsageError) {
         typealias O = BenchOptions
@@ -143,7 +145,7 @@ struct BenchCommand: Command {
         return .success
     }
 
-    private func runSpeed(router: Router, report: inout BenchReport, console: Console) async throws {
+    func runSpeed(router: Router, report: inout BenchReport, console: Console) async throws {
         // About ten tokens a sentence, and about forty for the template: just under --prompt-tokens.
         let filler = Self.filler(tokens: promptTokens - 40)
         let longPrompt: [Message] = [.user(prompt ?? filler + "Summarise.")]
@@ -181,7 +183,8 @@ struct BenchCommand: Command {
                             + " (engine's own \(sample.engineDecodeTokensPerSecond.map { String(format: "%.1f", $0) } ?? "-"))")
             case .reference:
                 let speeds = try await LlamaBenchReference.measure(model: model, threads: threads, prompt: measuredPromptTokens,
-                                                                   generate: maxTokens, depth: decodeDepth, settings: referenceSettings)
+                                                                   generate: maxTokens, depth: decodeDepth, settings: referenceSettings,
+                                                                   runner: referenceRunner)
                 if step.measured { referenceSamples.append(speeds) }
                 console.err("\(label) llama-bench: prefill \(Int(speeds.prefill)) tok/s, decode \(String(format: "%.1f", speeds.decode)) tok/s")
             }
