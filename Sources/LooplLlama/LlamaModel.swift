@@ -112,7 +112,7 @@ public final class LlamaModel: Model {
                 ? weights.tokenize(text, addSpecial: true) : PromptSpans(text: text, messages: kept).tokens(weights)
             let fits = tokens.count + max(options.maxTokens ?? 1, 1) <= session.contextSize
             let first = kept.first?.role == "system" ? 1 : 0
-            guard options.truncateHistory, !fits, kept.count - first > 1 else { return (tokens, text) }
+            guard options.backend.truncateHistory, !fits, kept.count - first > 1 else { return (tokens, text) }
             kept.remove(at: first)
             // Never start with the answer to a dropped question.
             while kept.count - first > 1, kept[first].role != "user" { kept.remove(at: first) }

@@ -12,7 +12,7 @@ import Testing
             command: Fixtures.python(["--delay-ms", "50"]), cancelGrace: .seconds(5)))
         let pid = model.workerPID
         var options = GenerationOptions.greedy(maxTokens: 1000)
-        options.ignoreEndOfGeneration = true
+        options.backend.ignoreEndOfGeneration = true
         let started = AsyncStream<Void>.makeStream()
         let consumer = Task {
             var count = 0

@@ -58,7 +58,7 @@ import Testing
 
     @Test func optionsAndMetricsTravelAsTheirCodableForm() throws {
         var options = GenerationOptions(maxTokens: 7, temperature: 0, seed: 4_000_000_000, stop: ["\n"], toolChoice: .tool("calc"))
-        options.ignoreEndOfGeneration = true
+        options.backend.ignoreEndOfGeneration = true
         let wire = try JSONValue(encoding: options)
         #expect(try wire.decode(GenerationOptions.self) == options)
         #expect(wire["temperature"] == .double(0))
