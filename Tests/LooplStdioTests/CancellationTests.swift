@@ -9,7 +9,7 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func cancellationReachesTheWorkerAndStopsIt() async throws {
         let model = try await StdioModel.start(StdioModel.Configuration(
-            command: Fixtures.python(["--delay-ms", "50"]), cancelGrace: .seconds(5)))
+            command: Fixtures.python(["--delay-ms", "50"]), cancellationGrace: .seconds(5)))
         let pid = model.workerPID
         var options = GenerationOptions.greedy(maxTokens: 1000)
         options.backend.ignoreEndOfGeneration = true
@@ -40,7 +40,7 @@ import Testing
         // `stall` stops writing and reading the cancellation's answer never comes. One request at a
         // time, so the next one waits for the stalled worker's end instead of joining it in flight.
         let model = try await StdioModel.start(StdioModel.Configuration(
-            command: Fixtures.python(["--fault", "stall", "--fault-once", Fixtures.markerPath()]), cancelGrace: .seconds(1), parallel: 1))
+            command: Fixtures.python(["--fault", "stall", "--fault-once", Fixtures.markerPath()]), cancellationGrace: .seconds(1), parallel: 1))
         let pid = try #require(model.workerPID)
         let started = AsyncStream<Void>.makeStream()
         let consumer = Task {
