@@ -152,4 +152,11 @@ import Testing
             #expect(try WorkerInfo(wireValue: value).markup == .auto)
         }
     }
+
+    @Test func aWorkerNamingAnUnknownFamilyIsAProtocolError() throws {
+        let value = try JSONValue(parsing: #"{"protocolVersion": 2, "name": "odd", "capabilities": {"nativeToolCalls": false, "toolCallFormat": "hermes-9"}, "contextMax": 64}"#)
+        #expect(throws: LooplError(.protocolViolation, "The worker's initialize result has capabilities.toolCallFormat 'hermes-9' is not a tool-call format; use one of \(ToolCallFormat.allCases.map(\.rawValue).joined(separator: ", ")).")) {
+            try WorkerInfo(wireValue: value)
+        }
+    }
 }
