@@ -39,43 +39,74 @@ public enum ToolChoice: Sendable, Hashable, Codable {
     }
 }
 
-/// How to sample one assistant turn. The defaults are llama.cpp's.
+/// How to sample one assistant turn. The defaults are llama.cpp's. Each field is declared once,
+/// with its default, and has one row in ``fields``, which both coding directions read; a peer may
+/// send only what it sets.
 public struct GenerationOptions: Sendable, Hashable, Codable {
     /// The most tokens to generate; nil means until the model stops or the context is full.
     public var maxTokens: Int?
     /// 0 is greedy.
-    public var temperature: Double
-    public var topP: Double
+    public var temperature = 0.8
+    public var topP = 0.95
     /// 0 disables top-k.
-    public var topK: Int
-    public var minP: Double
+    public var topK = 40
+    public var minP = 0.05
     /// 1 disables the penalty.
-    public var repeatPenalty: Double
+    public var repeatPenalty = 1.0
     /// Fixes the sampler's randomness; nil picks a random seed.
     public var seed: UInt32?
     /// Generation stops before the first of these strings; the string is not returned.
-    public var stop: [String]
-    public var toolChoice: ToolChoice
-    /// Keep generating through end-of-generation tokens, for benchmarks that need exact token counts.
-    public var ignoreEndOfGeneration: Bool
+    public var stop: [String] = []
+    public var toolChoice = ToolChoice.auto
     /// The shape the answer must take: free text, a JSON object, or JSON that a schema accepts.
-    public var responseFormat: ResponseFormat
-    /// When the conversation does not fit in the context, drop its oldest turns (never the system
-    /// prompt or the last message) instead of failing with `context_overflow`. In-process backend.
-    public var truncateHistory: Bool = false
+    public var responseFormat = ResponseFormat.text
     /// Whether the model thinks before it answers, and how hard.
-    public var reasoning: ReasoningSetting = .auto
+    public var reasoning = ReasoningSetting.auto
     /// The most thinking tokens; when they are spent the thinking is closed and the model answers.
     /// nil means no limit.
     public var reasoningBudget: Int?
     /// The conversation this request belongs to, so that a backend serving several at once keeps
     /// each one's cache; an ``Agent`` sets it. nil: a one-off request.
     public var conversation: String?
+    /// Controls of the backend that are not sampling.
+    public var backend = BackendExtras()
 
-    public init(maxTokens: Int? = nil, temperature: Double = 0.8, topP: Double = 0.95, topK: Int = 40,
-                minP: Double = 0.05, repeatPenalty: Double = 1.0, seed: UInt32? = nil, stop: [String] = [],
-                toolChoice: ToolChoice = .auto, ignoreEndOfGeneration: Bool = false,
-                responseFormat: ResponseFormat = .text) {
+    /// Controls of the backend that are not sampling; on the wire they sit beside the sampling fields.
+    public struct BackendExtras: Sendable, Hashable {
+        /// Keep generating through end-of-generation tokens, for benchmarks that need exact token
+        /// counts. Every built-in backend honors it.
+        public var ignoreEndOfGeneration = false
+        /// When the conversation does not fit in the context, drop its oldest turns (never the system
+        /// prompt or the last message) instead of failing with `context_overflow`. In-process backend.
+        public var truncateHistory = false
+
+        public init(ignoreEndOfGeneration: Bool = false, truncateHistory: Bool = false) {
+            self.ignoreEndOfGeneration = ignoreEndOfGeneration
+            self.truncateHistory = truncateHistory
+        }
+    }
+
+    /// The JSON keys, in the order they are written.
+    package static let fields: [CodingField<GenerationOptions>] = [
+        .init("maxTokens", \.maxTokens), .init("temperature", \.temperature), .init("topP", \.topP),
+        .init("topK", \.topK), .init("minP", \.minP), .init("repeatPenalty", \.repeatPenalty), .init("seed", \.seed),
+        .init("stop", \.stop), .init("toolChoice", \.toolChoice),
+        .init("ignoreEndOfGeneration", \.backend.ignoreEndOfGeneration),
+        .init("responseFormat", \.responseFormat),
+        .init("truncateHistory", \.backend.truncateHistory),
+        .init("reasoning", \.reasoning), .init("reasoningBudget", \.reasoningBudget), .init("conversation", \.conversation),
+    ]
+
+    /// Every field at its declared default, for the init's defaults and for decoding.
+    @usableFromInline static let defaults = GenerationOptions(defaults: ())
+
+    @usableFromInline init(defaults: Void) {}
+
+    public init(maxTokens: Int? = nil, temperature: Double = defaults.temperature, topP: Double = defaults.topP,
+                topK: Int = defaults.topK, minP: Double = defaults.minP, repeatPenalty: Double = defaults.repeatPenalty,
+                seed: UInt32? = nil, stop: [String] = [], toolChoice: ToolChoice = defaults.toolChoice,
+                responseFormat: ResponseFormat = defaults.responseFormat, reasoning: ReasoningSetting = defaults.reasoning,
+                reasoningBudget: Int? = nil, conversation: String? = nil, backend: BackendExtras = BackendExtras()) {
         self.maxTokens = maxTokens
         self.temperature = temperature
         self.topP = topP
@@ -85,34 +116,19 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
         self.seed = seed
         self.stop = stop
         self.toolChoice = toolChoice
-        self.ignoreEndOfGeneration = ignoreEndOfGeneration
         self.responseFormat = responseFormat
+        self.reasoning = reasoning
+        self.reasoningBudget = reasoningBudget
+        self.conversation = conversation
+        self.backend = backend
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case maxTokens, temperature, topP, topK, minP, repeatPenalty, seed, stop, toolChoice, ignoreEndOfGeneration, responseFormat
-        case truncateHistory, reasoning, reasoningBudget, conversation
-    }
-
-    /// Missing keys take their defaults, so a peer may send only what it sets.
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        let d = GenerationOptions()
-        self.init(maxTokens: try c.decodeIfPresent(Int.self, forKey: .maxTokens),
-                  temperature: try c.decodeIfPresent(Double.self, forKey: .temperature) ?? d.temperature,
-                  topP: try c.decodeIfPresent(Double.self, forKey: .topP) ?? d.topP,
-                  topK: try c.decodeIfPresent(Int.self, forKey: .topK) ?? d.topK,
-                  minP: try c.decodeIfPresent(Double.self, forKey: .minP) ?? d.minP,
-                  repeatPenalty: try c.decodeIfPresent(Double.self, forKey: .repeatPenalty) ?? d.repeatPenalty,
-                  seed: try c.decodeIfPresent(UInt32.self, forKey: .seed),
-                  stop: try c.decodeIfPresent([String].self, forKey: .stop) ?? [],
-                  toolChoice: try c.decodeIfPresent(ToolChoice.self, forKey: .toolChoice) ?? .auto,
-                  ignoreEndOfGeneration: try c.decodeIfPresent(Bool.self, forKey: .ignoreEndOfGeneration) ?? false,
-                  responseFormat: try c.decodeIfPresent(ResponseFormat.self, forKey: .responseFormat) ?? .text)
-        truncateHistory = try c.decodeIfPresent(Bool.self, forKey: .truncateHistory) ?? false
-        reasoning = try c.decodeIfPresent(ReasoningSetting.self, forKey: .reasoning) ?? .auto
-        reasoningBudget = try c.decodeIfPresent(Int.self, forKey: .reasoningBudget)
-        conversation = try c.decodeIfPresent(String.self, forKey: .conversation)
+        self = try CodingField.decode(Self.fields, into: Self.defaults, from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try CodingField.encode(Self.fields, of: self, to: encoder)
     }
 
     /// Greedy sampling (temperature 0), as tests and benchmarks use.

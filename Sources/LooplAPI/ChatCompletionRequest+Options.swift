@@ -14,7 +14,7 @@ extension ChatCompletionRequest {
             options.repeatPenalty = penalty
         }
         if let field = body.member("seed") { options.seed = seed(try field.integer()) }
-        if let field = body.member("ignore_eos") { options.ignoreEndOfGeneration = try field.bool() }
+        if let field = body.member("ignore_eos") { options.backend.ignoreEndOfGeneration = try field.bool() }
     }
 
     /// A seed as the sampler takes it: -1 (llama.cpp's "random") is none; any other integer keeps

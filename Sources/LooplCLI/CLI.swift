@@ -72,7 +72,9 @@ package enum CLI {
             console.err("error: \(error.message)\nRun 'loopl \(type.name) --help' for its options.")
             return .usage
         }
-        let status = await execute(command, name: type.name, console: console)
+        let status = await Warnings.routing(to: { console.err("loopl: warning: " + $0) }) {
+            await execute(command, name: type.name, console: console)
+        }
         await MCPSetup.shutdownAll()
         return status
     }

@@ -72,14 +72,11 @@ extension LlamaModel {
             }
             configuration.chatTemplate = text
         }
-        try section.read("parallel", into: &configuration.parallel)
-        try section.read("maxQueue", into: &configuration.maxQueue)
+        let capacity = try BackendCapacity.read(from: &section, range: Configuration.parallelRange)
+        (configuration.parallel, configuration.maxQueue) = (capacity.parallel, capacity.maxQueue)
         try section.read("allowSpecialTokensInContent", into: &configuration.allowSpecialTokensInContent)
         try section.read("sharePrefixes", into: &configuration.sharePrefixes)
         if let speculative = try Speculation.read(from: &section) { configuration.speculative = speculative }
-        guard Configuration.parallelRange.contains(configuration.parallel) else {
-            throw section.error("'parallel' must be from 1 to \(Configuration.parallelRange.upperBound), the requests served at once")
-        }
         return configuration
     }, problem: { configuration in
         FileManager.default.fileExists(atPath: configuration.model) ? nil : "no model file at \(configuration.model)"

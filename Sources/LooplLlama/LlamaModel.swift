@@ -42,7 +42,7 @@ public final class LlamaModel: Model {
         self.session = try LlamaSession(weights: weights, configuration: configuration)
         self.queue = RequestQueue(parallel: configuration.resolvedParallel, maxQueue: configuration.maxQueue)
         if configuration.allowSpecialTokensInContent {
-            FileHandle.standardError.write(Data("loopl: warning: allowSpecialTokensInContent is on: control-token text in messages and tool results (<|im_start|>, <|eot_id|>) becomes the model's control tokens, so a tool result or a file can forge a turn.\n".utf8))
+            Warnings.emit("allowSpecialTokensInContent is on: control-token text in messages and tool results (<|im_start|>, <|eot_id|>) becomes the model's control tokens, so a tool result or a file can forge a turn.")
         }
     }
 
@@ -112,7 +112,7 @@ public final class LlamaModel: Model {
                 ? weights.tokenize(text, addSpecial: true) : PromptSpans(text: text, messages: kept).tokens(weights)
             let fits = tokens.count + max(options.maxTokens ?? 1, 1) <= session.contextSize
             let first = kept.first?.role == "system" ? 1 : 0
-            guard options.truncateHistory, !fits, kept.count - first > 1 else { return (tokens, text) }
+            guard options.backend.truncateHistory, !fits, kept.count - first > 1 else { return (tokens, text) }
             kept.remove(at: first)
             // Never start with the answer to a dropped question.
             while kept.count - first > 1, kept[first].role != "user" { kept.remove(at: first) }

@@ -126,7 +126,7 @@ final class SequenceRun {
             firstToken = now
             metrics.ttftMs = (now - request.start).milliseconds
         }
-        if weights.isEndOfGeneration(token), !request.options.ignoreEndOfGeneration { return .endTurn }
+        if weights.isEndOfGeneration(token), !request.options.backend.ignoreEndOfGeneration { return .endTurn }
         metrics.generatedTokens += 1
         let piece = text.append(weights.piece(token))
         thinking.record(piece)

@@ -75,8 +75,8 @@ extension LlamaServerModel {
         /// How long a cancelled generation may keep a child's slot busy before the child is
         /// restarted; default 2 s.
         public var cancellationGrace: Duration
-        /// Seconds without any byte from the server before a request fails; default 600.
-        public var idleTimeout: TimeInterval
+        /// How long without any byte from the server before a request fails; default 600 s.
+        public var idleTimeout: Duration
         /// Running `ggml-rpc-server` workers (`host:port`) that a child puts the model's layers on;
         /// default none. An address off this machine needs ``allowRemoteRPC``.
         public var rpc: [String]
@@ -98,7 +98,7 @@ extension LlamaServerModel {
                     serverPath: String = LlamaCppInstall.server, contextLength: Int? = nil, parallel: Int = 4,
                     maxQueue: Int = 64, threads: Int? = nil, extraArguments: [String] = [],
                     readinessStallTimeout: Duration = .seconds(60), cancellationGrace: Duration = .seconds(2),
-                    idleTimeout: TimeInterval = 600, replicaBackoff: Duration = .seconds(1),
+                    idleTimeout: Duration = .seconds(600), replicaBackoff: Duration = .seconds(1),
                     rpc: [String] = [], rpcWorkers: Int = 0, rpcThreads: Int = 1, allowRemoteRPC: Bool = false,
                     speculative: Speculation = .none) {
             self.target = target
@@ -163,8 +163,8 @@ extension LlamaServerModel {
         }
     }
 
-    /// The `server` kind of a configuration file: `{"kind": "server", "model": ..., "binary": ...,
-    /// "contextLength": ..., "threads": ..., "extraArgs": [...]}` for a child (every key optional),
+    /// The `server` kind of a configuration file: `{"kind": "server", "model": ..., "serverPath": ...,
+    /// "contextLength": ..., "threads": ..., "extraArguments": [...]}` for a child (every key optional),
     /// or `{"kind": "server", "url": ..., "apiKey": ..., "contextLength": ...}` to attach, or
     /// `"urls": [...]` instead of `url` to spread the requests over replicas. `"parallel": N` and
     /// `"maxQueue": N` bound the requests at once and those waiting. A child can put its layers on
@@ -184,14 +184,15 @@ extension LlamaServerModel {
         guard section["url"] == nil, section["urls"] == nil else { return }  // an attached server is configured where it runs
         for (key, value) in overrides.keys where key != "gpuLayers" { section[key] = value }
         if let layers = overrides.gpuLayers {
-            section["extraArgs"] = .array((section["extraArgs"]?.arrayValue ?? []) + ["-ngl", .string(String(layers))])
+            let key = section["extraArgs"] != nil ? "extraArgs" : "extraArguments"  // the old name, until it goes
+            section[key] = .array((section[key]?.arrayValue ?? []) + ["-ngl", .string(String(layers))])
         }
     }, start: { configuration in
         try await LlamaServerModel.start(configuration)
     })
 
     /// Reads a `server` section, every key optional.
-    static func configuration(from section: inout ConfigSection) throws -> Configuration {
+    package static func configuration(from section: inout ConfigSection) throws -> Configuration {
         var configuration = Configuration()
         let model = try section.optionalString("model")
         let url = try section.optionalString("url")
@@ -215,14 +216,14 @@ extension LlamaServerModel {
             if let model { configuration.target = .child(model: model) }
             section.accept("apiKey")
         }
-        try section.read("binary", into: &configuration.serverPath)
+        try section.renamed("binary", to: "serverPath")
+        try section.renamed("extraArgs", to: "extraArguments")
+        try section.read("serverPath", into: &configuration.serverPath)
         try section.read("contextLength", into: &configuration.contextLength)
-        try section.read("parallel", into: &configuration.parallel)
-        try section.read("maxQueue", into: &configuration.maxQueue)
-        guard (1...1024).contains(configuration.parallel) else { throw section.error("'parallel' must be from 1 to 1024, the requests served at once") }
-        guard configuration.maxQueue >= 0 else { throw section.error("'maxQueue' must be 0 or more") }
+        let capacity = try BackendCapacity.read(from: &section)
+        (configuration.parallel, configuration.maxQueue) = (capacity.parallel, capacity.maxQueue)
         try section.read("threads", into: &configuration.threads)
-        try section.read("extraArgs", into: &configuration.extraArguments)
+        try section.read("extraArguments", into: &configuration.extraArguments)
         try section.read("rpc", into: &configuration.rpc)
         try section.read("rpcWorkers", into: &configuration.rpcWorkers)
         try section.read("rpcThreads", into: &configuration.rpcThreads)

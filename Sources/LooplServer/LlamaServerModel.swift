@@ -28,7 +28,7 @@ public final class LlamaServerModel: Model {
         let remote = try configuration.rpcEndpoints().filter { !$0.isLoopback }
         if !remote.isEmpty {
             let list = remote.map(\.description).joined(separator: ", ")
-            FileHandle.standardError.write(Data("loopl: warning: the model's layers go to RPC workers on the network (\(list)). llama.cpp's RPC protocol has no authentication or encryption: anyone who can reach those ports can use the workers and read what they compute. Keep them behind a firewall that admits only this machine.\n".utf8))
+            Warnings.emit("the model's layers go to RPC workers on the network (\(list)). llama.cpp's RPC protocol has no authentication or encryption: anyone who can reach those ports can use the workers and read what they compute. Keep them behind a firewall that admits only this machine.")
         }
         self.configuration = configuration
         self.session = ServerSession(configuration: configuration)
@@ -67,7 +67,7 @@ public final class LlamaServerModel: Model {
             return warned
         }
         if !tools.isEmpty, !warned {
-            FileHandle.standardError.write(Data("loopl: warning: llama-server tokenizes this backend's prompt with its special tokens parsed, so control-token text in a tool result or message (<|im_start|>, <|eot_id|>) can forge a turn. The in-process llama backend tokenizes message content as plain text.\n".utf8))
+            Warnings.emit("llama-server tokenizes this backend's prompt with its special tokens parsed, so control-token text in a tool result or message (<|im_start|>, <|eot_id|>) can forge a turn. The in-process llama backend tokenizes message content as plain text.")
         }
         let session = self.session
         let configuration = self.configuration

@@ -79,7 +79,7 @@ struct ServerTurn {
                                       promptCharacters: wire.promptCharacters, expectsTimings: wire.expectsTimings(llamaCpp: info.llamaCpp))
         let events = LiftingContinuation(continuation, format: wire.markup, tools: tools, opened: wire.opened)
         let request = info.endpoint.request(wire.path, method: "POST", body: ServerRequest.pinned(wire.body(llamaCpp: info.llamaCpp), slot: lease.slot),
-                                            timeout: configuration.idleTimeout)
+                                            timeout: configuration.idleTimeout.seconds)
         let url = request.url ?? info.endpoint.baseURL
         let response = HTTPResponseStream.open(request)
         var reading = Reading()

@@ -52,10 +52,8 @@ extension StdioModel {
         configuration.inheritsHostEnvironment = builtInCommand.map { isLooplWorker(command, builtIn: $0) } ?? false
         if let seconds = try section.optionalDouble("initializeTimeoutSeconds") { configuration.initializeTimeout = .seconds(seconds) }
         if let seconds = try section.optionalDouble("idleTimeoutSeconds") { configuration.idleTimeout = .seconds(seconds) }
-        try section.read("parallel", into: &configuration.parallel)
-        try section.read("maxQueue", into: &configuration.maxQueue)
-        guard (1...1024).contains(configuration.parallel) else { throw section.error("'parallel' must be from 1 to 1024, the requests served at once") }
-        guard configuration.maxQueue >= 0 else { throw section.error("'maxQueue' must be 0 or more") }
+        let capacity = try BackendCapacity.read(from: &section)
+        (configuration.parallel, configuration.maxQueue) = (capacity.parallel, capacity.maxQueue)
         return configuration
     }
 }

@@ -19,7 +19,7 @@ public final class StdioModel: Model {
         /// The longest silence allowed while a request runs; default 60 s.
         public var idleTimeout: Duration
         /// How long a cancelled request may take to be answered before the worker is killed; default 10 s.
-        public var cancelGrace: Duration
+        public var cancellationGrace: Duration
         /// Set in the worker's environment (overriding what it inherits).
         public var environment: [String: String]?
         /// Host variables the worker inherits beyond ``ChildEnvironment/basic``.
@@ -33,12 +33,12 @@ public final class StdioModel: Model {
         public var maxQueue: Int
 
         public init(command: [String], initializeTimeout: Duration = .seconds(30), idleTimeout: Duration = .seconds(60),
-                    cancelGrace: Duration = .seconds(10), environment: [String: String]? = nil,
+                    cancellationGrace: Duration = .seconds(10), environment: [String: String]? = nil,
                     parallel: Int = 4, maxQueue: Int = 64) {
             self.command = command
             self.initializeTimeout = initializeTimeout
             self.idleTimeout = idleTimeout
-            self.cancelGrace = cancelGrace
+            self.cancellationGrace = cancellationGrace
             self.environment = environment
             self.parallel = parallel
             self.maxQueue = maxQueue
@@ -215,13 +215,13 @@ public final class StdioModel: Model {
                                          engineLoss: .restarting))
             return
         }
-        let deadline = ContinuousClock.now + configuration.cancelGrace
+        let deadline = ContinuousClock.now + configuration.cancellationGrace
         while true {
             do {
                 let message = try await inbox.receive(timeout: max(deadline - ContinuousClock.now, .zero), cancellable: false)
                 if case .response = message { return }
             } catch is MailboxTimeout {
-                await worker.fail(LooplError(.timedOut, "The worker (\(connection.commandText)) did not answer the cancellation of request \(id.jsonText()) within \(configuration.cancelGrace.seconds) s; it was stopped.\(connection.details)",
+                await worker.fail(LooplError(.timedOut, "The worker (\(connection.commandText)) did not answer the cancellation of request \(id.jsonText()) within \(configuration.cancellationGrace.seconds) s; it was stopped.\(connection.details)",
                                              engineLoss: .restarting))
                 return
             } catch {

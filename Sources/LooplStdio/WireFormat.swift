@@ -114,8 +114,12 @@ public struct WorkerInfo: Sendable, Hashable {
         guard let capabilities = value["capabilities"], capabilities.objectValue != nil else { throw fail("has no capabilities object") }
         guard let native = capabilities["nativeToolCalls"]?.boolValue else { throw fail("has no boolean capabilities.nativeToolCalls") }
         guard let contextMax = value["contextMax"]?.intValue, contextMax > 0 else { throw fail("has no positive integer contextMax") }
-        // A text generator that names no family (null or absent) is read as `auto`.
-        let format = capabilities["toolCallFormat"]?.stringValue.map(ToolCallFormat.init(rawValue:))
+        // A text generator that names no family (null or absent) is read as `auto`; a name that is
+        // no family is an error.
+        let format: ToolCallFormat?
+        do { format = try capabilities["toolCallFormat"]?.stringValue.map(ToolCallFormat.named) } catch {
+            throw LooplError(.protocolViolation, "The worker's initialize result has capabilities.toolCallFormat \(error.message)")
+        }
         var reasoning = false
         var concurrent = 1
         var rawPrompt = false

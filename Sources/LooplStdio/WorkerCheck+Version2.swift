@@ -103,7 +103,7 @@ extension WorkerCheck {
     /// Options for exactly `tokens` tokens, end of generation ignored.
     private static func exactly(_ tokens: Int) -> GenerationOptions {
         var options = GenerationOptions.greedy(maxTokens: tokens)
-        options.ignoreEndOfGeneration = true
+        options.backend.ignoreEndOfGeneration = true
         return options
     }
 

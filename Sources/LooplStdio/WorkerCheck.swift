@@ -101,7 +101,7 @@ package struct WorkerCheck: Sendable {
         let (connection, info) = try await session.connection()
         guard info.cancellation else { throw Failure(reason: "the worker does not declare the cancellation capability") }
         var options = GenerationOptions.greedy(maxTokens: 400)
-        options.ignoreEndOfGeneration = true
+        options.backend.ignoreEndOfGeneration = true
         let id = session.nextId()
         try connection.send(.request(id: .integer(id), method: "generate", params: WorkerCheckSession.params(options)))
         let first = try await session.receive(connection, timeout: idleTimeout)

@@ -243,7 +243,7 @@ extension ModelConformance {
     /// Greedy, exactly `tokens` tokens.
     static func exactly(_ tokens: Int) -> GenerationOptions {
         var options = GenerationOptions.greedy(maxTokens: tokens)
-        options.ignoreEndOfGeneration = true
+        options.backend.ignoreEndOfGeneration = true
         return options
     }
 

@@ -14,7 +14,7 @@ extension ModelConformance {
         let check = "thinking the prompt opened"
         var options = AgentOptions()
         options.generation = .greedy(maxTokens: 24)
-        options.generation.ignoreEndOfGeneration = true
+        options.generation.backend.ignoreEndOfGeneration = true
         options.generation.reasoningBudget = 8
         let agent = Agent(model: model, options: options)
         let (reasoning, text, reasoningTokens) = try await within(requestBound, check, "the run did not finish") {

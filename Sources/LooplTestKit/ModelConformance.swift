@@ -74,7 +74,7 @@ public struct ModelConformance: Sendable {
     public func checkMaxTokens() async throws {
         let check = "max tokens"
         var options = GenerationOptions.greedy(maxTokens: 12)
-        options.ignoreEndOfGeneration = true
+        options.backend.ignoreEndOfGeneration = true
         let last = try finalMetrics(try await run(check, Self.greeting, options: options), check)
         try expect(last.generatedTokens == 12, check, "asked for 12 tokens, got \(last.generatedTokens)")
         try expect(last.stopReason == .maxTokens, check, "stop reason is \(String(describing: last.stopReason)), not max_tokens")
@@ -85,7 +85,7 @@ public struct ModelConformance: Sendable {
         let check = "stop string"
         let prompt: [Message] = [.user("Count from 1 to 20, separated by commas.")]
         var options = GenerationOptions.greedy(maxTokens: 24)
-        options.ignoreEndOfGeneration = true
+        options.backend.ignoreEndOfGeneration = true
         let free = try await run(check, prompt, options: options).text
         try expect(free.count >= 8, check, "the answer without a stop string is too short to test: \(free.debugDescription)")
         let stop = String(free.dropFirst(4).prefix(3))
@@ -125,7 +125,7 @@ public struct ModelConformance: Sendable {
             baseline = max(baseline, try await run(check, Self.greeting, options: next).firstEventDelay ?? .zero)
         }
         var options = GenerationOptions.greedy(maxTokens: 400)
-        options.ignoreEndOfGeneration = true
+        options.backend.ignoreEndOfGeneration = true
         let arrivals = AsyncStream<ContinuousClock.Instant>.makeStream()
         let model = self.model
         let consumer = Task {

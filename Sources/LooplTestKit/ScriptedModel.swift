@@ -174,7 +174,7 @@ public final class ScriptedModel: Model {
     private func steps(of turn: ScriptedTurn, options: GenerationOptions, limit: Int) -> [ScriptedTurn.Step] {
         let textSteps = turn.steps.filter { if case .text = $0 { true } else { false } }
         var steps = turn.steps
-        if options.ignoreEndOfGeneration, !textSteps.isEmpty, limit != Int.max {
+        if options.backend.ignoreEndOfGeneration, !textSteps.isEmpty, limit != Int.max {
             while steps.count < limit { steps += textSteps }
         }
         return steps

@@ -43,6 +43,13 @@ import Testing
                 "\(result.out)")
     }
 
+    @Test func parseWithAnUnknownFormatNamesTheValidOnes() throws {
+        let result = try Self.loopl(["parse", "--format", "hermes2"], input: "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>")
+        #expect(result.status == 2 && result.out.isEmpty)
+        #expect(result.err.contains("--format: 'hermes2' is not a tool-call format; use one of auto, "), "\(result.err)")
+        #expect(result.err.contains(", hermes,"), "\(result.err)")
+    }
+
     @Test func parseRejectsUndeclaredTools() throws {
         let result = try Self.loopl(["parse", "--tools", "g"], input: "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>")
         let value = try JSONValue(parsing: result.out)

@@ -15,7 +15,7 @@ import Testing
 
     static func exactly(_ tokens: Int, conversation: String? = nil) -> GenerationOptions {
         var options = GenerationOptions.greedy(maxTokens: tokens)
-        options.ignoreEndOfGeneration = true
+        options.backend.ignoreEndOfGeneration = true
         options.conversation = conversation
         return options
     }

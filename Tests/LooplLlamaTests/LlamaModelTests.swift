@@ -204,7 +204,7 @@ func captureStandardError(_ body: () throws -> Void) throws -> String {
             #expect(error.message.contains("the context holds 512"))
         }
         var options = GenerationOptions.greedy(maxTokens: 8)
-        options.truncateHistory = true
+        options.backend.truncateHistory = true
         let turn = try await suite.run("truncated", history, options: options)
         let metrics = try #require(turn.metrics.last)
         #expect(metrics.promptTokens + 8 <= 512)

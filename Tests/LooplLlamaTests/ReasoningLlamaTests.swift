@@ -33,7 +33,7 @@ import Testing
     func aBudgetOfEightClosesTheThinking() async throws {
         let model = try Self.load()
         var options = GenerationOptions.greedy(maxTokens: 32)
-        options.ignoreEndOfGeneration = true
+        options.backend.ignoreEndOfGeneration = true
         options.reasoningBudget = 8
         let (text, thinking, metrics) = try await Self.generate(model, options)
         let final = try #require(metrics)

@@ -15,7 +15,7 @@ import Testing
 
     static func options(_ name: String) -> GenerationOptions {
         var options = GenerationOptions.greedy(maxTokens: 12)
-        options.ignoreEndOfGeneration = true
+        options.backend.ignoreEndOfGeneration = true
         options.conversation = name
         return options
     }

@@ -30,7 +30,7 @@ import Testing
     /// near-ties that the batched evaluation of drafts may break otherwise), the story runs on.
     static func options(_ tokens: Int, copying: Bool = false) -> GenerationOptions {
         var options = GenerationOptions.greedy(maxTokens: tokens)
-        options.ignoreEndOfGeneration = !copying
+        options.backend.ignoreEndOfGeneration = !copying
         return options
     }
 

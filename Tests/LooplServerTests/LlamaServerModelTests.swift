@@ -31,7 +31,7 @@ import Testing
     static func startLongAnswer(_ model: LlamaServerModel, messages: [Message] = ModelConformance.greeting,
                                 maxTokens: Int = 1500) async throws -> Task<Result<Void, any Error>, Never> {
         var options = GenerationOptions.greedy(maxTokens: maxTokens)
-        options.ignoreEndOfGeneration = true
+        options.backend.ignoreEndOfGeneration = true
         let started = AsyncStream<Void>.makeStream()
         let consumer = Task { () -> Result<Void, any Error> in
             do {
@@ -91,7 +91,7 @@ import Testing
             #expect(metrics.contextMax == 2048 && metrics.contextUsed == metrics.promptTokens + metrics.generatedTokens)
             #expect((metrics.tokensPerSecond ?? 0) > 0 && (metrics.ttftMs ?? 0) > 0)
             var long = GenerationOptions.greedy(maxTokens: 300)
-            long.ignoreEndOfGeneration = true
+            long.backend.ignoreEndOfGeneration = true
             let streamed = try await suite.run("stream", ModelConformance.greeting, options: long)
             let interim = streamed.metrics.dropLast()
             #expect(!interim.isEmpty && interim.allSatisfy { !$0.finished && !$0.estimated }, "no metrics while generating")
@@ -294,7 +294,7 @@ import Testing
         let model = try await LlamaServerModel.start(.init(contextLength: 2048, threads: 2))
         do {
             var long = GenerationOptions.greedy(maxTokens: 200)
-            long.ignoreEndOfGeneration = true
+            long.backend.ignoreEndOfGeneration = true
             let streamed = try await ModelConformance(model: model).run("interim", ModelConformance.greeting, options: long)
             let interim = streamed.metrics.dropLast()
             #expect(!interim.isEmpty && interim.allSatisfy { !$0.finished && !$0.estimated }, "no exact metrics while generating")

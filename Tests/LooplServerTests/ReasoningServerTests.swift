@@ -94,7 +94,7 @@ import Testing
                                                            contextLength: 1024, threads: 2))
         do {
             var options = GenerationOptions.greedy(maxTokens: 32)
-            options.ignoreEndOfGeneration = true
+            options.backend.ignoreEndOfGeneration = true
             options.reasoningBudget = 8
             let turn = try await ModelConformance(model: model).run("real budget", [.user("Tell me a long story about a fox.")], options: options)
             #expect(!turn.reasoning.isEmpty, "the thinking the prompt opened did not stream as reasoning")

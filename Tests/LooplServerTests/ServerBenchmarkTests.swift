@@ -18,7 +18,7 @@ struct ServerBenchmarkTests {
 
     static func measure(_ model: any Model, tokens: Int) async throws -> Sample {
         var options = GenerationOptions.greedy(maxTokens: tokens)
-        options.ignoreEndOfGeneration = true
+        options.backend.ignoreEndOfGeneration = true
         let start = ContinuousClock.now
         var first: ContinuousClock.Instant?
         var last = start

@@ -53,7 +53,7 @@ import Testing
     /// the turn is retried on a new one.
     @Test(.timeLimit(.minutes(5)))
     func aStalledServerIsStoppedAndTheTurnRetried() async throws {
-        let model = try await LlamaServerModel.start(.init(contextLength: 1024, threads: 2, idleTimeout: 3))
+        let model = try await LlamaServerModel.start(.init(contextLength: 1024, threads: 2, idleTimeout: .seconds(3)))
         let (first, events, _) = try await Self.run(model, signalling: SIGSTOP)
         kill(first, SIGKILL)
         let retries = events.compactMap { if case .retrying(_, let reason) = $0 { reason } else { nil } }

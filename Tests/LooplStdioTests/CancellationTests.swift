@@ -13,10 +13,10 @@ import Testing
         let record = Fixtures.markerPath()
         defer { try? FileManager.default.removeItem(atPath: record) }
         let model = try await StdioModel.start(StdioModel.Configuration(
-            command: Fixtures.python(["--delay-ms", "50", "--record", record]), cancelGrace: .seconds(5), parallel: 1))
+            command: Fixtures.python(["--delay-ms", "50", "--record", record]), cancellationGrace: .seconds(5), parallel: 1))
         let pid = model.workerPID
         var options = GenerationOptions.greedy(maxTokens: 1000)
-        options.ignoreEndOfGeneration = true
+        options.backend.ignoreEndOfGeneration = true
         let started = AsyncStream<Void>.makeStream()
         let consumer = Task {
             var count = 0
@@ -54,7 +54,7 @@ import Testing
         // `stall` stops writing and reading the cancellation's answer never comes. One request at a
         // time, so the next one waits for the stalled worker's end instead of joining it in flight.
         let model = try await StdioModel.start(StdioModel.Configuration(
-            command: Fixtures.python(["--fault", "stall", "--fault-once", Fixtures.markerPath()]), cancelGrace: .seconds(1), parallel: 1))
+            command: Fixtures.python(["--fault", "stall", "--fault-once", Fixtures.markerPath()]), cancellationGrace: .seconds(1), parallel: 1))
         let pid = try #require(model.workerPID)
         let started = AsyncStream<Void>.makeStream()
         let consumer = Task {

@@ -67,7 +67,7 @@ import Testing
         #expect(info.protocolVersion == 1 && info.concurrentRequests == 1 && !info.reasoning)
         #expect(info.wireValue["capabilities"]?["concurrentRequests"] == nil)
         var options = GenerationOptions.greedy(maxTokens: 16)
-        options.ignoreEndOfGeneration = true
+        options.backend.ignoreEndOfGeneration = true
         let params: JSONValue = ["messages": [Message.user("Hello").templateValue], "tools": [], "options": try JSONValue(encoding: options)]
         try connection.send(.request(id: 1, method: "generate", params: params))
         try connection.send(.request(id: 2, method: "generate", params: params))

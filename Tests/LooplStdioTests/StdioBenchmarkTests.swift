@@ -14,7 +14,7 @@ struct StdioBenchmarkTests {
 
     static func measure(_ model: any Model, tokens: Int) async throws -> Run {
         var options = GenerationOptions.greedy(maxTokens: tokens)
-        options.ignoreEndOfGeneration = true
+        options.backend.ignoreEndOfGeneration = true
         let start = ContinuousClock.now
         var first: ContinuousClock.Instant?
         var last = start
@@ -68,7 +68,7 @@ struct StdioBenchmarkTests {
     func perEventCost() async throws {
         let model = try await StdioModel.start(StdioModel.Configuration(command: Fixtures.python(["--delay-ms", "0"])))
         var options = GenerationOptions.greedy(maxTokens: 5000)
-        options.ignoreEndOfGeneration = true
+        options.backend.ignoreEndOfGeneration = true
         var costs: [Double] = []
         for _ in 0..<5 {
             let start = ContinuousClock.now

@@ -58,7 +58,7 @@ import Testing
 
     @Test func optionsAndMetricsTravelAsTheirCodableForm() throws {
         var options = GenerationOptions(maxTokens: 7, temperature: 0, seed: 4_000_000_000, stop: ["\n"], toolChoice: .tool("calc"))
-        options.ignoreEndOfGeneration = true
+        options.backend.ignoreEndOfGeneration = true
         let wire = try JSONValue(encoding: options)
         #expect(try wire.decode(GenerationOptions.self) == options)
         #expect(wire["temperature"] == .double(0))
@@ -150,6 +150,13 @@ import Testing
         for version in [1, 2] {
             let value = try JSONValue(parsing: #"{"protocolVersion": \#(version), "name": "plain", "capabilities": {"nativeToolCalls": false, \#(capability)}, "contextMax": 64}"#)
             #expect(try WorkerInfo(wireValue: value).markup == .auto)
+        }
+    }
+
+    @Test func aWorkerNamingAnUnknownFamilyIsAProtocolError() throws {
+        let value = try JSONValue(parsing: #"{"protocolVersion": 2, "name": "odd", "capabilities": {"nativeToolCalls": false, "toolCallFormat": "hermes-9"}, "contextMax": 64}"#)
+        #expect(throws: LooplError(.protocolViolation, "The worker's initialize result has capabilities.toolCallFormat 'hermes-9' is not a tool-call format; use one of \(ToolCallFormat.allCases.map(\.rawValue).joined(separator: ", ")).")) {
+            try WorkerInfo(wireValue: value)
         }
     }
 }

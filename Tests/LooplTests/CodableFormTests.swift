@@ -11,6 +11,14 @@ import Testing
         #expect(try JSONValue(encoding: Metrics()).jsonText() == #"{"promptTokens":0,"cachedPromptTokens":0,"generatedTokens":0,"contextUsed":0,"contextMax":0,"finished":false,"estimated":false}"#)
     }
 
+    @Test func metricsDraftCountsRoundTripAndAreLeftOutWhenZero() throws {
+        let drafted = Metrics(generatedTokens: 3, reasoningTokens: 1, draftTokens: 8, acceptedDraftTokens: 5)
+        let value = try JSONValue(encoding: drafted)
+        #expect(value["draftTokens"] == 8 && value["acceptedDraftTokens"] == 5 && value["reasoningTokens"] == 1)
+        #expect(try value.decode(Metrics.self) == drafted)
+        #expect(try JSONValue(encoding: Metrics(draftTokens: 0)).objectValue?.keys.contains("acceptedDraftTokens") == false)
+    }
+
     @Test func metricsFromAPeerThatSendsLittle() throws {
         let sparse = try JSONValue(parsing: #"{"generatedTokens": 5, "ttftMs": 12, "tokensPerSecond": null, "stopReason": "stop"}"#)
         #expect(try sparse.decode(Metrics.self) == Metrics(generatedTokens: 5, ttftMs: 12, stopReason: .stop))
@@ -21,13 +29,11 @@ import Testing
     }
 
     @Test func generationOptionsRoundTripEveryField() throws {
-        var options = GenerationOptions(maxTokens: 9, temperature: 0.2, topP: 0.5, topK: 3, minP: 0.1, repeatPenalty: 1.1,
-                                        seed: 42, stop: ["END", "\n"], toolChoice: .required, ignoreEndOfGeneration: true,
-                                        responseFormat: .jsonSchema(["type": "object", "properties": ["n": ["type": "integer", "minimum": 1]]]))
-        options.truncateHistory = true
-        options.reasoning = .effort(.high)
-        options.reasoningBudget = 128
-        options.conversation = "c1"
+        let options = GenerationOptions(maxTokens: 9, temperature: 0.2, topP: 0.5, topK: 3, minP: 0.1, repeatPenalty: 1.1,
+                                        seed: 42, stop: ["END", "\n"], toolChoice: .required,
+                                        responseFormat: .jsonSchema(["type": "object", "properties": ["n": ["type": "integer", "minimum": 1]]]),
+                                        reasoning: .effort(.high), reasoningBudget: 128, conversation: "c1",
+                                        backend: .init(ignoreEndOfGeneration: true, truncateHistory: true))
         let value = try JSONValue(encoding: options)
         #expect(value.objectValue?.keys == ["maxTokens", "temperature", "topP", "topK", "minP", "repeatPenalty", "seed", "stop",
                                             "toolChoice", "ignoreEndOfGeneration", "responseFormat", "truncateHistory",

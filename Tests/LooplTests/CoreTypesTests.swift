@@ -15,7 +15,7 @@ import Testing
 
     @Test func generationOptionsCodable() throws {
         let options = GenerationOptions(maxTokens: 5, temperature: 0, seed: 7, stop: ["\n"],
-                                        toolChoice: .tool("get_weather"), ignoreEndOfGeneration: true)
+                                        toolChoice: .tool("get_weather"), backend: .init(ignoreEndOfGeneration: true))
         let data = try JSONEncoder().encode(options)
         #expect(try JSONDecoder().decode(GenerationOptions.self, from: data) == options)
         let json = try JSONValue(parsing: data)

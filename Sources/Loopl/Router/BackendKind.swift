@@ -50,4 +50,11 @@ public struct BackendKind: Sendable {
                             capacity: capacity(configuration))
         }
     }
+
+    /// The keys this kind reads from `section`, for checking the documented list against the reader.
+    package func keys(reading section: JSONObject) throws -> Set<String> {
+        var reader = ConfigSection(section, context: "backend '\(name)'")
+        _ = try prepare(&reader)
+        return reader.readKeys
+    }
 }

@@ -1,6 +1,6 @@
 /// Makes the relative paths of a configuration file relative to the file's own folder, not to
-/// the folder Loopl happens to run in: a backend's `model`, `chatTemplateFile` and `binary`, the
-/// program of its `command`, an MCP server's `cwd` (or, without one, its `command`), and
+/// the folder Loopl happens to run in: a backend's `model`, `chatTemplateFile` and `serverPath`
+/// (or its old name `binary`), the program of its `command`, an MCP server's `cwd` (or, without one, its `command`), and
 /// `serve`'s `apiKeyFile` and `responsesDir`. A bare command name stays a name to find on PATH.
 enum ConfigPaths {
     static func resolving(_ object: JSONObject, against folder: String) -> JSONObject {
@@ -8,7 +8,7 @@ enum ConfigPaths {
         if let backends = object["backends"]?.objectValue {
             object["backends"] = .object(each(backends) { entry in
                 guard var section = entry.objectValue else { return entry }
-                for key in ["model", "chatTemplateFile", "binary"] { section[key] = path(section[key], folder) }
+                for key in ["model", "chatTemplateFile", "serverPath", "binary"] { section[key] = path(section[key], folder) }
                 section["command"] = program(section["command"], folder)
                 return .object(section)
             })

@@ -1,8 +1,8 @@
 /// One object of a configuration file, read key by key: typed values, clear errors, and an error
 /// for any key nobody read (a typo is never ignored).
 public struct ConfigSection: Sendable {
-    /// The object as written.
-    public let object: JSONObject
+    /// The object as written, with renamed keys (``renamed(_:to:)``) under their new names.
+    public private(set) var object: JSONObject
     /// Where it is, for error messages: "backend 'fast'".
     public let context: String
     private var seen: Set<String> = []
@@ -19,6 +19,19 @@ public struct ConfigSection: Sendable {
 
     /// An error about this section: "backend 'x': `reason`".
     public func error(_ reason: String) -> LooplError { Self.error("\(context): \(reason)") }
+
+    /// The keys read so far (or accepted), for checking a kind's documented keys.
+    package var readKeys: Set<String> { seen }
+
+    /// Reads the old name `old` of `key` as `key`, with a deprecation warning through ``Warnings``;
+    /// both names at once is an error. An old name is accepted for one release.
+    public mutating func renamed(_ old: String, to key: String) throws {
+        guard let value = object[old] else { return }
+        seen.insert(old)
+        guard object[key] == nil else { throw error("give '\(key)' only: '\(old)' is its old name") }
+        object[key] = value
+        Warnings.emit("\(context): '\(old)' is the old name of '\(key)', accepted until the next release; write '\(key)'.")
+    }
 
     /// Marks `key` as read without reading it.
     public mutating func accept(_ key: String) { seen.insert(key) }

@@ -42,7 +42,7 @@ struct SpeculationBench {
     private func rounds(_ backends: [any Model], _ console: Console) async throws -> [[Sample]] {
         var samples = Array(repeating: [Sample](), count: backends.count)
         var options = GenerationOptions.greedy(maxTokens: maxTokens)
-        options.ignoreEndOfGeneration = true
+        options.backend.ignoreEndOfGeneration = true
         for round in 1...(warmup + runs) {
             for (index, backend) in backends.enumerated() {
                 let sample = try await Self.measure(backend, workload.messages, options)

@@ -5,7 +5,7 @@ extension BenchCommand {
     /// at once, then llama-batched-bench over every N with the same prompt and token counts.
     func runThroughput(router: Router, report: inout BenchReport, console: Console) async throws {
         var options = GenerationOptions.greedy(maxTokens: maxTokens)
-        options.ignoreEndOfGeneration = true
+        options.backend.ignoreEndOfGeneration = true
         var warmOptions = options
         warmOptions.maxTokens = 2
         let padding = paddedStreams ? Self.filler(tokens: promptTokens - 12) : ""

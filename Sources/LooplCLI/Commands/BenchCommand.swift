@@ -151,9 +151,9 @@ struct BenchCommand: Command {
         let longPrompt: [Message] = [.user(prompt ?? filler + "Summarise.")]
         let shortPrompt: [Message] = [.user("Tell me a long story about a fox.")]
         var prefillOptions = GenerationOptions.greedy(maxTokens: 1)
-        prefillOptions.ignoreEndOfGeneration = true
+        prefillOptions.backend.ignoreEndOfGeneration = true
         var decodeOptions = GenerationOptions.greedy(maxTokens: maxTokens)
-        decodeOptions.ignoreEndOfGeneration = true
+        decodeOptions.backend.ignoreEndOfGeneration = true
         var samples: [String: [BenchSample]] = [:]
         var referenceSamples: [(prefill: Double, decode: Double)] = []
         var measuredPromptTokens = promptTokens
@@ -227,7 +227,7 @@ struct BenchCommand: Command {
     /// (each its own variant and conversation), for each N.
     private func runAgent(router: Router, report: inout BenchReport, console: Console) async throws {
         var options = GenerationOptions.greedy(maxTokens: min(maxTokens, 16))
-        options.ignoreEndOfGeneration = true
+        options.backend.ignoreEndOfGeneration = true
         var ttfts: [AgentKey: [[Double]]] = [:]
         var tokens: [AgentKey: [(prompt: Int, cached: Int)]] = [:]
         for step in BenchPlan(backends: backends, warmup: warmup, runs: runs, reference: false).steps {

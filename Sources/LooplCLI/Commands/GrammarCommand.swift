@@ -71,7 +71,7 @@ struct GrammarCommand: Command {
                 throw LooplError(.invalidRequest, "\(tools) must hold a JSON array of tools.")
             }
             grammar = try ToolCallGrammar.make(tools: try list.map(ToolSpec.init(openAIValue:)),
-                                               format: ToolCallFormat(rawValue: family), choice: choice,
+                                               format: try ToolCallFormat.named(family), choice: choice,
                                                parallel: parallel, thinking: thinking)
         } else {
             return .usage

@@ -23,7 +23,8 @@ struct ParseCommand: Command {
     var tools: Set<String>?
 
     init(arguments: inout Arguments) throws(UsageError) {
-        format = ToolCallFormat(rawValue: try arguments.option("format") ?? "auto")
+        let name = try arguments.option("format") ?? "auto"
+        do { format = try ToolCallFormat.named(name) } catch { throw UsageError("--format: " + error.message) }
         tools = try arguments.option("tools").map { Set($0.split(separator: ",").map { String($0) }) }
     }
 

@@ -121,7 +121,7 @@ final class ServerChild: Sendable {
         // One slot per request served at once, each with a KV cache of its own of contextLength
         // cells (-c is the total; without a unified cache each of the -np sequences gets a share).
         // No prompt cache in host memory: a conversation that lost its slot evaluates its prompt
-        // again, as in process, and the child's memory stays flat (extraArgs can turn it on).
+        // again, as in process, and the child's memory stays flat (extraArguments can turn it on).
         var arguments = ["-m", model, "--host", "127.0.0.1", "--port", String(port),
                          "-np", String(configuration.parallel), "--no-kv-unified", "--cache-ram", "0",
                          "-t", String(configuration.resolvedThreads), "--no-webui", "--slots",

@@ -85,7 +85,7 @@ enum ServerRequest {
         body["top_k"] = .integer(options.topK)
         body["min_p"] = .double(options.minP)
         body["repeat_penalty"] = .double(options.repeatPenalty)
-        if options.ignoreEndOfGeneration { body["ignore_eos"] = true }
+        if options.backend.ignoreEndOfGeneration { body["ignore_eos"] = true }
         if options.temperature <= 0, options.repeatPenalty == 1 {
             // Greedy: the shortest chain that picks the most likely token (top-k 1, then a trivial draw).
             body["samplers"] = ["top_k"]

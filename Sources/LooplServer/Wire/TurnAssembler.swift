@@ -100,7 +100,7 @@ package struct TurnAssembler {
         case .stopOrEnd:
             // OpenAI streams say "stop" for both; with end-of-generation ignored only a stop string can end it.
             if !calls.isEmpty { reason = .toolCall }
-            else if !options.stop.isEmpty && options.ignoreEndOfGeneration { reason = .stop }
+            else if !options.stop.isEmpty && options.backend.ignoreEndOfGeneration { reason = .stop }
             else { reason = .endTurn }
         }
         var last = metrics(finished: true, reason: reason)

@@ -1,0 +1,44 @@
+import Foundation
+import Loopl
+import LooplLlama
+import LooplServer
+import LooplStdio
+import Synchronization
+import Testing
+
+/// docs/backend-keys.md lists the keys each built-in kind reads, and the renamed keys still read.
+@Suite struct BackendKeysTests {
+    @Test func theDocumentedKeysAreTheKeysTheReadersRead() throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/backend-keys.md")
+        var documented: [String: Set<String>] = [:]
+        for line in try String(contentsOf: docs, encoding: .utf8).split(separator: "\n") where line.hasPrefix("- `") {
+            let words = line.split(separator: "`").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            documented[words[0]] = Set(words.dropFirst())
+        }
+        let kinds: [(BackendKind, JSONObject)] = [(LlamaModel.kind, [:]), (LlamaServerModel.kind, [:]),
+                                                   (StdioModel.kind(), ["command": ["worker"]])]
+        #expect(Set(documented.keys) == Set(kinds.map(\.0.name)))
+        for (kind, sample) in kinds {
+            #expect(try kind.keys(reading: sample) == documented[kind.name], "\(kind.name)")
+        }
+    }
+
+    @Test func anOldKeyReadsAsItsNewNameWithAWarning() async throws {
+        let warnings = Mutex<[String]>([])
+        var section = ConfigSection(["binary": "/opt/llama-server", "extraArgs": ["-fa", "on"]], context: "backend 'old'")
+        let configuration = try await Warnings.routing(to: { message in warnings.withLock { $0.append(message) } }) {
+            try LlamaServerModel.configuration(from: &section)
+        }
+        #expect(configuration.serverPath == "/opt/llama-server")
+        #expect(configuration.extraArguments == ["-fa", "on"])
+        #expect(warnings.withLock { $0 } == [
+            "backend 'old': 'binary' is the old name of 'serverPath', accepted until the next release; write 'serverPath'.",
+            "backend 'old': 'extraArgs' is the old name of 'extraArguments', accepted until the next release; write 'extraArguments'.",
+        ])
+        var both = ConfigSection(["binary": "a", "serverPath": "b"], context: "backend 'both'")
+        #expect(throws: LooplError(.invalidConfiguration, "Invalid configuration: backend 'both': give 'serverPath' only: 'binary' is its old name.")) {
+            try LlamaServerModel.configuration(from: &both)
+        }
+    }
+}
