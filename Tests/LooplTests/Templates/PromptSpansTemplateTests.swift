@@ -3,14 +3,15 @@ import Loopl
 import Testing
 
 /// On every template of the fixtures, control-token text in any content (user turns, tool
-/// results, earlier answers and thinking, tool-call arguments, each with white space at its
-/// edges that `| trim` takes off) falls inside a content span: none of it is left in the text
-/// tokenized with special tokens parsed.
+/// results, earlier answers and thinking, tool-call arguments; each with white space at its edges,
+/// which `| trim` takes off, and characters inside, which `| tojson` escapes) falls inside a
+/// content span: none of it is left in the text tokenized with special tokens parsed.
 @Suite struct PromptSpansTemplateTests {
     static let marker = "<|forged|>"
 
     static func conversation(system: Bool) -> [Message] {
-        let m = marker
+        // Twice, around characters that JSON escapes, so that `| tojson` rewrites the content.
+        let m = marker + "\n\"" + marker
         let call = ToolCall(id: "call00001", name: "read_file", arguments: ["path": .string(" a.txt \(m) \n")])
         return (system ? [.system("sys")] : []) + [
             .user("  Hi \(m) there \n"), .assistant(text: "\n Hello \(m) \n", toolCalls: [], reasoning: system ? "\n think \(m) \n" : nil),
