@@ -38,6 +38,27 @@ import Testing
         }
     }
 
+    /// Where the server renders, the first turn with tools warns, once, that Loopl cannot keep
+    /// control-token text in content plain.
+    @Test(.timeLimit(.minutes(1)))
+    func serverRenderingWarnsOnceWithTools() async throws {
+        let server = try Self.server { _ in FakeServer.events([FakeServer.content("Hi"), "[DONE]"]) }
+        defer { server.stop() }
+        let model = try await LlamaServerModel.start(.init(target: .attach(url: server.url, apiKey: nil)))
+        let tools = [ToolSpec(name: "read_file", description: "Reads a file", parameters: ["type": "object"])]
+        var streams: [AsyncThrowingStream<ModelEvent, any Error>] = []
+        let warnings = try [[], tools, tools].map { offered in
+            try captureStandardError {
+                streams.append(model.generate(messages: ModelConformance.greeting, tools: offered, options: .greedy(maxTokens: 1)))
+            }
+        }
+        for stream in streams { _ = try? await stream.reduce(0) { count, _ in count + 1 } }
+        await model.close()
+        #expect(warnings[0].isEmpty)
+        #expect(warnings[1].contains("cannot keep control-token text"))
+        #expect(warnings[2].isEmpty)
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func streamsTextAndMetricsFromTimings() async throws {
         let server = try Self.server { _ in
