@@ -38,6 +38,12 @@ import Testing
         }
     }
 
+    /// `allowSpecialTokensInContent` is read from a `server` section, false by default.
+    @Test func readsTheContentSwitch() throws {
+        #expect(try !RPCTests.read(["kind": "server"]).allowSpecialTokensInContent)
+        #expect(try RPCTests.read(["kind": "server", "allowSpecialTokensInContent": true]).allowSpecialTokensInContent)
+    }
+
     /// Where the server renders, the first turn with tools warns, once, that Loopl cannot keep
     /// control-token text in content plain.
     @Test(.timeLimit(.minutes(1)))
