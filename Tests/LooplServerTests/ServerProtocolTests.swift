@@ -12,6 +12,7 @@ import Testing
         try FakeServer { request in
             if request.line.hasPrefix("GET /props") { return FakeServer.props(context: context) }
             if request.line.hasPrefix("GET /slots") { return FakeServer.json(200, #"[{"id":0,"is_processing":false}]"#) }
+            if request.line.hasPrefix("POST /tokenize") { return FakeServer.tokenize(request) }
             return answer(request)
         }
     }
