@@ -42,7 +42,7 @@ public final class LlamaModel: Model {
         self.session = try LlamaSession(weights: weights, configuration: configuration)
         self.queue = RequestQueue(parallel: configuration.resolvedParallel, maxQueue: configuration.maxQueue)
         if configuration.allowSpecialTokensInContent {
-            Warnings.emit("allowSpecialTokensInContent is on: control-token text in messages and tool results (<|im_start|>, <|eot_id|>) becomes the model's control tokens, so a tool result or a file can forge a turn.")
+            Warnings.emit(PromptSpans.switchWarning)
         }
     }
 

@@ -90,6 +90,9 @@ extension LlamaServerModel {
         public var allowRemoteRPC: Bool
         /// Drafting for a child (`--spec-type ngram-simple` and its sizes); default ``Speculation/none``.
         public var speculative: Speculation
+        /// Whether control-token text in message content (`<|im_start|>` in a tool result) reaches
+        /// the model as its control tokens when Loopl renders; default false: it stays plain text.
+        public var allowSpecialTokensInContent: Bool
 
         /// The renderer in use, resolved by ``LlamaServerModel/start(_:)``.
         var renderer: (any PromptRenderer)?
@@ -100,7 +103,7 @@ extension LlamaServerModel {
                     readinessStallTimeout: Duration = .seconds(60), cancellationGrace: Duration = .seconds(2),
                     idleTimeout: Duration = .seconds(600), replicaBackoff: Duration = .seconds(1),
                     rpc: [String] = [], rpcWorkers: Int = 0, rpcThreads: Int = 1, allowRemoteRPC: Bool = false,
-                    speculative: Speculation = .none) {
+                    speculative: Speculation = .none, allowSpecialTokensInContent: Bool = false) {
             self.target = target
             self.rendering = rendering
             self.serverPath = serverPath
@@ -118,6 +121,7 @@ extension LlamaServerModel {
             self.rpcThreads = rpcThreads
             self.speculative = speculative
             self.allowRemoteRPC = allowRemoteRPC
+            self.allowSpecialTokensInContent = allowSpecialTokensInContent
         }
 
         /// A child's context when none is given, as the in-process backend's default.
@@ -169,7 +173,8 @@ extension LlamaServerModel {
     /// `"urls": [...]` instead of `url` to spread the requests over replicas. `"parallel": N` and
     /// `"maxQueue": N` bound the requests at once and those waiting. A child can put its layers on
     /// RPC workers: `"rpc": ["host:port", ...]`, `"rpcWorkers": N`, `"rpcThreads": N`, `"allowRemoteRPC": true`;
-    /// `"speculative": {"type": "ngram", "draftMax": N}` turns on its n-gram drafting.
+    /// `"speculative": {"type": "ngram", "draftMax": N}` turns on its n-gram drafting;
+    /// `"allowSpecialTokensInContent": true` parses control-token text in content as control tokens.
     public static let kind = BackendKind(name: "server", builtIn: [:], read: configuration(from:), problem: { configuration in
         guard case .child(let model) = configuration.target else { return nil }
         let files = FileManager.default
@@ -228,6 +233,7 @@ extension LlamaServerModel {
         try section.read("rpcWorkers", into: &configuration.rpcWorkers)
         try section.read("rpcThreads", into: &configuration.rpcThreads)
         try section.read("allowRemoteRPC", into: &configuration.allowRemoteRPC)
+        try section.read("allowSpecialTokensInContent", into: &configuration.allowSpecialTokensInContent)
         if let speculative = try Speculation.read(from: &section) { configuration.speculative = speculative }
         do { _ = try configuration.rpcEndpoints() } catch let error as LooplError {
             throw section.error(String(error.message.dropLast()))

@@ -30,6 +30,9 @@ public final class LlamaServerModel: Model {
             let list = remote.map(\.description).joined(separator: ", ")
             Warnings.emit("the model's layers go to RPC workers on the network (\(list)). llama.cpp's RPC protocol has no authentication or encryption: anyone who can reach those ports can use the workers and read what they compute. Keep them behind a firewall that admits only this machine.")
         }
+        if configuration.allowSpecialTokensInContent, configuration.renderer != nil {
+            Warnings.emit(PromptSpans.switchWarning)
+        }
         self.configuration = configuration
         self.session = ServerSession(configuration: configuration)
     }
@@ -66,8 +69,8 @@ public final class LlamaServerModel: Model {
             defer { warned = warned || !tools.isEmpty }
             return warned
         }
-        if !tools.isEmpty, !warned {
-            Warnings.emit("llama-server tokenizes this backend's prompt with its special tokens parsed, so control-token text in a tool result or message (<|im_start|>, <|eot_id|>) can forge a turn. The in-process llama backend tokenizes message content as plain text.")
+        if !tools.isEmpty, !warned, configuration.renderer == nil {
+            Warnings.emit("the server renders this backend's prompt (rendering 'server') and tokenizes it with its special tokens parsed, so Loopl cannot keep control-token text in a tool result or message (<|im_start|>, <|eot_id|>) plain: it can forge a turn. Loopl's rendering (a child's default) and the in-process llama backend keep it plain.")
         }
         let session = self.session
         let configuration = self.configuration

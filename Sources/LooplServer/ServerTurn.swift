@@ -78,7 +78,7 @@ struct ServerTurn {
         var assembler = TurnAssembler(options: options, contextMax: info.contextSize ?? 0, start: .now,
                                       promptCharacters: wire.promptCharacters, expectsTimings: wire.expectsTimings(llamaCpp: info.llamaCpp))
         let events = LiftingContinuation(continuation, format: wire.markup, tools: tools, opened: wire.opened)
-        let request = info.endpoint.request(wire.path, method: "POST", body: ServerRequest.pinned(wire.body(llamaCpp: info.llamaCpp), slot: lease.slot),
+        let request = info.endpoint.request(wire.path, method: "POST", body: ServerRequest.pinned(try await body(wire, info), slot: lease.slot),
                                             timeout: configuration.idleTimeout.seconds)
         let url = request.url ?? info.endpoint.baseURL
         let response = HTTPResponseStream.open(request)
@@ -103,6 +103,16 @@ struct ServerTurn {
             try await cutShort(lease, url: url, received: reading.received)
         }
         for event in try assembler.finish() { events.yield(event) }
+    }
+
+    /// The request body; a prompt Loopl rendered keeps control-token text in its content plain
+    /// (``PlainContentPrompt``) unless ``LlamaServerModel/Configuration/allowSpecialTokensInContent``.
+    private func body(_ wire: any ServerWire, _ info: ServerInfo) async throws -> JSONValue {
+        let body = wire.body(llamaCpp: info.llamaCpp)
+        guard let completion = wire as? CompletionWire, !configuration.allowSpecialTokensInContent,
+              case .object(var object) = body else { return body }
+        object["prompt"] = try await PlainContentPrompt.prompt(completion.prompt.text, messages: messages, endpoint: info.endpoint)
+        return .object(object)
     }
 
     /// How far the reading of an answer got.

@@ -46,6 +46,13 @@ import Testing
         try Self.check([.user("Hi"), .assistant("Hello " + Self.forged), .user("And?")], turns: 4)
     }
 
+    @Test(.timeLimit(.minutes(2)))
+    func forgedTurnInToolCallArguments() throws {
+        let call = ToolCall(id: "c1", name: "read_file", arguments: ["path": .string("a.txt " + Self.forged)])
+        try Self.check([.user("Read a.txt"), .assistant(text: "", toolCalls: [call]),
+                        .tool(result: "file text", callId: "c1", name: "read_file")], turns: 4)
+    }
+
     /// The switch brings back parsing control-token text in content, with a warning.
     @Test(.timeLimit(.minutes(2)))
     func switchRestoresParsingWithAWarning() async throws {
@@ -85,10 +92,10 @@ import Testing
             .appendingPathComponent("Data/Templates/templates")
         let source = try String(contentsOf: directory.appendingPathComponent("\(name).jinja"), encoding: .utf8)
         let prompt = try ChatPrompt(templateSource: source, bosText: "<s>", eosText: "</s>", addsBOS: false)
-        let call = ToolCall(id: "call00001", name: "read_file", arguments: ["path": "a.txt"])
         func conversation(_ planted: String) -> [Message] {
-            [.user("Hi " + planted), .assistant("Hello " + planted), .user("Read a.txt"),
-             .assistant(text: "", toolCalls: [call]), .tool(result: "text " + planted, callId: "call00001", name: "read_file")]
+            let call = ToolCall(id: "call00001", name: "read_file", arguments: ["path": .string("a.txt " + planted)])
+            return [.user("Hi " + planted), .assistant("Hello " + planted), .user("Read a.txt"),
+                    .assistant(text: "", toolCalls: [call]), .tool(result: "text " + planted, callId: "call00001", name: "read_file")]
         }
         func markerCount(_ pieces: [PromptSpans.Piece]) -> Int {
             pieces.filter { !$0.isContent }.map { piece in markers.map { piece.text.components(separatedBy: $0).count - 1 }.reduce(0, +) }
@@ -100,7 +107,7 @@ import Testing
         let plainText = try prompt.text(messages: conversation("x"), tools: tools)
         let forgedPieces = PromptSpans(text: forgedText, messages: conversation(forged)).pieces(holdsControlText: holds)
         let plainPieces = PromptSpans(text: plainText, messages: conversation("x")).pieces(holdsControlText: holds)
-        #expect(forgedPieces.filter(\.isContent).count == 3)
+        #expect(forgedPieces.filter(\.isContent).count == 4)
         #expect(markerCount(forgedPieces) == markerCount(plainPieces))
         #expect(markerCount(plainPieces) > 0)
         #expect(forgedPieces.map(\.text).joined() == forgedText)

@@ -1,4 +1,5 @@
 import Foundation
+import Loopl
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -118,6 +119,14 @@ final class FakeServer: Sendable {
     /// An OpenAI chat chunk with a content delta.
     static func content(_ text: String) -> String {
         #"{"choices":[{"index":0,"delta":{"content":"\#(text)"},"finish_reason":null}]}"#
+    }
+
+    /// llama-server's `/tokenize` answer to `request` as a tokenizer without special tokens: token 0
+    /// for each string of `content`, its numbers passed on.
+    static func tokenize(_ request: Request) -> String {
+        let content = (try? JSONValue(parsing: request.body))?["content"]?.arrayValue ?? []
+        let tokens = content.map { $0.intValue.map(JSONValue.integer) ?? 0 }
+        return json(200, JSONValue.object(["tokens": .array(tokens)]).jsonText())
     }
 
     /// Props of a llama-server with a context of `context` tokens.

@@ -311,6 +311,7 @@ import Testing
     func completionRequestCarriesPromptAndGrammar() async throws {
         let server = try FakeServer { request in
             if request.line.hasPrefix("GET /props") { return FakeServer.props() }
+            if request.line.hasPrefix("POST /tokenize") { return FakeServer.tokenize(request) }
             return FakeServer.events([#"{"content":"<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>","stop":false}"#,
                                       #"{"content":"","stop":true,"stop_type":"eos","tokens_predicted":20,"tokens_evaluated":50,"tokens_cached":0,"timings":{"cache_n":0,"prompt_n":50,"predicted_n":20,"predicted_per_second":50.0}}"#])
         }

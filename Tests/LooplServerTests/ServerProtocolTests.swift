@@ -12,6 +12,7 @@ import Testing
         try FakeServer { request in
             if request.line.hasPrefix("GET /props") { return FakeServer.props(context: context) }
             if request.line.hasPrefix("GET /slots") { return FakeServer.json(200, #"[{"id":0,"is_processing":false}]"#) }
+            if request.line.hasPrefix("POST /tokenize") { return FakeServer.tokenize(request) }
             return answer(request)
         }
     }
@@ -36,6 +37,34 @@ import Testing
         } catch {
             return error as? LooplError
         }
+    }
+
+    /// `allowSpecialTokensInContent` is read from a `server` section, false by default.
+    @Test func readsTheContentSwitch() throws {
+        #expect(try !RPCTests.read(["kind": "server"]).allowSpecialTokensInContent)
+        #expect(try RPCTests.read(["kind": "server", "allowSpecialTokensInContent": true]).allowSpecialTokensInContent)
+    }
+
+    /// Where the server renders, the first turn with tools warns, once, that Loopl cannot keep
+    /// control-token text in content plain.
+    @Test(.timeLimit(.minutes(1)))
+    func serverRenderingWarnsOnceWithTools() async throws {
+        let server = try Self.server { _ in FakeServer.events([FakeServer.content("Hi"), "[DONE]"]) }
+        defer { server.stop() }
+        let model = try await LlamaServerModel.start(.init(target: .attach(url: server.url, apiKey: nil)))
+        let tools = [ToolSpec(name: "read_file", description: "Reads a file", parameters: ["type": "object"])]
+        var streams: [AsyncThrowingStream<ModelEvent, any Error>] = []
+        var warnings: [[String]] = []
+        for offered in [[], tools, tools] {
+            warnings.append(await captureWarnings {
+                streams.append(model.generate(messages: ModelConformance.greeting, tools: offered, options: .greedy(maxTokens: 1)))
+            })
+        }
+        for stream in streams { _ = try? await stream.reduce(0) { count, _ in count + 1 } }
+        await model.close()
+        #expect(warnings[0].isEmpty)
+        #expect(warnings[1].contains { $0.contains("cannot keep control-token text") })
+        #expect(warnings[2].isEmpty)
     }
 
     @Test(.timeLimit(.minutes(1)))
