@@ -31,7 +31,7 @@ package struct PromptCacheFile {
     }
 
     /// The bytes of a file holding `state` for `tokens` under `key`.
-    static func encode(key: String, tokens: [Int32], state: [UInt8]) -> [UInt8] {
+    package static func encode(key: String, tokens: [Int32], state: [UInt8]) -> [UInt8] {
         var bytes = magic
         bytes.reserveCapacity(state.count + tokens.count * 4 + key.utf8.count + 40)
         append(version, to: &bytes)
