@@ -57,7 +57,14 @@ import Testing
         // Another question with the same system prompt loads the saved one's system prompt.
         let other = try await Self.turn(directory, Self.messages("Name a colour of the sky."), weights: first.weights)
         let otherMetrics = try #require(other.turn.metrics.last)
-        #expect(otherMetrics.cachedPromptTokens > 180, "\(otherMetrics)")
+        #expect(otherMetrics.cachedPromptTokens > 180 && otherMetrics.cachedPromptTokens < otherMetrics.promptTokens - 5, "\(otherMetrics)")
+        var uncached = Self.configuration(directory)
+        uncached.promptCache = false
+        // The same prefix held in the model's own cells, so that the rest is evaluated in the same chunk.
+        let reference = ModelConformance(model: try await LlamaModel.start(uncached, sharing: first.weights))
+        _ = try await reference.run("first", Self.messages("What is the capital of France?"), options: .greedy(maxTokens: 8))
+        let expected = try await reference.run("reference", Self.messages("Name a colour of the sky."), options: .greedy(maxTokens: 8))
+        #expect(other.turn.text == expected.text, "the saved system prompt answers the other question otherwise")
         #expect(Self.files(directory).count == 1, "a prompt that adds a question only was saved again")
     }
 
