@@ -70,9 +70,9 @@ extension LlamaModel {
     /// "threads": ..., "batchSize": ..., "gpuLayers": ..., "chatTemplateFile": ..., "parallel": ...,
     /// "maxQueue": ..., "allowSpecialTokensInContent": ..., "sharePrefixes": ..., "speculative": {"type": "ngram" | "none",
     /// "draftMax": ...}, "promptCache": ..., "promptCacheMiB": ..., "promptCacheDirectory": ...}`, every key
-    /// optional; `promptCache` is on unless it says false.
+    /// optional; `promptCache` is on unless it says false (or, when it is not given, `LOOPL_PROMPT_CACHE=0`).
     public static let kind = BackendKind(name: "llama", builtIn: [:], read: { section in
-        var configuration = Configuration(promptCache: true)
+        var configuration = Configuration(promptCache: LooplHome.environment("LOOPL_PROMPT_CACHE") != "0")
         try section.read("model", into: &configuration.model)
         try section.read("contextLength", into: &configuration.contextLength)
         try section.read("threads", into: &configuration.threads)

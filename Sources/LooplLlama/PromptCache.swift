@@ -15,7 +15,7 @@ import Synchronization
 /// with a warning, and the prompt is evaluated. The cache is bounded: the least recently used
 /// files go first.
 final class PromptCache: @unchecked Sendable {
-    // The decode thread calls it; the writer thread shares only `index`, under its lock.
+    // The decode thread calls it; the writer shares only `index` and `warned`, under their locks.
 
     /// The shortest prompt worth saving.
     static let minimumTokens = 128
@@ -26,7 +26,11 @@ final class PromptCache: @unchecked Sendable {
     let key: PromptCacheKey
     /// The most bytes its files take.
     let bound: Int
-    private let writer = DispatchQueue(label: "loopl prompt cache")
+    /// Writes every cache's files; a process that exits waits for the writes under way.
+    private static let writer: DispatchQueue = {
+        atexit { PromptCache.writer.sync {} }
+        return DispatchQueue(label: "loopl prompt cache")
+    }()
     /// The tokens of each file of this key, by name.
     private let index = Mutex<[String: [llama_token]]>([:])
     private let warned = Mutex<[String]>([])
@@ -97,7 +101,7 @@ final class PromptCache: @unchecked Sendable {
             return Array(older.keys)
         }
         let key = key.text
-        writer.async { [self, state] in
+        Self.writer.async { [self, state] in
             write(PromptCacheFile.encode(key: key, tokens: tokens, state: state), as: name)
             for old in superseded { try? FileManager.default.removeItem(atPath: directory + "/" + old) }
             evict(keeping: name)
@@ -106,7 +110,7 @@ final class PromptCache: @unchecked Sendable {
 
     /// Waits until the saves under way are written.
     func flush() {
-        writer.sync {}
+        Self.writer.sync {}
     }
 
     /// Reads the headers of this key's files that are not in the index yet, and forgets the
