@@ -19,6 +19,7 @@ package enum CLI {
         WorkerCommand.self,
         WorkerCheckCommand.self,
         TrustCommand.self,
+        CacheCommand.self,
     ]
 
     static var help: String {

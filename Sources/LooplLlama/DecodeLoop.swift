@@ -28,10 +28,13 @@ final class DecodeLoop: @unchecked Sendable {
     private let sharesPrefixes: Bool
     /// How generating sequences draft tokens to verify in the same step.
     private let speculation: Speculation
+    /// Saved prompt states on disk, loaded instead of evaluating what a prompt shares with one.
+    private let promptCache: PromptCache?
 
     init(weights: LlamaWeights, context: LlamaContext, inbox: DecodeInbox, sequences: Int, sharesPrefixes: Bool = true,
-         speculation: Speculation = .none) {
+         speculation: Speculation = .none, promptCache: PromptCache? = nil) {
         self.sharesPrefixes = sharesPrefixes
+        self.promptCache = promptCache
         self.speculation = speculation
         self.weights = weights
         self.context = context
@@ -59,6 +62,7 @@ final class DecodeLoop: @unchecked Sendable {
         for run in runs { run.completion.resume(throwing: closed) }
         runs = []
         bySequence = []
+        promptCache?.flush()
         context.free()
         inbox.finish(failing: LooplError(.closed, "The model was closed; load it again."))
     }
@@ -85,6 +89,21 @@ final class DecodeLoop: @unchecked Sendable {
         runs.append(run)
         bySequence[sequence] = run
         share(run)
+        restore(run)
+    }
+
+    /// Loads into `run`'s sequence the saved state that holds the most of its prompt, when that
+    /// is ``PrefixShare/minimum`` tokens more than the sequence holds; a file that cannot be used
+    /// leaves the sequence empty, and the whole prompt is evaluated.
+    private func restore(_ run: SequenceRun) {
+        guard let promptCache, let pointer = context.pointer, run.isEvaluatingPrompt else { return }
+        let prompt = run.request.prompt
+        let own = table.entries[run.sequence].tokens.count
+        guard let saved = promptCache.longestPrefix(of: prompt, limit: prompt.count - 1),
+              saved.length >= own + PrefixShare.minimum else { return }
+        let loaded = promptCache.load(saved.name, length: saved.length, prompt: prompt, into: run.sequence, context: pointer)
+        table.entries[run.sequence].tokens = loaded ? Array(prompt[..<saved.length]) : []
+        run.start(cached: loaded ? saved.length : 0)
     }
 
     /// Copies into `run`'s sequence the longest prefix of its prompt another sequence holds, when
@@ -112,7 +131,10 @@ final class DecodeLoop: @unchecked Sendable {
     /// One batch built, decoded and sampled.
     private func step(_ pointer: OpaquePointer, start: ContinuousClock.Instant) -> LlamaModel.Step {
         for run in runs where run.request.isCancelled { end(run, .cancelled) }
-        for run in runs where run.isWaitingForPrefix { share(run) }
+        for run in runs where run.isWaitingForPrefix {
+            share(run)
+            restore(run)
+        }
         var step = LlamaModel.Step()
         var room = context.promptBatch
         for run in runs {
@@ -140,10 +162,13 @@ final class DecodeLoop: @unchecked Sendable {
             return step
         }
         let now = ContinuousClock.now
+        var evaluatedPrompts: [Int] = []
         for run in runs where run.inBatch > 0 {
             switch run.phase {
             case .generating(let token): table.entries[run.sequence].tokens.append(token)
-            case .prompt(let unevaluated): table.entries[run.sequence].tokens.append(contentsOf: unevaluated.prefix(run.inBatch))
+            case .prompt(let unevaluated):
+                table.entries[run.sequence].tokens.append(contentsOf: unevaluated.prefix(run.inBatch))
+                if unevaluated.count == run.inBatch { evaluatedPrompts.append(run.sequence) }
             case .sampling, .waitingForPrefix, .done: break
             }
             run.evaluated(now: now)
@@ -152,6 +177,10 @@ final class DecodeLoop: @unchecked Sendable {
             guard let index = run.output else { continue }
             run.output = nil
             verify(run, at: index, in: pointer, now: now)
+        }
+        // After the first tokens are sampled, before the next decode changes the sequences.
+        for sequence in evaluatedPrompts {
+            promptCache?.save(sequence: sequence, tokens: table.entries[sequence].tokens, context: pointer)
         }
         return step
     }

@@ -33,12 +33,23 @@ extension LlamaModel {
         public var sharePrefixes: Bool
         /// Drafting several tokens to verify in one step; default ``Speculation/none``.
         public var speculative: Speculation
+        /// Whether evaluated prompts are saved on disk and a prompt that starts like a saved one
+        /// loads its state (``promptCacheDirectory``); default false here, true in a config file.
+        public var promptCache: Bool
+        /// The most the prompt cache takes on disk, in MiB (least recently used out first); default 1024.
+        public var promptCacheMiB: Int
+        /// The prompt cache's folder; nil (the default) is `LOOPL_HOME/prompt-cache`.
+        public var promptCacheDirectory: String?
 
         public init(model: String = LooplHome.defaultModel, contextLength: Int? = nil, threads: Int? = nil,
                     batchSize: Int = 512, gpuLayers: Int = 0, chatTemplate: String? = nil, parallel: Int = 4,
                     maxQueue: Int = 64, allowSpecialTokensInContent: Bool = false, sharePrefixes: Bool = true,
-                    speculative: Speculation = .none) {
+                    speculative: Speculation = .none, promptCache: Bool = false, promptCacheMiB: Int = 1024,
+                    promptCacheDirectory: String? = nil) {
             self.sharePrefixes = sharePrefixes
+            self.promptCache = promptCache
+            self.promptCacheMiB = promptCacheMiB
+            self.promptCacheDirectory = promptCacheDirectory
             self.model = model
             self.contextLength = contextLength
             self.threads = threads
@@ -58,9 +69,10 @@ extension LlamaModel {
     /// The `llama` kind of a configuration file: `{"kind": "llama", "model": ..., "contextLength": ...,
     /// "threads": ..., "batchSize": ..., "gpuLayers": ..., "chatTemplateFile": ..., "parallel": ...,
     /// "maxQueue": ..., "allowSpecialTokensInContent": ..., "sharePrefixes": ..., "speculative": {"type": "ngram" | "none",
-    /// "draftMax": ...}}`, every key optional.
+    /// "draftMax": ...}, "promptCache": ..., "promptCacheMiB": ..., "promptCacheDirectory": ...}`, every key
+    /// optional; `promptCache` is on unless it says false (or, when it is not given, `LOOPL_PROMPT_CACHE=0`).
     public static let kind = BackendKind(name: "llama", builtIn: [:], read: { section in
-        var configuration = Configuration()
+        var configuration = Configuration(promptCache: LooplHome.environment("LOOPL_PROMPT_CACHE") != "0")
         try section.read("model", into: &configuration.model)
         try section.read("contextLength", into: &configuration.contextLength)
         try section.read("threads", into: &configuration.threads)
@@ -77,6 +89,10 @@ extension LlamaModel {
         try section.read("allowSpecialTokensInContent", into: &configuration.allowSpecialTokensInContent)
         try section.read("sharePrefixes", into: &configuration.sharePrefixes)
         if let speculative = try Speculation.read(from: &section) { configuration.speculative = speculative }
+        try section.read("promptCache", into: &configuration.promptCache)
+        try section.read("promptCacheMiB", into: &configuration.promptCacheMiB)
+        try section.read("promptCacheDirectory", into: &configuration.promptCacheDirectory)
+        guard configuration.promptCacheMiB >= 0 else { throw section.error("'promptCacheMiB' must be 0 or more, the MiB the prompt cache takes on disk") }
         return configuration
     }, problem: { configuration in
         FileManager.default.fileExists(atPath: configuration.model) ? nil : "no model file at \(configuration.model)"

@@ -119,6 +119,9 @@ public final class LlamaModel: Model {
         }
     }
 
+    /// The prompt cache's warnings so far (files it skipped), the last 16.
+    package var promptCacheWarnings: [String] { session.promptCache?.warnings ?? [] }
+
     public func close() async {
         await session.close()
     }

@@ -11,14 +11,19 @@ final class LlamaSession: Sendable {
     private let abort: BatchAbort
     /// Each conversation's context length.
     let contextSize: Int
+    /// The prompt states saved on disk; nil when the prompt cache is off.
+    let promptCache: PromptCache?
 
     init(weights: LlamaWeights, configuration: LlamaModel.Configuration) throws {
         let context = try LlamaContext(weights: weights, configuration: configuration)
         contextSize = context.contextSize
         abort = context.abort
+        let promptCache = PromptCache(configuration: configuration, contextSize: context.contextSize)
+        self.promptCache = promptCache
         let loop = DecodeLoop(weights: weights, context: context, inbox: inbox, sequences: configuration.resolvedParallel,
                               sharesPrefixes: configuration.sharePrefixes,
-                              speculation: configuration.speculative)
+                              speculation: configuration.speculative,
+                              promptCache: promptCache)
         Thread.start(named: "loopl llama") { loop.run() }
     }
 

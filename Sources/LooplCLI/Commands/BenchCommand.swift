@@ -111,6 +111,8 @@ struct BenchCommand: Command {
             console.out(try await bench.run(console))
             return .success
         }
+        // Each round evaluates its prompt: no backend, nor the workers it starts, loads it from disk.
+        setenv("LOOPL_PROMPT_CACHE", "0", 1)
         var config = try BackendFactory.config(path: config, console: console)
         try config.apply(BackendOverrides(model: model, threads: threads))
         if let most = concurrency.max(), most > Self.defaultParallel {
