@@ -142,7 +142,7 @@ final class PromptCache: @unchecked Sendable {
 
     private func warn(_ text: String) {
         warned.withLock { $0 = Array(($0 + [text]).suffix(16)) }
-        FileHandle.standardError.write(Data("loopl: warning: \(text)\n".utf8))
+        Warnings.emit(text)
     }
 
     /// Writes `bytes` to a new file of mode 0600 and renames it to `name`, so that no reader
