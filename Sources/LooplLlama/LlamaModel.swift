@@ -107,9 +107,15 @@ public final class LlamaModel: Model {
     func promptTokens(messages: [Message], tools: [ToolSpec], options: GenerationOptions) throws -> ([Int32], String) {
         var kept = messages
         while true {
-            let text = try prompt.text(messages: kept, tools: tools, reasoning: TemplateReasoning.setting(of: options))
-            let tokens = configuration.allowSpecialTokensInContent
-                ? weights.tokenize(text, addSpecial: true) : PromptSpans(text: text, messages: kept).tokens(weights)
+            let render = { try self.prompt.text(messages: $0, tools: tools, reasoning: TemplateReasoning.setting(of: options)) }
+            let (tokens, text): ([Int32], String)
+            if configuration.allowSpecialTokensInContent {
+                text = try render(kept)
+                tokens = weights.tokenize(text, addSpecial: true)
+            } else {
+                let spans = try PromptSpans(messages: kept, tools: tools, weights: weights, render: render)
+                (tokens, text) = (spans.tokens(weights), spans.text)
+            }
             let fits = tokens.count + max(options.maxTokens ?? 1, 1) <= session.contextSize
             let first = kept.first?.role == "system" ? 1 : 0
             guard options.backend.truncateHistory, !fits, kept.count - first > 1 else { return (tokens, text) }

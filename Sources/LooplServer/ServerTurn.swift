@@ -109,9 +109,13 @@ struct ServerTurn {
     /// (``PlainContentPrompt``) unless ``LlamaServerModel/Configuration/allowSpecialTokensInContent``.
     private func body(_ wire: any ServerWire, _ info: ServerInfo) async throws -> JSONValue {
         let body = wire.body(llamaCpp: info.llamaCpp)
-        guard let completion = wire as? CompletionWire, !configuration.allowSpecialTokensInContent,
+        guard rawPrompt == nil, let renderer = configuration.renderer, !configuration.allowSpecialTokensInContent,
               case .object(var object) = body else { return body }
-        object["prompt"] = try await PlainContentPrompt.prompt(completion.prompt.text, messages: messages, endpoint: info.endpoint)
+        let prompt = try await PlainContentPrompt.prompt(messages: messages, tools: tools, endpoint: info.endpoint) { marked in
+            try renderer.render(messages: marked, tools: tools, options: options).text
+        }
+        guard let prompt else { return body }
+        object["prompt"] = prompt
         return .object(object)
     }
 

@@ -101,15 +101,14 @@ import Testing
             pieces.filter { !$0.isContent }.map { piece in markers.map { piece.text.components(separatedBy: $0).count - 1 }.reduce(0, +) }
                 .reduce(0, +)
         }
-        let holds = { (item: String) in markers.contains { item.contains($0) } }
         let tools = [ToolSpec(name: "read_file", description: "Reads a file", parameters: ["type": "object"])]
-        let forgedText = try prompt.text(messages: conversation(forged), tools: tools)
-        let plainText = try prompt.text(messages: conversation("x"), tools: tools)
-        let forgedPieces = PromptSpans(text: forgedText, messages: conversation(forged)).pieces(holdsControlText: holds)
-        let plainPieces = PromptSpans(text: plainText, messages: conversation("x")).pieces(holdsControlText: holds)
-        #expect(forgedPieces.filter(\.isContent).count == 4)
+        let render = { (messages: [Message]) in try prompt.text(messages: messages, tools: tools) }
+        let forgedPieces = try PromptSpans(messages: conversation(forged), tools: tools, controlTexts: Set(markers), render: render).pieces
+        let plainPieces = try PromptSpans(messages: conversation("x"), tools: tools, controlTexts: Set(markers), render: render).pieces
+        let planted = markers.map { forged.components(separatedBy: $0).count - 1 }.reduce(0, +)
+        #expect(forgedPieces.filter(\.isContent).count == 4 * planted)
         #expect(markerCount(forgedPieces) == markerCount(plainPieces))
         #expect(markerCount(plainPieces) > 0)
-        #expect(forgedPieces.map(\.text).joined() == forgedText)
+        #expect(forgedPieces.map(\.text).joined() == (try render(conversation(forged))))
     }
 }

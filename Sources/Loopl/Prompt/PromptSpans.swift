@@ -1,37 +1,63 @@
-/// A rendered prompt cut into the template's own text and the spans that came from message
-/// content (user turns, tool results, earlier assistant text and tool-call arguments), so that
-/// control-token text inside content is tokenized as plain text and cannot forge a turn.
-package struct PromptSpans {
-    /// A piece of the prompt and whether it is content (tokenized without special tokens).
+/// A conversation's prompt with the control-token text of its content kept apart, so that it is
+/// tokenized as plain text and cannot forge a turn.
+///
+/// Before rendering, each control-token text in message content (user turns, tool results,
+/// earlier assistant text and thinking, tool-call arguments) is replaced by a private-use
+/// character of its own. The template writes that character wherever and however it writes the
+/// content (as it is, trimmed, sliced, escaped, as JSON), and the rendered prompt is cut there.
+/// The system prompt is the application's own text and stays as it is.
+package struct PromptSpans: Sendable {
+    /// A piece of the prompt: the template's text (special tokens parsed), or one control-token
+    /// text from content (tokenized as plain text).
     package struct Piece: Equatable, Sendable {
-        package var text: Substring
+        package var text: String
         package var isContent: Bool
     }
 
     /// What is printed when `allowSpecialTokensInContent` turns the spans off.
     package static let switchWarning = "allowSpecialTokensInContent is on: control-token text in messages and tool results (<|im_start|>, <|eot_id|>) becomes the model's control tokens, so a tool result or a file can forge a turn."
 
+    /// The prompt, with the content's control-token text in place.
     package let text: String
-    /// Content of the conversation, in the order the template writes it.
-    package let content: [String]
+    /// The prompt in order; one piece, the whole prompt, when no content holds control-token text.
+    package let pieces: [Piece]
 
-    package init(text: String, messages: [Message]) {
-        self.text = text
-        content = messages.flatMap(Self.content(of:))
-    }
-
-    /// The text of a turn that came from outside: everything but the system prompt. A call's
-    /// arguments count by their strings (keys and values), which templates write as JSON or as they are.
-    static func content(of message: Message) -> [String] {
-        switch message {
-        case .system: []
-        case .user(let text), .tool(let text, _, _): [text]
-        case .assistant(let text, let calls, let reasoning):
-            [reasoning, text].compactMap { $0 } + calls.flatMap { Self.strings(in: .object($0.arguments)) }
+    /// The prompt that `render` makes of `messages`, with `controlTexts` (the control-token texts
+    /// that the content holds: ``controlTexts(special:plain:piece:)``) kept apart wherever the
+    /// content has them. `tools` are what the template also writes.
+    package init(messages: [Message], tools: [ToolSpec], controlTexts: Set<String>,
+                 render: ([Message]) throws -> String) throws {
+        guard !controlTexts.isEmpty else {
+            text = try render(messages)
+            pieces = [Piece(text: text, isContent: false)]
+            return
         }
+        let marks = try ContentMarks(texts: controlTexts, reserved: Self.privateUse(in: messages, tools))
+        pieces = marks.split(try render(messages.map(marks.mark)))
+        text = pieces.map(\.text).joined()
     }
 
-    /// The strings of a JSON value in the order it is written: keys before their values.
+    /// The non-empty content of `messages`, each once: the texts a backend asks its tokenizer about.
+    package static func content(of messages: [Message]) -> [String] {
+        var seen = Set<String>()
+        return messages.flatMap { message -> [String] in
+            switch message {
+            case .system: []
+            case .user(let text), .tool(let text, _, _): [text]
+            case .assistant(let text, let calls, let reasoning):
+                [reasoning, text].compactMap { $0 } + calls.flatMap { strings(in: .object($0.arguments)) }
+            }
+        }.filter { !$0.isEmpty && seen.insert($0).inserted }
+    }
+
+    /// The texts of the control tokens in `special` (a text's tokens, special tokens parsed) that
+    /// `plain` (its tokens as plain text) lacks: `piece` gives a token's text.
+    package static func controlTexts<Token: Hashable>(special: [Token], plain: [Token], piece: (Token) -> String) -> Set<String> {
+        let ordinary = Set(plain)
+        return Set(special.filter { !ordinary.contains($0) }.map(piece).filter { !$0.isEmpty })
+    }
+
+    /// The strings of a JSON value: keys and values.
     static func strings(in value: JSONValue) -> [String] {
         switch value {
         case .string(let text): [text]
@@ -41,37 +67,9 @@ package struct PromptSpans {
         }
     }
 
-    /// The pieces of the prompt. Only content that holds control-token text becomes its own
-    /// span, so a conversation without such text tokenizes exactly as the whole prompt does.
-    /// Content the template rewrote is found in the ``forms(of:)`` templates write; content the
-    /// template dropped or rewrote otherwise is not found and gets no span.
-    package func pieces(holdsControlText: (String) -> Bool) -> [Piece] {
-        var pieces: [Piece] = []
-        var cursor = text.startIndex
-        for item in content where !item.isEmpty && holdsControlText(item) {
-            let rest = text[cursor...]
-            guard let found = Self.forms(of: item).lazy.compactMap({ rest.range(of: $0) }).first else { continue }
-            if cursor < found.lowerBound { pieces.append(Piece(text: text[cursor..<found.lowerBound], isContent: false)) }
-            pieces.append(Piece(text: text[found], isContent: true))
-            cursor = found.upperBound
-        }
-        if cursor < text.endIndex || pieces.isEmpty { pieces.append(Piece(text: text[cursor...], isContent: false)) }
-        return pieces
-    }
-
-    /// How templates write content: as it is, trimmed (`| trim`), or as a JSON string (`| tojson`).
-    static func forms(of item: String) -> [String] {
-        let trimmed = item.trimmingWhiteSpace
-        return [item] + (trimmed.isEmpty || trimmed == item ? [] : [trimmed]) + [JSONValue.string(item).jsonText()]
-    }
-}
-
-extension String {
-    /// The string without white space or newlines at either end.
-    fileprivate var trimmingWhiteSpace: String {
-        var view = Substring(self)
-        while let first = view.first, first.isWhitespace { view.removeFirst() }
-        while let last = view.last, last.isWhitespace { view.removeLast() }
-        return String(view)
+    /// The private-use characters that the conversation and tools already hold: no mark takes them.
+    static func privateUse(in messages: [Message], _ tools: [ToolSpec]) -> Set<Unicode.Scalar> {
+        let texts = messages.map { $0.templateValue.jsonText() } + tools.map { $0.openAIValue.jsonText() }
+        return Set(texts.flatMap { $0.unicodeScalars.filter(ContentMarks.isMark) })
     }
 }

@@ -28,14 +28,41 @@ import Testing
             for (system, offered) in [(true, []), (true, tools), (false, tools)] {
                 let messages = Self.conversation(system: system)
                 // Some templates refuse a conversation of this shape (a system turn, thinking, tools).
-                guard let text = try? prompt.text(messages: messages, tools: offered) else { continue }
+                let render = { (messages: [Message]) in try prompt.text(messages: messages, tools: offered) }
+                guard let text = try? render(messages) else { continue }
                 rendered += 1
-                let pieces = PromptSpans(text: text, messages: messages).pieces { $0.contains(Self.marker) }
-                let left = pieces.filter { !$0.isContent }.map { $0.text.components(separatedBy: Self.marker).count - 1 }.reduce(0, +)
-                #expect(left == 0, "\(name), system \(system), \(offered.count) tools: \(left) forged markers outside the spans")
+                let spans = try PromptSpans(messages: messages, tools: offered, controlTexts: [Self.marker], render: render)
+                #expect(Self.left(spans) == 0, "\(name), system \(system), \(offered.count) tools: \(Self.left(spans)) forged markers outside the spans")
+                #expect(spans.text == text, "\(name): the prompt is the one rendered without marks")
                 #expect(text.contains(Self.marker), "\(name): the conversation's content is in the prompt")
             }
         }
         #expect(rendered >= 150)
+    }
+
+    /// How many forged markers the template's text holds (tokenized with special tokens parsed).
+    static func left(_ spans: PromptSpans) -> Int {
+        spans.pieces.filter { !$0.isContent }.map { $0.text.components(separatedBy: marker).count - 1 }.reduce(0, +)
+    }
+
+    /// Templates that cut, slice, escape or change the case of content carry the mark whole, so
+    /// what they keep of the forged text stays inside a span; what they drop is gone.
+    @Test(arguments: [
+        ("{{ message['content'].split('</think>')[-1] }}", 1),
+        ("{{ message['content'][1:] }}", 2),
+        ("{{ message['content'][:-3] }}", 2),
+        ("{{ message['content'] | e }}", 2),
+        ("{{ message['content'] | upper }}", 2),
+        ("{{ message['content'] | trim | tojson }}", 2),
+    ])
+    func templatesThatRewriteContentKeepTheMarkWhole(_ body: String, _ kept: Int) throws {
+        let source = "{% for message in messages %}<|im_start|>{{ message['role'] }}\n" + body + "<|im_end|>\n{% endfor %}"
+        let prompt = try ChatPrompt(templateSource: source, bosText: "", eosText: "", addsBOS: false)
+        let messages: [Message] = [.user("  \(Self.marker)user</think>answer \(Self.marker) end ")]
+        let render = { (messages: [Message]) in try prompt.text(messages: messages, tools: []) }
+        let spans = try PromptSpans(messages: messages, tools: [], controlTexts: [Self.marker], render: render)
+        #expect(Self.left(spans) == 0)
+        #expect(spans.pieces.filter(\.isContent).count == kept)
+        #expect(spans.text.contains("<|im_start|>user"))
     }
 }
