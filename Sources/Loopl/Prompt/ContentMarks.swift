@@ -69,20 +69,52 @@ struct ContentMarks {
         return String(out)
     }
 
-    /// The rendered prompt cut at the marks, each mark back as its text.
+    /// The rendered prompt cut at the marks, each mark back as its text. A mark that a template
+    /// wrote as JSON with `ensure_ascii` (`\udb80\udc00`) comes back as its text escaped the same way.
     func split(_ rendered: String) -> [PromptSpans.Piece] {
         var pieces: [PromptSpans.Piece] = []
         var template = String.UnicodeScalarView()
-        for scalar in rendered.unicodeScalars {
-            guard let text = texts[scalar] else {
-                template.append(scalar)
+        let scalars = Array(rendered.unicodeScalars)
+        var index = 0
+        while index < scalars.count {
+            guard let (text, length) = content(at: index, in: scalars) else {
+                template.append(scalars[index])
+                index += 1
                 continue
             }
             if !template.isEmpty { pieces.append(.init(text: String(template), isContent: false)) }
             template = String.UnicodeScalarView()
             pieces.append(.init(text: text, isContent: true))
+            index += length
         }
         if !template.isEmpty || pieces.isEmpty { pieces.append(.init(text: String(template), isContent: false)) }
         return pieces
+    }
+
+    /// The control-token text that a mark at `index` stands for, and how many scalars it takes.
+    private func content(at index: Int, in scalars: [Unicode.Scalar]) -> (String, Int)? {
+        if let text = texts[scalars[index]] { return (text, 1) }
+        guard scalars[index] == "\\", index + 12 <= scalars.count,
+              let mark = Self.unescape(scalars[index..<index + 12]), let text = texts[mark] else { return nil }
+        let escaped = JSONValue.string(text).jsonText().dropFirst().dropLast().unicodeScalars
+        return (escaped.map { $0.isASCII ? String($0) : Self.escape($0) }.joined(), 12)
+    }
+
+    /// A scalar written as JSON with `ensure_ascii`: `\u00e9`, or a surrogate pair.
+    static func escape(_ scalar: Unicode.Scalar) -> String {
+        String(scalar).utf16.map { unit in
+            let hex = String(unit, radix: 16)
+            return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        }.joined()
+    }
+
+    /// The scalar of a JSON surrogate pair (`\udb80\udc00`, either case).
+    static func unescape(_ text: ArraySlice<Unicode.Scalar>) -> Unicode.Scalar? {
+        let units = [text.startIndex, text.startIndex + 6].compactMap { start -> UInt16? in
+            guard text[start] == "\\", text[start + 1] == "u" || text[start + 1] == "U" else { return nil }
+            return UInt16(String(String.UnicodeScalarView(text[start + 2..<start + 6])), radix: 16)
+        }
+        guard units.count == 2, UTF16.isLeadSurrogate(units[0]), UTF16.isTrailSurrogate(units[1]) else { return nil }
+        return String(decoding: units, as: UTF16.self).unicodeScalars.first
     }
 }

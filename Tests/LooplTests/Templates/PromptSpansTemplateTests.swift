@@ -45,24 +45,27 @@ import Testing
         spans.pieces.filter { !$0.isContent }.map { $0.text.components(separatedBy: marker).count - 1 }.reduce(0, +)
     }
 
-    /// Templates that cut, slice, escape or change the case of content carry the mark whole, so
-    /// what they keep of the forged text stays inside a span; what they drop is gone.
+    /// Templates that cut, slice, escape, quote or change the case of content carry the mark
+    /// whole, so what they keep of the forged text stays inside a span and what they drop is gone.
+    /// The prompt is the one rendered without marks, but where the template rewrites the marker
+    /// text itself (escapes it, changes its case): there the marker stays as written, plain.
     @Test(arguments: [
-        ("{{ message['content'].split('</think>')[-1] }}", 1),
-        ("{{ message['content'][1:] }}", 2),
-        ("{{ message['content'][:-3] }}", 2),
-        ("{{ message['content'] | e }}", 2),
-        ("{{ message['content'] | upper }}", 2),
-        ("{{ message['content'] | trim | tojson }}", 2),
+        ("{{ message['content'].split('</think>')[-1] }}", 1, true),
+        ("{{ message['content'][1:] }}", 2, true),
+        ("{{ message['content'][:-3] }}", 2, true),
+        ("{{ message['content'] | trim | tojson }}", 2, true),
+        ("{{ message['content'] | tojson(ensure_ascii=True) }}", 2, true),
+        ("{{ message['content'] | e }}", 2, false),
+        ("{{ message['content'] | upper }}", 2, false),
     ])
-    func templatesThatRewriteContentKeepTheMarkWhole(_ body: String, _ kept: Int) throws {
+    func templatesThatRewriteContentKeepTheMarkWhole(_ body: String, _ kept: Int, _ sameText: Bool) throws {
         let source = "{% for message in messages %}<|im_start|>{{ message['role'] }}\n" + body + "<|im_end|>\n{% endfor %}"
         let prompt = try ChatPrompt(templateSource: source, bosText: "", eosText: "", addsBOS: false)
         let messages: [Message] = [.user("  \(Self.marker)user</think>answer \(Self.marker) end ")]
         let render = { (messages: [Message]) in try prompt.text(messages: messages, tools: []) }
         let spans = try PromptSpans(messages: messages, tools: [], controlTexts: [Self.marker], render: render)
         #expect(Self.left(spans) == 0)
-        #expect(spans.pieces.filter(\.isContent).count == kept)
-        #expect(spans.text.contains("<|im_start|>user"))
+        #expect(spans.pieces.filter(\.isContent).map(\.text) == Array(repeating: Self.marker, count: kept))
+        #expect((spans.text == (try render(messages))) == sameText)
     }
 }
