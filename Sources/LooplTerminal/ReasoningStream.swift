@@ -1,7 +1,7 @@
 /// Shows the assistant's thinking while it streams: in full and dimmed when the view shows
 /// thinking, else as a dimmed "thinking…" line (on a colour terminal, where it can be rewritten)
 /// that becomes the view's collapsed line, with the thinking's length, once the thinking ends.
-public struct ThinkingStream: Sendable {
+public struct ReasoningStream: Sendable {
     public let view: TranscriptView
     private var text = ""
     private var open = false
@@ -15,7 +15,7 @@ public struct ThinkingStream: Sendable {
             open = true
             text += delta
         }
-        if view.showThinking { return shown.isEmpty ? "" : view.thinking(shown) }
+        if view.showReasoning { return shown.isEmpty ? "" : view.reasoning(shown) }
         return !open && view.style.colour ? view.style.dim("▸ thinking…") : ""
     }
 
@@ -27,7 +27,7 @@ public struct ThinkingStream: Sendable {
             open = false
             text = ""
         }
-        if view.showThinking { return "\n\n" }
-        return (view.style.colour ? "\r\u{1B}[2K" : "") + view.collapsedThinking(text) + "\n"
+        if view.showReasoning { return "\n\n" }
+        return (view.style.colour ? "\r\u{1B}[2K" : "") + view.collapsedReasoning(text) + "\n"
     }
 }
