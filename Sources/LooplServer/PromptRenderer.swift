@@ -27,7 +27,7 @@ public struct RenderedPrompt: Sendable, Hashable {
     public var grammarTriggerPatterns: [String] = []
     /// Extra stop strings of the template (an end-of-turn marker written as text).
     public var stop: [String]
-    /// The markup of the model's thinking, for the server's thinking budget.
+    /// The markup of the model's reasoning, for the server's reasoning budget.
     package var reasoningMarkup: ReasoningMarkup = .think
 
     public init(text: String, grammar: String? = nil, grammarLazy: Bool = false, grammarTriggers: [String] = [],

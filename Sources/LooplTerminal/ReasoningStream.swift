@@ -1,6 +1,6 @@
-/// Shows the assistant's thinking while it streams: in full and dimmed when the view shows
-/// thinking, else as a dimmed "thinking…" line (on a colour terminal, where it can be rewritten)
-/// that becomes the view's collapsed line, with the thinking's length, once the thinking ends.
+/// Shows the assistant's reasoning while it streams: in full and dimmed when the view shows
+/// reasoning, else as a dimmed "thinking…" line (on a colour terminal, where it can be rewritten)
+/// that becomes the view's collapsed line, with the reasoning's length, once the reasoning ends.
 public struct ReasoningStream: Sendable {
     public let view: TranscriptView
     private var text = ""
@@ -8,7 +8,7 @@ public struct ReasoningStream: Sendable {
 
     public init(view: TranscriptView) { self.view = view }
 
-    /// What to write for a piece of thinking (the line breaks it starts with are left out).
+    /// What to write for a piece of reasoning (the line breaks it starts with are left out).
     public mutating func reasoning(_ delta: String) -> String {
         let shown = text.allSatisfy(\.isWhitespace) ? String(delta.drop { $0.isWhitespace }) : delta
         defer {
@@ -19,8 +19,8 @@ public struct ReasoningStream: Sendable {
         return !open && view.style.colour ? view.style.dim("▸ thinking…") : ""
     }
 
-    /// What to write when something other than thinking comes: the end of the thinking's block,
-    /// "" when no thinking is open.
+    /// What to write when something other than reasoning comes: the end of the reasoning's block,
+    /// "" when no reasoning is open.
     public mutating func end() -> String {
         guard open else { return "" }
         defer {

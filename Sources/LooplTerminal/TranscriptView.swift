@@ -8,7 +8,7 @@ public struct TranscriptView: Sendable {
     public var style: TerminalStyle
     /// Show each call's arguments and result under its pill.
     public var verbose: Bool
-    /// Show the thinking in full rather than as one line.
+    /// Show the reasoning in full rather than as one line (`--show-thinking`).
     public var showReasoning: Bool
 
     public init(style: TerminalStyle, verbose: Bool = false, showReasoning: Bool = false) {
@@ -66,14 +66,14 @@ public struct TranscriptView: Sendable {
     /// The question after a call that waits for approval.
     public static let approvalQuestion = "Run it? y: yes, a: always in this run, n: no › "
 
-    /// Thinking as one dimmed line: its length and how it starts.
+    /// Reasoning as one dimmed line: its length and how it starts.
     public func collapsedReasoning(_ text: String) -> String {
         let text = Self.clean(text)
         let trimmed = String(text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
         return style.dim("▸ thought for \(trimmed.count) characters: \(Self.oneLine(trimmed, limit: 60))")
     }
 
-    /// Thinking in full, every line dimmed.
+    /// Reasoning in full, every line dimmed.
     public func reasoning(_ text: String) -> String {
         Self.clean(text).split(separator: "\n", omittingEmptySubsequences: false).map { style.dim(String($0)) }.joined(separator: "\n")
     }

@@ -232,7 +232,7 @@ public actor Agent {
             return String(shown)
         }
 
-        /// The thinking as the message keeps it: without surrounding spaces and line breaks, nil when none.
+        /// The reasoning as the message keeps it: without surrounding spaces and line breaks, nil when none.
         var trimmedReasoning: String? {
             let trimmed = reasoning.trimmingWhitespace()
             return trimmed.isEmpty ? nil : trimmed

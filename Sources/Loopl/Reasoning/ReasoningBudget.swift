@@ -14,7 +14,7 @@ package struct ReasoningBudget: Sendable {
     private enum State: Sendable {
         /// Before any visible text: thinking may still open. Holds the text so far.
         case watching([UInt8])
-        /// Inside thinking, with its closing marker's bytes; holds the end of its text, where the
+        /// Inside reasoning, with its closing marker's bytes; holds the end of its text, where the
         /// closing marker may be forming.
         case reasoning(ReasoningMarkup, close: [UInt8], tail: [UInt8])
         /// Past the thinking, or there was none.
@@ -37,7 +37,7 @@ package struct ReasoningBudget: Sendable {
         state = opened.map { .reasoning($0, close: Array($0.close.utf8), tail: []) } ?? .watching([])
     }
 
-    /// True while the model is thinking.
+    /// True while the model is reasoning.
     package var isReasoning: Bool {
         if case .reasoning = state { true } else { false }
     }

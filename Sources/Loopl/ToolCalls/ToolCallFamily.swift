@@ -39,8 +39,8 @@ struct ToolCallFamily: Sendable {
     /// How the grammar writes the family's calls, or why there is none.
     let grammar: CallGrammar
 
-    /// - Parameter reasoningEnd: the family's own marker that ends thinking the prompt opened, when
-    ///   it has no thinking block of its own (Apriel's `[BEGIN FINAL RESPONSE]`).
+    /// - Parameter reasoningEnd: the family's own marker that ends reasoning the prompt opened, when
+    ///   it has no reasoning block of its own (Apriel's `[BEGIN FINAL RESPONSE]`).
     init(format: ToolCallFormat, templateSigns: [[String]] = [], markers: [Marker] = [], startReaders: [BlockReader] = [],
          autoStartReaders: [BlockReader] = [], reasoning: Reasoning? = nil, reasoningClose: String? = nil,
          reasoningEnd: String? = nil, inAuto: Bool = true, grammar: CallGrammar) {

@@ -43,7 +43,7 @@ struct ToolCallStream: Sendable {
         }
     }
 
-    /// Inside thinking: its closing marker and where the searches in it go on.
+    /// Inside reasoning: its closing marker and where the searches in it go on.
     private struct Reasoning {
         let close: [UInt8]
         /// Where the search for the closing marker, and for a call, goes on.
