@@ -51,7 +51,7 @@ package struct MessagesRequest: Sendable {
             options.maxTokens = try body.required("max_tokens").integer(atLeast: 1)
         }
         (options.toolChoice, parallelToolCalls) = try Self.toolChoice(body.member("tool_choice"), tools: tools)
-        (options.reasoning, options.reasoningBudget) = try Self.thinking(body.member("thinking"))
+        (options.reasoning, options.reasoningBudget) = try Self.reasoning(body.member("thinking"))
         try readSampling(body)
     }
 
@@ -123,7 +123,7 @@ package struct MessagesRequest: Sendable {
 
     /// `thinking`: `enabled` turns it on with `budget_tokens` as the budget, `disabled` off,
     /// `adaptive` leaves it to the template; absent is the template's default.
-    private static func thinking(_ field: RequestField?) throws(APIError) -> (ReasoningSetting, Int?) {
+    private static func reasoning(_ field: RequestField?) throws(APIError) -> (ReasoningSetting, Int?) {
         guard let field else { return (.auto, nil) }
         let typeField = try field.object().required("type")
         switch try typeField.string() {

@@ -22,7 +22,7 @@ package struct MessagesStreamEncoder: Sendable {
         package var bytes: [UInt8] { AnthropicSSE.event(name, data) }
     }
 
-    private enum Block { case text, thinking }
+    private enum Block { case text, reasoning }
 
     /// The message's id, `msg_…`.
     package let id: String
@@ -64,7 +64,7 @@ package struct MessagesStreamEncoder: Sendable {
             return enter(.text) + [delta(["type": "text_delta", "text": .string(piece)])]
         case .reasoning(let piece):
             guard !piece.isEmpty else { return [] }
-            return enter(.thinking) + [delta(["type": "thinking_delta", "thinking": .string(piece)])]
+            return enter(.reasoning) + [delta(["type": "thinking_delta", "thinking": .string(piece)])]
         case .toolCall(let call):
             guard !isSatisfied else { return [] }
             calls += 1
@@ -120,7 +120,7 @@ package struct MessagesStreamEncoder: Sendable {
     private mutating func close() -> [Event] {
         guard let kind = open else { return [] }
         open = nil
-        let signature = kind == .thinking ? [delta(["type": "signature_delta", "signature": .string(MessagesReply.signature)])] : []
+        let signature = kind == .reasoning ? [delta(["type": "signature_delta", "signature": .string(MessagesReply.signature)])] : []
         return signature + [stop()]
     }
 

@@ -16,7 +16,7 @@ struct AgentSettings: Sendable {
     var json: Bool
     var verbose: Bool
     /// `--show-thinking`: the thinking streams in full rather than as one line.
-    var showThinking: Bool
+    var showReasoning: Bool
     var schemaPath: String?
     var overrides: BackendOverrides
     var system: String?
@@ -37,7 +37,7 @@ struct AgentSettings: Sendable {
         toolChoice = ToolChoice(name: try arguments.value(O.toolChoice) ?? "auto")
         maxIterations = try arguments.integer(O.maxIterations) ?? 8
         generation = try Self.generation(&arguments)
-        showThinking = arguments.flag(O.showThinking)
+        showReasoning = arguments.flag(O.showReasoning)
         overrides = try arguments.backendOverrides()
         system = try arguments.value(O.system)
         if let file = try arguments.value(O.systemFile) {

@@ -19,20 +19,20 @@ final class EventPrinter: Sendable {
     private let view: TranscriptView
     private let started = Mutex<[String: ToolCall]>([:])
     private let lastMetrics = Mutex<Metrics?>(nil)
-    private let thinking: Mutex<ThinkingStream>
+    private let reasoningStream: Mutex<ReasoningStream>
     /// Whether standard output and standard error are terminals, whose text is cleaned.
     private let terminal: (out: Bool, err: Bool)
 
     /// `terminal`: whether standard output and error are terminals (default: `isatty`).
-    init(console: Console, json: Bool, verbose: Bool, showThinking: Bool = false, asks: Bool = false,
+    init(console: Console, json: Bool, verbose: Bool, showReasoning: Bool = false, asks: Bool = false,
          allowHint: @escaping @Sendable (String) -> String = { _ in "pass --approve allow" },
          terminal: (out: Bool, err: Bool)? = nil) {
         self.console = console
         self.json = json
         self.asks = asks
         self.allowHint = allowHint
-        view = TranscriptView(style: .detect(fd: 2), verbose: verbose, showThinking: showThinking)
-        thinking = Mutex(ThinkingStream(view: view))
+        view = TranscriptView(style: .detect(fd: 2), verbose: verbose, showReasoning: showReasoning)
+        reasoningStream = Mutex(ReasoningStream(view: view))
         self.terminal = terminal ?? (isatty(1) == 1, isatty(2) == 1)
     }
 
@@ -44,12 +44,12 @@ final class EventPrinter: Sendable {
             return
         }
         if case .reasoning(let delta) = event {
-            let shown = thinking.withLock { $0.reasoning(delta) }
+            let shown = reasoningStream.withLock { $0.reasoning(delta) }
             if !shown.isEmpty { console.err(shown, newline: false) }
             return
         }
         if case .metrics = event {} else {
-            let end = thinking.withLock { $0.end() }
+            let end = reasoningStream.withLock { $0.end() }
             if !end.isEmpty { console.err(end, newline: false) }
         }
         switch event {

@@ -66,7 +66,7 @@ enum SharedOptions {
                                        help: "The most thinking tokens per turn, {range}; then the thinking is closed and the model answers; 0 is --think off.") {
         $0.reasoningBudget = Int($1)
     }
-    static let showThinking = CLIOption.flag("show-thinking", help: "Stream the thinking in full, dimmed, instead of one line with its length.")
+    static let showReasoning = CLIOption.flag("show-thinking", help: "Stream the thinking in full, dimmed, instead of one line with its length.")
 
     // The session and the output.
     static let session = CLIOption("session", "FILE", help: "Load the conversation from FILE; save it back after every complete message "
@@ -91,7 +91,7 @@ enum SharedOptions {
 
     static let prompt = [system, systemFile]
     static let tooling = [tools, mcp, root, approve, toolChoice, maxIterations]
-    static let generation = [maxTokens, temperature, seed, topK, topP, minP, repeatPenalty, think, thinkBudget, showThinking]
+    static let generation = [maxTokens, temperature, seed, topK, topP, minP, repeatPenalty, think, thinkBudget, showReasoning]
     static let output = [session, jsonSchema, verbose]
     /// Every option of ``AgentSettings``, as `run` and `chat` list them.
     static let agent = backendSelection + prompt + tooling + generation + output

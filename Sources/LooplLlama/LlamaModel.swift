@@ -77,10 +77,10 @@ public final class LlamaModel: Model {
             let offered = self.prompt.offered(tools, options: options)
             let (tokens, text) = try self.promptTokens(messages: messages, tools: offered, options: options)
             let grammar = try self.prompt.grammar(tools: offered, options: options, promptText: text)
-            let opened = ThinkingMarkup.opened(byPrompt: text)
+            let opened = ReasoningMarkup.opened(byPrompt: text)
             let events = LiftingContinuation(continuation, format: self.prompt.toolCallFormat, tools: offered, opened: opened)
             let request = try LlamaRequest(prompt: tokens, options: options, grammar: grammar,
-                                           thinking: ReasoningBudget(limit: options.reasoningBudget, opened: opened),
+                                           reasoningBudget: ReasoningBudget(limit: options.reasoningBudget, opened: opened),
                                            weights: self.weights, contextSize: self.session.contextSize, events: events,
                                            start: start)
             try await self.session.generate(request)
@@ -96,7 +96,7 @@ public final class LlamaModel: Model {
             let start = ContinuousClock.now
             let events = LiftingContinuation(continuation, format: nil, tools: [], opened: nil)
             let request = try LlamaRequest(prompt: self.weights.tokenize(prompt, addSpecial: true), options: options, grammar: nil,
-                                           thinking: ReasoningBudget(limit: nil, opened: nil), weights: self.weights,
+                                           reasoningBudget: ReasoningBudget(limit: nil, opened: nil), weights: self.weights,
                                            contextSize: self.session.contextSize, events: events, start: start)
             try await self.session.generate(request)
         }

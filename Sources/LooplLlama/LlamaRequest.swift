@@ -9,7 +9,7 @@ final class LlamaRequest: Sendable {
     let options: GenerationOptions
     let sampler: LlamaSampler
     /// The thinking budget as the generation starts.
-    let thinking: ReasoningBudget
+    let reasoningBudget: ReasoningBudget
     /// The most tokens to generate.
     let budget: Int
     let events: LiftingContinuation
@@ -19,7 +19,7 @@ final class LlamaRequest: Sendable {
 
     /// Checks that `prompt` and the tokens asked for fit in a conversation's `contextSize`
     /// (``LooplError/Code/contextOverflow`` when they do not), then makes its sampler.
-    init(prompt: [llama_token], options: GenerationOptions, grammar: Grammar?, thinking: ReasoningBudget,
+    init(prompt: [llama_token], options: GenerationOptions, grammar: Grammar?, reasoningBudget: ReasoningBudget,
          weights: LlamaWeights, contextSize: Int, events: LiftingContinuation, start: ContinuousClock.Instant = .now) throws {
         guard !prompt.isEmpty else { throw LooplError(.invalidRequest, "The prompt is empty.") }
         let budget = options.maxTokens ?? (contextSize - prompt.count)
@@ -30,7 +30,7 @@ final class LlamaRequest: Sendable {
         self.options = options
         self.sampler = try LlamaSampler(options: options, weights: weights, grammar: grammar)
         self.budget = budget
-        self.thinking = thinking
+        self.reasoningBudget = reasoningBudget
         self.events = events
         self.start = start
     }

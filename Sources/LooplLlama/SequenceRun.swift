@@ -33,7 +33,7 @@ final class SequenceRun {
     private var text = UTF8Assembler()
     private var stops: StopStringFilter
     /// Counts the thinking tokens, and gives the closing marker once the budget is spent.
-    private var thinking: ReasoningBudget
+    private var reasoningBudget: ReasoningBudget
     /// The closing marker's tokens still to write, one a step, instead of sampled ones.
     private var forced: [llama_token] = []
     private var promptStart: ContinuousClock.Instant?
@@ -47,7 +47,7 @@ final class SequenceRun {
         phase = .prompt(request.prompt[reused...])
         metrics = Metrics(promptTokens: request.prompt.count, cachedPromptTokens: reused, contextMax: contextSize)
         stops = StopStringFilter(stops: request.options.stop)
-        thinking = request.thinking
+        reasoningBudget = request.reasoningBudget
         lastReport = request.start
     }
 
@@ -115,7 +115,7 @@ final class SequenceRun {
     /// Its next token: sampled from `logits`, or the next of the closing marker's tokens when the
     /// thinking budget is spent.
     func next(logits: UnsafePointer<Float>, weights: LlamaWeights) throws -> llama_token {
-        if forced.isEmpty, let close = thinking.closing() { forced = weights.tokenize(close, addSpecial: false) }
+        if forced.isEmpty, let close = reasoningBudget.closing() { forced = weights.tokenize(close, addSpecial: false) }
         return forced.isEmpty ? try request.sampler.sample(logits: logits) : try request.sampler.force(forced.removeFirst())
     }
 
@@ -129,8 +129,8 @@ final class SequenceRun {
         if weights.isEndOfGeneration(token), !request.options.backend.ignoreEndOfGeneration { return .endTurn }
         metrics.generatedTokens += 1
         let piece = text.append(weights.piece(token))
-        thinking.record(piece)
-        metrics.reasoningTokens = thinking.tokens
+        reasoningBudget.record(piece)
+        metrics.reasoningTokens = reasoningBudget.tokens
         let visible = stops.feed(piece)
         if !visible.isEmpty { request.events.yield(.text(visible)) }
         if stops.stopped { return .stop }

@@ -27,8 +27,8 @@ public struct RenderedPrompt: Sendable, Hashable {
     public var grammarTriggerPatterns: [String] = []
     /// Extra stop strings of the template (an end-of-turn marker written as text).
     public var stop: [String]
-    /// The markup of the model's thinking, for the server's thinking budget.
-    package var thinking: ThinkingMarkup = .think
+    /// The markup of the model's reasoning, for the server's reasoning budget.
+    package var reasoningMarkup: ReasoningMarkup = .think
 
     public init(text: String, grammar: String? = nil, grammarLazy: Bool = false, grammarTriggers: [String] = [],
                 stop: [String] = []) {
@@ -60,7 +60,7 @@ public struct ChatPromptRenderer: PromptRenderer {
         var rendered = RenderedPrompt(text: text, grammar: grammar?.gbnf,
                                       grammarLazy: grammar?.lazy ?? false, grammarTriggers: grammar?.triggerTokens ?? [])
         rendered.grammarTriggerPatterns = grammar?.triggerPatterns ?? []
-        rendered.thinking = ThinkingMarkup.opened(byPrompt: text) ?? ThinkingMarkup.of(prompt.toolCallFormat)
+        rendered.reasoningMarkup = ReasoningMarkup.opened(byPrompt: text) ?? ReasoningMarkup.of(prompt.toolCallFormat)
         return rendered
     }
 }

@@ -61,7 +61,7 @@ struct ServerTurn {
         }
         let prompt = try renderer.render(messages: messages, tools: tools, options: options)
         let wire = CompletionWire(prompt: prompt, format: renderer.toolCallFormat,
-                                  opened: ThinkingMarkup.opened(byPrompt: prompt.text), options: options)
+                                  opened: ReasoningMarkup.opened(byPrompt: prompt.text), options: options)
         return (wire, attached ? "" : prompt.text)
     }
 

@@ -8,13 +8,13 @@ public struct TranscriptView: Sendable {
     public var style: TerminalStyle
     /// Show each call's arguments and result under its pill.
     public var verbose: Bool
-    /// Show the thinking in full rather than as one line.
-    public var showThinking: Bool
+    /// Show the reasoning in full rather than as one line (`--show-thinking`).
+    public var showReasoning: Bool
 
-    public init(style: TerminalStyle, verbose: Bool = false, showThinking: Bool = false) {
+    public init(style: TerminalStyle, verbose: Bool = false, showReasoning: Bool = false) {
         self.style = style
         self.verbose = verbose
-        self.showThinking = showThinking
+        self.showReasoning = showReasoning
     }
 
     /// The whole transcript, meter last.
@@ -28,7 +28,7 @@ public struct TranscriptView: Sendable {
     public func render(_ item: Transcript.Item) -> String {
         switch item {
         case .user(let text): return style.bold(style.cyan("› ")) + style.bold(Self.clean(text))
-        case .reasoning(let text): return showThinking ? thinking(text) : collapsedThinking(text)
+        case .reasoning(let text): return showReasoning ? reasoning(text) : collapsedReasoning(text)
         case .assistant(let text): return Self.clean(text)
         case .toolCall(let call, let result): return pill(call, result)
         case .approval(let call, let decision): return approval(call, decision)
@@ -66,15 +66,15 @@ public struct TranscriptView: Sendable {
     /// The question after a call that waits for approval.
     public static let approvalQuestion = "Run it? y: yes, a: always in this run, n: no › "
 
-    /// Thinking as one dimmed line: its length and how it starts.
-    public func collapsedThinking(_ text: String) -> String {
+    /// Reasoning as one dimmed line: its length and how it starts.
+    public func collapsedReasoning(_ text: String) -> String {
         let text = Self.clean(text)
         let trimmed = String(text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
         return style.dim("▸ thought for \(trimmed.count) characters: \(Self.oneLine(trimmed, limit: 60))")
     }
 
-    /// Thinking in full, every line dimmed.
-    public func thinking(_ text: String) -> String {
+    /// Reasoning in full, every line dimmed.
+    public func reasoning(_ text: String) -> String {
         Self.clean(text).split(separator: "\n", omittingEmptySubsequences: false).map { style.dim(String($0)) }.joined(separator: "\n")
     }
 

@@ -3,14 +3,14 @@ import Loopl
 extension ModelConformance {
     /// A ChatML template whose generation prompt opens `<think>`, as R1 distills and QwQ do: a
     /// model that does not think by itself (the default model) then thinks under it.
-    public static let thinkingTemplate = """
+    public static let reasoningTemplate = """
         {% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n<think>\\n' }}{% endif %}
         """
 
-    /// Under ``thinkingTemplate`` with a budget of 8 tokens, an ``Agent`` on the model sees the
+    /// Under ``reasoningTemplate`` with a budget of 8 tokens, an ``Agent`` on the model sees the
     /// thinking as reasoning, at most 8 thinking tokens (as counted, and 9 words), no text event carries
     /// thinking markup, and the answer follows.
-    public func checkThinkingThePromptOpened() async throws {
+    public func checkReasoningThePromptOpened() async throws {
         let check = "thinking the prompt opened"
         var options = AgentOptions()
         options.generation = .greedy(maxTokens: 24)

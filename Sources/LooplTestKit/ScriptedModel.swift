@@ -194,26 +194,26 @@ public final class ScriptedModel: Model {
 /// The thinking budget, as a backend that samples itself applies it: when it is spent the
 /// closing marker comes next and the rest of the script's thinking is cut.
 private struct ScriptedBudget {
-    var thinking: ReasoningBudget
+    var budget: ReasoningBudget
     var scripted = ReasoningBudget(limit: nil, promptText: "")
     var cut = false
 
-    init(limit: Int?) { thinking = ReasoningBudget(limit: limit, promptText: "") }
+    init(limit: Int?) { budget = ReasoningBudget(limit: limit, promptText: "") }
 
-    var tokens: Int { thinking.tokens }
+    var tokens: Int { budget.tokens }
 
     /// Whether `step` is written; a text step may become the closing marker.
     mutating func take(_ step: inout ScriptedTurn.Step) -> Bool {
         guard case .text(let chunk) = step else { return true }
-        let inScriptedThinking = scripted.isThinking
+        let inScriptedReasoning = scripted.isReasoning
         scripted.record(chunk)
-        if cut, inScriptedThinking { return false }
-        if let close = thinking.closing() {
+        if cut, inScriptedReasoning { return false }
+        if let close = budget.closing() {
             // Only thinking spends the budget: this chunk is thinking, and is dropped.
             cut = true
             step = .text(close)
         }
-        if case .text(let text) = step { thinking.record(text) }
+        if case .text(let text) = step { budget.record(text) }
         return true
     }
 }

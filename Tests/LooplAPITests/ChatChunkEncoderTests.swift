@@ -32,7 +32,7 @@ func completion(_ events: [ModelEvent], parallel: Bool = true, final: Metrics? =
 
 @Suite struct ChatChunkEncoderTests {
     @Test(arguments: [true, false])
-    func aTurnWithThinkingTextAndCallsKeepsEveryInvariant(includeUsage: Bool) {
+    func aTurnWithReasoningTextAndCallsKeepsEveryInvariant(includeUsage: Bool) {
         let chunks = stream(turnWithCalls, includeUsage: includeUsage)
         #expect(ChatStreamInvariants.violations(in: chunks) == [])
         #expect(chunks.count == 4 + 6 + 1 + (includeUsage ? 1 : 0))
@@ -57,7 +57,7 @@ func completion(_ events: [ModelEvent], parallel: Bool = true, final: Metrics? =
         #expect(chunks[2]["choices"]?.arrayValue?[0]["finish_reason"] == "tool_calls")
     }
 
-    @Test func textAndThinkingAreDeltasAndTheRoleComesOnce() {
+    @Test func textAndReasoningAreDeltasAndTheRoleComesOnce() {
         let chunks = stream([.reasoning("hm"), .text("Hi"), .text("!")], includeUsage: false,
                             final: Metrics(finished: true, stopReason: .endTurn))
         let deltas = chunks.compactMap { $0["choices"]?.arrayValue?.first?["delta"] }

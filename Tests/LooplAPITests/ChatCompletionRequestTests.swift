@@ -84,7 +84,7 @@ import Testing
         #expect(try request(body(schema)).options.responseFormat == .jsonSchema(["type": "object"]))
     }
 
-    @Test func thinkingComesFromTheEffortOrTheTemplateSwitch() throws {
+    @Test func reasoningComesFromTheEffortOrTheTemplateSwitch() throws {
         #expect(try request(body(#""reasoning_effort":"none""#)).options.reasoning == .off)
         #expect(try request(body(#""reasoning_effort":"minimal""#)).options.reasoning == .off)
         #expect(try request(body(#""reasoning_effort":"low""#)).options.reasoning == .effort(.low))

@@ -6,7 +6,7 @@ import Testing
 @Suite struct MessagesAnswerTests {
     static let metrics = Metrics(promptTokens: 30, cachedPromptTokens: 10, generatedTokens: 5, finished: true, stopReason: .endTurn)
 
-    @Test func anAnswerHasThinkingTextAndCallsInOrder() {
+    @Test func anAnswerHasReasoningTextAndCallsInOrder() {
         var answer = MessagesAnswer(id: "msg_1", model: "claude-sonnet-4-5")
         let call = ToolCall(id: "call_ab12", name: "get_weather", arguments: ["city": "Paris"])
         for event: ModelEvent in [.reasoning("Think."), .text("Hi "), .toolCall(call), .text("there"), .metrics(Self.metrics)] {

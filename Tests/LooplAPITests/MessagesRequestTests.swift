@@ -91,7 +91,7 @@ import Testing
         #expect(refusal(#"{"max_tokens":0,"messages":[{"role":"user","content":"hi"}]}"#)?.param == "max_tokens")
     }
 
-    @Test func samplingStopsAndThinkingAreRead() throws {
+    @Test func samplingStopsAndReasoningAreRead() throws {
         let options = try read(body(#"[{"role":"user","content":"hi"}]"#, #"""
         "temperature":0.5,"top_p":0.9,"top_k":7,"stop_sequences":["END",""],"seed":3,
         "thinking":{"type":"enabled","budget_tokens":2048},"metadata":{"user_id":"u"},"service_tier":"auto"

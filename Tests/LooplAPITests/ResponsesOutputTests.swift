@@ -54,7 +54,7 @@ import Testing
         return problems
     }
 
-    @Test func thinkingTextAndCallsBecomeItemsInOrder() throws {
+    @Test func reasoningTextAndCallsBecomeItemsInOrder() throws {
         let call = ToolCall(id: "call_1", name: "weather", arguments: ["city": "Paris"])
         let (frames, output) = try Self.stream([.reasoning("Hmm, "), .reasoning("weather."), .text("Let me "), .text("look."),
                                                 .toolCall(call), .metrics(Metrics(promptTokens: 9, generatedTokens: 4))])

@@ -18,7 +18,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(5)))
-    func theThinkingWorkerStreamsThinkingDeltas() throws {
+    func theReasoningWorkerStreamsReasoningDeltas() throws {
         let server = try ServeProcess([], config: ServeProcess.clients + "/serve-workers.json")
         try server.expectAnthropicChecks(["thinking", "count-tokens", "count-estimated"], model: "thinking")
         #expect(server.stop().status == 0)

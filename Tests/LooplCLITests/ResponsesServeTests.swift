@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(5)))
-    func thinkingIsAReasoningItemAndAnEngineLostMidStreamFailsTheResponse() throws {
+    func reasoningIsAReasoningItemAndAnEngineLostMidStreamFailsTheResponse() throws {
         let workers = try ServeProcess([], config: ServeProcess.clients + "/serve-workers.json")
         try Self.expectChecks(workers, ["reasoning"], model: "thinking")
         #expect(workers.stop().status == 0)

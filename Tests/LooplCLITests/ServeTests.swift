@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(5)))
-    func textOnlyWorkersGetTheirCallsAndThinkingLifted() throws {
+    func textOnlyWorkersGetTheirCallsAndReasoningLifted() throws {
         let server = try ServeProcess([], config: ServeProcess.clients + "/serve-workers.json")
         try server.expectChecks(["hermes-tools"], model: "hermes")
         try server.expectChecks(["reasoning"], model: "thinking")

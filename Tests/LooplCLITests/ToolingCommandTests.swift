@@ -103,8 +103,8 @@ import Testing
         #expect(fromSchema.out.contains("root ::="))
         let fromTools = try Self.loopl(["grammar", "--tools", tools, "--family", "hermes"])
         #expect(fromTools.out.contains("<tool_call>"))
-        let thinking = try Self.loopl(["grammar", "--tools", tools, "--family", "deepseek-r1", "--parallel", "--thinking", "optional"])
-        #expect(thinking.status == 0 && thinking.out.contains("<think>") && thinking.out.contains("tool▁calls▁begin"))
+        let reasoning = try Self.loopl(["grammar", "--tools", tools, "--family", "deepseek-r1", "--parallel", "--thinking", "optional"])
+        #expect(reasoning.status == 0 && reasoning.out.contains("<think>") && reasoning.out.contains("tool▁calls▁begin"))
         #expect(try Self.loopl(["grammar", "--tools", tools, "--thinking", "maybe"]).status == 2)
         #expect(try Self.loopl(["grammar"]).status == 2)
     }

@@ -32,13 +32,13 @@ enum TranscriptFoldingCases {
             .event(.iterationStarted(2)), .event(.text("half")), .event(.warning("careful")), .event(.text(" more")),
             .event(.retrying(iteration: 2, reason: "the worker exited")), .event(.text("whole")),
         ]),
-        ("thinkingDeltasMergeIntoOneItem", [
+        ("reasoningDeltasMergeIntoOneItem", [
             .user("17*23?"), .event(.iterationStarted(1)), .event(.reasoning("The user")), .event(.metrics(Metrics(generatedTokens: 2))),
             .event(.reasoning(" wants 17*23.")), .event(.reasoning("")), .event(.text("It is 391.")), .event(.reasoning("Late thought.")),
             .event(.assistantMessage(.assistant(text: "It is 391.", toolCalls: [], reasoning: "The user wants 17*23."))),
             .event(.reasoning("Next turn.")),
         ]),
-        ("retryingWithdrawsTheThinkingOfThatIteration", [
+        ("retryingWithdrawsTheReasoningOfThatIteration", [
             .user("go"), .event(.iterationStarted(1)), .event(.reasoning("half a thought")),
             .event(.retrying(iteration: 1, reason: "lost")), .event(.reasoning("a whole thought")),
         ]),

@@ -192,15 +192,15 @@ final class GrammarProbe {
     }
 
     @Test(.timeLimit(.minutes(2)))
-    func thinkingBeforeTheCallIsAllowedWhenAsked() throws {
+    func reasoningBeforeTheCallIsAllowedWhenAsked() throws {
         let optional = try #require(try ToolCallGrammar.make(tools: Self.tools, format: .hermes, choice: .required,
-                                                             parallel: false, thinking: .optional))
+                                                             parallel: false, reasoning: .optional))
         let call = "<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_call>"
         #expect(try Self.probe(optional).accepts("<think>The user wants the time.</think>\n" + call))
         #expect(try Self.probe(optional).accepts(call))
         #expect(try !Self.probe(optional).accepts("Sure. " + call))
         let open = try #require(try ToolCallGrammar.make(tools: Self.tools, format: .hermes, choice: .required,
-                                                         parallel: false, thinking: .open))
+                                                         parallel: false, reasoning: .open))
         #expect(try Self.probe(open).accepts("The user wants the time.</think>\n" + call))
         #expect(try !Self.probe(open).accepts(call))
     }

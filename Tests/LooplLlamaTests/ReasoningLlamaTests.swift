@@ -8,7 +8,7 @@ import Testing
 /// opens `<think>` (the default model does not think by itself).
 @Suite(.serialized) struct ReasoningLlamaTests {
     static func load() throws -> LlamaModel {
-        try LlamaModel(configuration: .init(contextLength: 1024, threads: 2, chatTemplate: ModelConformance.thinkingTemplate))
+        try LlamaModel(configuration: .init(contextLength: 1024, threads: 2, chatTemplate: ModelConformance.reasoningTemplate))
     }
 
     static func generate(_ model: LlamaModel, _ options: GenerationOptions) async throws
@@ -30,17 +30,17 @@ import Testing
     /// A budget of 8: after 8 tokens of thinking the backend writes `</think>` and the model goes
     /// on; the count is in the metrics, and the thinking the prompt opened streams as reasoning.
     @Test(.timeLimit(.minutes(5)))
-    func aBudgetOfEightClosesTheThinking() async throws {
+    func aBudgetOfEightClosesTheReasoning() async throws {
         let model = try Self.load()
         var options = GenerationOptions.greedy(maxTokens: 32)
         options.backend.ignoreEndOfGeneration = true
         options.reasoningBudget = 8
-        let (text, thinking, metrics) = try await Self.generate(model, options)
+        let (text, reasoning, metrics) = try await Self.generate(model, options)
         let final = try #require(metrics)
         #expect(final.reasoningTokens == 8)
-        #expect(!thinking.isEmpty, "the thinking the prompt opened did not stream as reasoning; the text was \(text.debugDescription)")
+        #expect(!reasoning.isEmpty, "the thinking the prompt opened did not stream as reasoning; the text was \(text.debugDescription)")
         #expect(!text.contains("<think>") && !text.contains("</think>"), "\(text.debugDescription)")
-        #expect(model.weights.tokenize(thinking, addSpecial: false).count <= 9, "\(thinking.debugDescription)")
+        #expect(model.weights.tokenize(reasoning, addSpecial: false).count <= 9, "\(reasoning.debugDescription)")
         #expect(!text.isEmpty, "the model went on after the thinking")
         #expect(final.generatedTokens == 32)
 
@@ -49,23 +49,23 @@ import Testing
         free.reasoningBudget = nil
         let unbounded = try await Self.generate(model, free)
         #expect(unbounded.metrics?.reasoningTokens ?? 0 > 8)
-        #expect(unbounded.reasoning.hasPrefix(thinking))
-        #expect(unbounded.reasoning.count > thinking.count, "without a budget the thinking went no further")
+        #expect(unbounded.reasoning.hasPrefix(reasoning))
+        #expect(unbounded.reasoning.count > reasoning.count, "without a budget the thinking went no further")
         await model.close()
     }
 
     /// Through an Agent, the thinking the prompt opened is reasoning, and no text event carries
     /// its markup.
     @Test(.timeLimit(.minutes(5)))
-    func anAgentSeesThinkingThePromptOpened() async throws {
+    func anAgentSeesReasoningThePromptOpened() async throws {
         let model = try Self.load()
-        try await ModelConformance(model: model).checkThinkingThePromptOpened()
+        try await ModelConformance(model: model).checkReasoningThePromptOpened()
         await model.close()
     }
 
     /// `--think off` and a budget of 0 close the thinking in the prompt itself.
     @Test(.timeLimit(.minutes(2)))
-    func offClosesThinkingInThePrompt() throws {
+    func offClosesReasoningInThePrompt() throws {
         let model = try Self.load()
         var options = GenerationOptions()
         #expect(try model.renderPrompt(messages: [.user("Hi")], tools: [], options: options).hasSuffix("<think>\n"))

@@ -49,7 +49,7 @@ import Testing
 
     /// Past thinking goes to the server as `reasoning_content`, where its template reads it.
     @Test(.timeLimit(.minutes(1)))
-    func pastThinkingIsSentAsReasoningContent() async throws {
+    func pastReasoningIsSentAsReasoningContent() async throws {
         let server = try ServerProtocolTests.server { _ in FakeServer.events([FakeServer.content("ok"), "[DONE]"]) }
         defer { server.stop() }
         let model = try await LlamaServerModel.start(.init(target: .attach(url: server.url, apiKey: nil)))
@@ -69,7 +69,7 @@ import Testing
                                #"{"content":"","stop":true,"stop_type":"eos","tokens_predicted":5,"tokens_evaluated":20,"tokens_cached":0}"#])
         }
         defer { server.stop() }
-        let prompt = try ChatPrompt(modelFile: LooplHome.defaultModel, template: ModelConformance.thinkingTemplate)
+        let prompt = try ChatPrompt(modelFile: LooplHome.defaultModel, template: ModelConformance.reasoningTemplate)
         let model = try await LlamaServerModel.start(.init(target: .attach(url: server.url, apiKey: nil),
                                                            rendering: .custom(ChatPromptRenderer(prompt: prompt))))
         var options = GenerationOptions.greedy(maxTokens: 16)
@@ -89,7 +89,7 @@ import Testing
     /// On a real llama-server: after 8 tokens of thinking the server writes `</think>` and the model goes on.
     @Test(.timeLimit(.minutes(10)))
     func aBudgetOfEightOnARealServer() async throws {
-        let prompt = try ChatPrompt(modelFile: LooplHome.defaultModel, template: ModelConformance.thinkingTemplate)
+        let prompt = try ChatPrompt(modelFile: LooplHome.defaultModel, template: ModelConformance.reasoningTemplate)
         let model = try await LlamaServerModel.start(.init(rendering: .custom(ChatPromptRenderer(prompt: prompt)),
                                                            contextLength: 1024, threads: 2))
         do {
@@ -101,7 +101,7 @@ import Testing
             let tokens = try LlamaWeights(path: LooplHome.defaultModel).tokenize(turn.reasoning, addSpecial: false).count
             #expect(tokens >= 7 && tokens <= 9, "\(turn.reasoning.debugDescription)")
             #expect(!turn.text.isEmpty, "the model went on after the thinking")
-            try await ModelConformance(model: model).checkThinkingThePromptOpened()
+            try await ModelConformance(model: model).checkReasoningThePromptOpened()
         } catch {
             await model.close()
             throw error

@@ -101,9 +101,9 @@ import Testing
         let prompts = ["Tell me about the sea.", "Name three colours.", "What is a lighthouse?", "Count to five."]
         let answers = try await Fixtures.together(model, prompts, options: .greedy(maxTokens: 16)).map { try $0.get() }
         #expect(answers == prompts)
-        var thinking = GenerationOptions.greedy(maxTokens: 12)
-        thinking.reasoning = .on
-        let turn = try await ModelConformance(model: model).run("v1", [.user("Hello")], options: thinking)
+        var reasoningOptions = GenerationOptions.greedy(maxTokens: 12)
+        reasoningOptions.reasoning = .on
+        let turn = try await ModelConformance(model: model).run("v1", [.user("Hello")], options: reasoningOptions)
         #expect(turn.reasoning.isEmpty && turn.text == "Hello")
         await model.close()
     }

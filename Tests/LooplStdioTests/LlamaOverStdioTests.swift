@@ -44,15 +44,15 @@ import Testing
     /// A worker whose template opens thinking: its text starts with the opening marker, so the
     /// host's Agent lifts the thinking as reasoning.
     @Test(.timeLimit(.minutes(5)))
-    func thinkingThroughTheWorker() async throws {
+    func reasoningThroughTheWorker() async throws {
         let template = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-thinking-\(UUID()).jinja").path
-        try ModelConformance.thinkingTemplate.write(toFile: template, atomically: true, encoding: .utf8)
+        try ModelConformance.reasoningTemplate.write(toFile: template, atomically: true, encoding: .utf8)
         let config = try Fixtures.llamaConfig(chatTemplateFile: template)
         defer { for file in [template, config] { try? FileManager.default.removeItem(atPath: file) } }
         let model = try await StdioModel.start(StdioModel.Configuration(
             command: [Fixtures.loopl, "worker", "--backend", "llama", "--config", config],
             initializeTimeout: .seconds(60), idleTimeout: .seconds(120)))
-        try await ModelConformance(model: model).checkThinkingThePromptOpened()
+        try await ModelConformance(model: model).checkReasoningThePromptOpened()
         await model.close()
     }
 

@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func agentStreamsThinkingFromATextWorker() async throws {
+    func agentStreamsReasoningFromATextWorker() async throws {
         let path = try Self.scriptPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let model = try await StdioModel.start(StdioModel.Configuration(command: Fixtures.python(["--script", path])))
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func theDefaultRouteStreamsThinkingToo() async throws {
+    func theDefaultRouteStreamsReasoningToo() async throws {
         let path = try Self.scriptPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let command = JSONValue.array(Fixtures.python(["--script", path]).map(JSONValue.string))

@@ -67,11 +67,11 @@ import Testing
         #expect(try JSONValue(parsing: #"{"maxTokens": 7, "temperature": 0.0, "seed": 4000000000, "stop": ["\n"], "toolChoice": "calc", "ignoreEndOfGeneration": true}"#)
             .decode(GenerationOptions.self) == options)
         #expect(try JSONValue.object([:]).decode(GenerationOptions.self) == GenerationOptions())
-        var thinking = options
-        (thinking.reasoning, thinking.reasoningBudget, thinking.conversation) = (.effort(.high), 256, "conversation-7")
-        let thinkingWire = try JSONValue(encoding: thinking)
-        #expect(thinkingWire["reasoning"] == "high" && thinkingWire["reasoningBudget"] == 256 && thinkingWire["conversation"] == "conversation-7")
-        #expect(try thinkingWire.decode(GenerationOptions.self) == thinking)
+        var reasoningOptions = options
+        (reasoningOptions.reasoning, reasoningOptions.reasoningBudget, reasoningOptions.conversation) = (.effort(.high), 256, "conversation-7")
+        let reasoningWire = try JSONValue(encoding: reasoningOptions)
+        #expect(reasoningWire["reasoning"] == "high" && reasoningWire["reasoningBudget"] == 256 && reasoningWire["conversation"] == "conversation-7")
+        #expect(try reasoningWire.decode(GenerationOptions.self) == reasoningOptions)
         #expect(try JSONValue.object(["conversation": "c", "someFutureKey": true]).decode(GenerationOptions.self).conversation == "c")
         #expect(throws: LooplError.self) { try JSONValue.object(["topK": 1.5]).decode(GenerationOptions.self) }
         #expect(throws: LooplError.self) { try JSONValue.object(["seed": -1]).decode(GenerationOptions.self) }

@@ -51,8 +51,8 @@ import Testing
             .toolFinished(ToolResult(callId: "c1", name: "read\(clear)_file", isError: false, durationMs: 2, content: "file \(clip)body")),
             .warning("warn \(clear)user"),
         ] { transcript.apply(event) }
-        for showThinking in [false, true] {
-            let view = TranscriptView(style: TerminalStyle(colour: false), verbose: true, showThinking: showThinking)
+        for showReasoning in [false, true] {
+            let view = TranscriptView(style: TerminalStyle(colour: false), verbose: true, showReasoning: showReasoning)
             let shown = view.render(transcript)
             #expect(!shown.contains(Self.esc) && !shown.contains("\u{07}"), "\(shown.debugDescription)")
             #expect(shown.contains("answer here") && shown.contains("file body") && shown.contains("warn user"), "\(shown)")

@@ -47,8 +47,8 @@ import Testing
 
     /// `--show-thinking`: the thinking in full, every line dimmed.
     @Test(arguments: [false, true])
-    func fullThinkingRendersAsTheGolden(_ colour: Bool) throws {
-        let view = TranscriptView(style: TerminalStyle(colour: colour), showThinking: true)
+    func fullReasoningRendersAsTheGolden(_ colour: Bool) throws {
+        let view = TranscriptView(style: TerminalStyle(colour: colour), showReasoning: true)
         let text = view.render(Self.transcript)
         try Self.golden("transcript-thinking\(colour ? "-colour" : "")", text)
         #expect(text.contains("I should use the calculator rather than guess."))
@@ -57,16 +57,16 @@ import Testing
 
     /// While thinking streams: a status line on a colour terminal, rewritten as the collapsed line
     /// when the thinking ends; nothing until then without colour; everything with --show-thinking.
-    @Test func thinkingStreams() {
-        var plain = ThinkingStream(view: TranscriptView(style: TerminalStyle(colour: false)))
+    @Test func reasoningStreams() {
+        var plain = ReasoningStream(view: TranscriptView(style: TerminalStyle(colour: false)))
         #expect(plain.reasoning("Hmm, ") == "" && plain.reasoning("let me see.") == "")
         #expect(plain.end() == "▸ thought for 16 characters: Hmm, let me see.\n")
         #expect(plain.end() == "")
-        var colour = ThinkingStream(view: TranscriptView(style: TerminalStyle(colour: true)))
+        var colour = ReasoningStream(view: TranscriptView(style: TerminalStyle(colour: true)))
         #expect(colour.reasoning("Hmm.") == "\u{1B}[2m▸ thinking…\u{1B}[0m")
         #expect(colour.reasoning(" More.") == "")
         #expect(colour.end() == "\r\u{1B}[2K\u{1B}[2m▸ thought for 10 characters: Hmm. More.\u{1B}[0m\n")
-        var full = ThinkingStream(view: TranscriptView(style: TerminalStyle(colour: false), showThinking: true))
+        var full = ReasoningStream(view: TranscriptView(style: TerminalStyle(colour: false), showReasoning: true))
         #expect(full.reasoning("\n") + full.reasoning("Hmm,\n") + full.reasoning("yes.") == "Hmm,\nyes.")
         #expect(full.end() == "\n\n")
     }

@@ -120,7 +120,7 @@ public actor Agent {
                 if iteration > 1 { await refreshTools() }
                 channel.send(.iterationStarted(iteration))
                 let turn = try await retryingTurn(iteration: iteration, toolChoice: iteration == 1 ? firstChoice : .auto, into: channel)
-                let message = Message.assistant(text: turn.text, toolCalls: turn.calls, reasoning: turn.thinking)
+                let message = Message.assistant(text: turn.text, toolCalls: turn.calls, reasoning: turn.trimmedReasoning)
                 if !turn.text.isEmpty || !turn.calls.isEmpty || !turn.cancelled {
                     messages.append(message)
                     channel.send(.assistantMessage(message))
@@ -232,8 +232,8 @@ public actor Agent {
             return String(shown)
         }
 
-        /// The thinking as the message keeps it: without surrounding spaces and line breaks, nil when none.
-        var thinking: String? {
+        /// The reasoning as the message keeps it: without surrounding spaces and line breaks, nil when none.
+        var trimmedReasoning: String? {
             let trimmed = reasoning.trimmingWhitespace()
             return trimmed.isEmpty ? nil : trimmed
         }

@@ -34,12 +34,12 @@ public final class LiftingContinuation: Sendable {
     ///     (`<think>`), the model's text starts inside it.
     public convenience init(_ continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation, format: ToolCallFormat?,
                             tools: [ToolSpec], prompt: String? = nil) {
-        self.init(continuation, format: format, tools: tools, opened: prompt.flatMap(ThinkingMarkup.opened(byPrompt:)))
+        self.init(continuation, format: format, tools: tools, opened: prompt.flatMap(ReasoningMarkup.opened(byPrompt:)))
     }
 
     /// `opened`: the thinking the prompt opened, if it did.
     package convenience init(_ continuation: AsyncThrowingStream<ModelEvent, any Error>.Continuation, format: ToolCallFormat?,
-                             tools: [ToolSpec], opened: ThinkingMarkup?) {
+                             tools: [ToolSpec], opened: ReasoningMarkup?) {
         self.init(sink: { continuation.yield($0) }, format: format, tools: tools, opened: opened)
     }
 
@@ -49,7 +49,7 @@ public final class LiftingContinuation: Sendable {
     }
 
     private init(sink: @escaping @Sendable (ModelEvent) -> Void, format: ToolCallFormat?, tools: [ToolSpec],
-                 opened: ThinkingMarkup?) {
+                 opened: ReasoningMarkup?) {
         self.sink = sink
         passesThrough = format == nil
         guard let format else {

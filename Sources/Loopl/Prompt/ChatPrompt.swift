@@ -65,9 +65,9 @@ public struct ChatPrompt: Sendable {
     /// ends inside an opened reasoning block, the grammar lets the model finish it before the call.
     public func grammar(tools: [ToolSpec], options: GenerationOptions, promptText: String) throws -> Grammar? {
         if !tools.isEmpty, options.toolChoice != .none {
-            let thinking: ToolCallGrammar.Thinking = ToolCallParser.promptOpensReasoning(promptText) ? .open : .none
+            let reasoning: ToolCallGrammar.Reasoning = ToolCallParser.promptOpensReasoning(promptText) ? .open : .none
             return try ToolCallGrammar.make(tools: tools, format: toolCallFormat, choice: options.toolChoice, parallel: false,
-                                            thinking: thinking)
+                                            reasoning: reasoning)
         }
         return try options.responseFormat.grammar()
     }
@@ -92,7 +92,7 @@ public struct ChatPrompt: Sendable {
                                            tools: plain ? tools.map(\.openAIValue) : [], addGenerationPrompt: true,
                                            bosToken: bosText, eosToken: eosText, extra: TemplateReasoning.variables(reasoning))
         let prompt = try template.render(context: context, now: now)
-        guard reasoning == .off, let opened = ThinkingMarkup.opened(byPrompt: prompt) else { return prompt }
+        guard reasoning == .off, let opened = ReasoningMarkup.opened(byPrompt: prompt) else { return prompt }
         return prompt + opened.close
     }
 

@@ -34,17 +34,17 @@ package enum TemplateReasoning {
         guard slot != .reasoningContent else { return messages }
         return messages.map { message in
             guard case .object(var object) = message else { return message }
-            let thinking = object["reasoning_content"]?.stringValue
+            let reasoning = object["reasoning_content"]?.stringValue
             switch slot {
             case .reasoningContent:
                 break
             case .thinkingKey(let dropsContent):
-                guard let thinking else { return message }
-                object["thinking"] = .string(thinking)
+                guard let reasoning else { return message }
+                object["thinking"] = .string(reasoning)
                 if dropsContent, !(object["tool_calls"]?.arrayValue ?? []).isEmpty { object["content"] = nil }
             case .thinkingPart:
                 guard ["system", "assistant"].contains(object["role"]?.stringValue ?? "") else { return message }
-                var parts: [JSONValue] = thinking.map { [["type": "thinking", "thinking": .string($0)]] } ?? []
+                var parts: [JSONValue] = reasoning.map { [["type": "thinking", "thinking": .string($0)]] } ?? []
                 switch object["content"] {
                 case .string(let text)?: parts.append(["type": "text", "text": .string(text)])
                 case .array(let items)?: parts += items

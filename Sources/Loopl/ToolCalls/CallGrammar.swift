@@ -4,7 +4,7 @@ enum CallGrammar: Sendable {
     /// The ways the family writes a turn's calls (the grammar accepts any of them), what wakes the
     /// lazy grammar of `.auto`, the thinking block when it is not the family's own
     /// ``ToolCallFamily/reasoning``, and other names the grammar answers to (lowercased, `_` for `-`).
-    case forms([CallForm], triggers: [CallTrigger], thinking: ToolCallFamily.Reasoning? = nil, aliases: [String] = [])
+    case forms([CallForm], triggers: [CallTrigger], reasoning: ToolCallFamily.Reasoning? = nil, aliases: [String] = [])
     /// No grammar, and why (a clause that follows the family's name).
     case unavailable(because: String)
 }

@@ -7,7 +7,7 @@ struct Marker: Sendable {
         case reasoning(close: [UInt8], anywhere: Bool)
         /// A bare closing marker of thinking: at the start of a turn whose prompt may have opened
         /// thinking, what comes before it is thinking; anywhere else it is removed.
-        case thinkingEnd
+        case reasoningEnd
         /// A control token that is removed.
         case drop
     }
@@ -25,5 +25,5 @@ struct Marker: Sendable {
         Marker(open, .reasoning(close: Array(close.utf8), anywhere: anywhere))
     }
     static func drop(_ literal: String) -> Marker { Marker(literal, .drop) }
-    static func thinkingEnd(_ literal: String) -> Marker { Marker(literal, .thinkingEnd) }
+    static func reasoningEnd(_ literal: String) -> Marker { Marker(literal, .reasoningEnd) }
 }

@@ -33,25 +33,25 @@ struct ToolCallFamily: Sendable {
     let reasoningClose: String
     /// The bare markers that end thinking whose opening tag was in the prompt: `</think>`, the
     /// close of the family's own thinking block, and the family's own end of thinking.
-    let thinkingEnds: [String]
+    let reasoningEnds: [String]
     /// Whether `.auto` reads this family (not when its markers are too common in other text).
     let inAuto: Bool
     /// How the grammar writes the family's calls, or why there is none.
     let grammar: CallGrammar
 
-    /// - Parameter thinkingEnd: the family's own marker that ends thinking the prompt opened, when
-    ///   it has no thinking block of its own (Apriel's `[BEGIN FINAL RESPONSE]`).
+    /// - Parameter reasoningEnd: the family's own marker that ends reasoning the prompt opened, when
+    ///   it has no reasoning block of its own (Apriel's `[BEGIN FINAL RESPONSE]`).
     init(format: ToolCallFormat, templateSigns: [[String]] = [], markers: [Marker] = [], startReaders: [BlockReader] = [],
          autoStartReaders: [BlockReader] = [], reasoning: Reasoning? = nil, reasoningClose: String? = nil,
-         thinkingEnd: String? = nil, inAuto: Bool = true, grammar: CallGrammar) {
+         reasoningEnd: String? = nil, inAuto: Bool = true, grammar: CallGrammar) {
         self.format = format
         self.templateSigns = templateSigns
         self.markers = markers
         self.startReaders = startReaders
         self.autoStartReaders = autoStartReaders
         self.reasoning = reasoning
-        self.reasoningClose = reasoningClose ?? reasoning?.close ?? thinkingEnd ?? "</think>"
-        thinkingEnds = ["</think>"] + [reasoning?.close, thinkingEnd].compactMap { $0 }
+        self.reasoningClose = reasoningClose ?? reasoning?.close ?? reasoningEnd ?? "</think>"
+        reasoningEnds = ["</think>"] + [reasoning?.close, reasoningEnd].compactMap { $0 }
         self.inAuto = inAuto
         self.grammar = grammar
     }
@@ -63,13 +63,13 @@ struct ToolCallFamily: Sendable {
 
     /// The family's markers, the marker of its own thinking block and its bare closing markers.
     var markersWithReasoning: [Marker] {
-        markers + (reasoning.map { [.reasoning($0.open, $0.close, anywhere: $0.anywhere)] } ?? []) + thinkingEnds.map(Marker.thinkingEnd)
+        markers + (reasoning.map { [.reasoning($0.open, $0.close, anywhere: $0.anywhere)] } ?? []) + reasoningEnds.map(Marker.reasoningEnd)
     }
 
     /// The family's grammar with its thinking block (its own, else `<think>…</think>`); nil when it has none.
-    var callForms: (forms: [CallForm], triggers: [CallTrigger], thinking: Reasoning)? {
-        guard case .forms(let forms, let triggers, let thinking, _) = grammar else { return nil }
-        return (forms, triggers, thinking ?? reasoning ?? Reasoning(open: "<think>", close: "</think>"))
+    var callForms: (forms: [CallForm], triggers: [CallTrigger], reasoning: Reasoning)? {
+        guard case .forms(let forms, let triggers, let grammarReasoning, _) = grammar else { return nil }
+        return (forms, triggers, grammarReasoning ?? reasoning ?? Reasoning(open: "<think>", close: "</think>"))
     }
 
     /// The family with a grammar that a name means: a family's name in any case and with `_` for

@@ -6,14 +6,14 @@
 /// tool the grammar holds from the first token, so the model writes no prose before the call; for
 /// ``ToolChoice/auto`` it is lazy and wakes on the family's trigger.
 package enum ToolCallGrammar {
-    /// Whether the model writes its thinking block before the call, under a grammar that is not lazy.
-    package enum Thinking: Sendable, Hashable {
+    /// Whether the model writes its reasoning block before the call, under a grammar that is not lazy.
+    package enum Reasoning: Sendable, Hashable {
         /// The output starts with the call.
         case none
-        /// The output may start with one thinking block in the family's markers (`<think>…</think>`
+        /// The output may start with one reasoning block in the family's markers (`<think>…</think>`
         /// unless the family has its own), then the call.
         case optional
-        /// The prompt already opened thinking: the output is thinking up to the family's closing
+        /// The prompt already opened reasoning: the output is reasoning up to the family's closing
         /// marker, then the call.
         case open
     }
@@ -32,9 +32,9 @@ package enum ToolCallGrammar {
 
     /// The grammar of one call (or, when `parallel`, one or more calls) to the given tools in the
     /// family's markup; nil when `choice` is `.none` or there are no tools and the choice is `.auto`.
-    /// `thinking` applies to the grammars that are not lazy.
+    /// `reasoning` applies to the grammars that are not lazy.
     package static func make(tools: [ToolSpec], format: ToolCallFormat, choice: ToolChoice,
-                            parallel: Bool, thinking: Thinking = .none) throws -> Grammar? {
+                            parallel: Bool, reasoning: Reasoning = .none) throws -> Grammar? {
         var tools = tools
         switch choice {
         case .none: return nil
@@ -69,11 +69,11 @@ package enum ToolCallGrammar {
         }
         let lazy = choice == .auto
         var root = forms.count == 1 ? forms[0] : forms.map { "( \($0) )" }.joined(separator: " | ")
-        if !lazy, thinking != .none {
-            let block = markup.thinking
+        if !lazy, reasoning != .none {
+            let block = markup.reasoning
             let text = rules.converter.builder.textWithout(block.close, name: "thinking")
             let close = [Grammar.literal(block.close), block.gap].filter { !$0.isEmpty }.joined(separator: " ")
-            let rule = thinking == .open ? "\(text) \(close)" : "( \(Grammar.literal(block.open)) \(text) \(close) )?"
+            let rule = reasoning == .open ? "\(text) \(close)" : "( \(Grammar.literal(block.open)) \(text) \(close) )?"
             root = "\(rule) \(GrammarBuilder.group(root))"
         }
         rules.converter.builder.add("root", root)

@@ -156,11 +156,11 @@ public struct ToolCallParser: Sendable {
             case .rejected(let call): rejected.append(call)
             }
         }
-        let thinking = reasoning.map(trimmed)
+        let trimmedReasoning = reasoning.map(trimmed)
         var visible = trimmed(content)
         if !calls.isEmpty, visible.hasPrefix("```"), isOnlyFences(visible) { visible = "" }
         return Result(content: visible, toolCalls: calls,
-                      reasoning: thinking?.isEmpty == false ? thinking : nil, rejected: rejected)
+                      reasoning: trimmedReasoning?.isEmpty == false ? trimmedReasoning : nil, rejected: rejected)
     }
 
     /// The text without leading and trailing spaces and line breaks; not copied when there are none.

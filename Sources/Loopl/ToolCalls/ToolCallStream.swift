@@ -22,7 +22,7 @@ struct ToolCallStream: Sendable {
         self.toolNames = toolNames
         self.schemas = schemas
         state = startsInReasoning == nil ? .lead(atStart: true) : .text(atStart: true)
-        if startsInReasoning == true { enterThinking(markers.defaultReasoningClose) }
+        if startsInReasoning == true { enterReasoning(markers.defaultReasoningClose) }
     }
 
     /// Where the stream is in the turn.
@@ -33,25 +33,25 @@ struct ToolCallStream: Sendable {
         case lead(atStart: Bool)
         /// Visible text; `atStart` while it is still only spaces, where bare calls may start.
         case text(atStart: Bool)
-        case thinking(Thinking)
+        case reasoning(Reasoning)
 
         var atStart: Bool {
             switch self {
             case .lead(let atStart), .text(let atStart): atStart
-            case .thinking(let thinking): thinking.atStart
+            case .reasoning(let reasoning): reasoning.atStart
             }
         }
     }
 
-    /// Inside thinking: its closing marker and where the searches in it go on.
-    private struct Thinking {
+    /// Inside reasoning: its closing marker and where the searches in it go on.
+    private struct Reasoning {
         let close: [UInt8]
         /// Where the search for the closing marker, and for a call, goes on.
         var closeSearch: Int
         var callSearch: Int
         /// The first accepted call that no closing marker has ended yet; the text from there on is
         /// held, as it is thinking if the closing marker still comes and calls if not.
-        var callInThinking: Int?
+        var callInReasoning: Int?
         /// Whether the visible text after it is at the start still.
         var atStart: Bool
 
@@ -59,7 +59,7 @@ struct ToolCallStream: Sendable {
         mutating func shift(by offset: Int) {
             closeSearch = max(0, closeSearch - offset)
             callSearch = max(0, callSearch - offset)
-            callInThinking = callInThinking.map { $0 - offset }
+            callInReasoning = callInReasoning.map { $0 - offset }
         }
     }
 
@@ -81,9 +81,9 @@ struct ToolCallStream: Sendable {
         if case .lead = state { return [] }
         if position > 65_536, position * 2 > buffer.count {
             buffer.removeFirst(position)
-            if case .thinking(var thinking) = state {
-                thinking.shift(by: position)
-                state = .thinking(thinking)
+            if case .reasoning(var reasoning) = state {
+                reasoning.shift(by: position)
+                state = .reasoning(reasoning)
             }
             position = 0
         }
@@ -122,8 +122,8 @@ struct ToolCallStream: Sendable {
     }
 
     /// Thinking begins at `position`; it ends the turn's lead.
-    private mutating func enterThinking(_ close: [UInt8]) {
-        state = .thinking(Thinking(close: close, closeSearch: position, callSearch: position, atStart: state.atStart))
+    private mutating func enterReasoning(_ close: [UInt8]) {
+        state = .reasoning(Reasoning(close: close, closeSearch: position, callSearch: position, atStart: state.atStart))
     }
 
     /// The start of the turn is no longer held.
@@ -133,7 +133,7 @@ struct ToolCallStream: Sendable {
 
     /// A bare closing marker at `end` ends the lead: the turn began inside thinking that the prompt
     /// opened, and the visible text starts after the marker.
-    private mutating func leadWasThinking(upTo end: Int) {
+    private mutating func leadWasReasoning(upTo end: Int) {
         events = []
         emitReasoning(0..<end)
         state = .text(atStart: true)
@@ -144,9 +144,9 @@ struct ToolCallStream: Sendable {
         switch state {
         case .lead: state = .lead(atStart: false)
         case .text: state = .text(atStart: false)
-        case .thinking(var thinking):
-            thinking.atStart = false
-            state = .thinking(thinking)
+        case .reasoning(var reasoning):
+            reasoning.atStart = false
+            state = .reasoning(reasoning)
         }
     }
 
@@ -176,7 +176,7 @@ struct ToolCallStream: Sendable {
             case .text(let text):
                 emitText(text)
             case .openReasoning(let close):
-                enterThinking(close)
+                enterReasoning(close)
             case .looseCall:
                 break
             case .malformedCall(let name, let why):
@@ -226,9 +226,9 @@ struct ToolCallStream: Sendable {
         }
         waitedAt = nil
         while position < buffer.count {
-            if case .thinking(var thinking) = state {
-                let ended = readThinking(&thinking, isFinal: isFinal)
-                state = ended ? .text(atStart: thinking.atStart) : .thinking(thinking)
+            if case .reasoning(var reasoning) = state {
+                let ended = readReasoning(&reasoning, isFinal: isFinal)
+                state = ended ? .text(atStart: reasoning.atStart) : .reasoning(reasoning)
                 if ended { continue }
                 return
             }
@@ -246,27 +246,27 @@ struct ToolCallStream: Sendable {
     /// Inside thinking: emits it up to its closing marker. While no closing marker has come, the first
     /// accepted call in it would end it (the calls of unclosed thinking are calls, as llama.cpp reads
     /// them), so the text from that call on is held. Returns true when the thinking has ended.
-    private mutating func readThinking(_ thinking: inout Thinking, isFinal: Bool) -> Bool {
-        let close = thinking.close
-        if let end = ByteCursor.find(close, in: buffer, from: max(position, thinking.closeSearch)) {
+    private mutating func readReasoning(_ reasoning: inout Reasoning, isFinal: Bool) -> Bool {
+        let close = reasoning.close
+        if let end = ByteCursor.find(close, in: buffer, from: max(position, reasoning.closeSearch)) {
             emitReasoning(position..<end)
             position = end + close.count
             return true
         }
-        thinking.closeSearch = max(position, buffer.count - close.count + 1)
-        if thinking.callInThinking == nil { thinking.callInThinking = firstCallInThinking(&thinking.callSearch, isFinal: isFinal) }
-        let end = min(thinking.callInThinking ?? thinking.callSearch, isFinal ? buffer.count : buffer.count - heldBack(close))
+        reasoning.closeSearch = max(position, buffer.count - close.count + 1)
+        if reasoning.callInReasoning == nil { reasoning.callInReasoning = firstCallInReasoning(&reasoning.callSearch, isFinal: isFinal) }
+        let end = min(reasoning.callInReasoning ?? reasoning.callSearch, isFinal ? buffer.count : buffer.count - heldBack(close))
         if end > position {
             emitReasoning(position..<end)
             position = end
         }
-        if thinking.callInThinking == nil, thinking.callSearch < buffer.count { waitedAt = buffer.count - position }
-        return isFinal && thinking.callInThinking != nil
+        if reasoning.callInReasoning == nil, reasoning.callSearch < buffer.count { waitedAt = buffer.count - position }
+        return isFinal && reasoning.callInReasoning != nil
     }
 
     /// The first block after `callSearch` that reads as an accepted call; `callSearch` moves past
     /// the text that holds none, up to a block or marker still undecided.
-    private func firstCallInThinking(_ callSearch: inout Int, isFinal: Bool) -> Int? {
+    private func firstCallInReasoning(_ callSearch: inout Int, isFinal: Bool) -> Int? {
         var i = max(position, callSearch)
         while true {
             i = nextCandidate(from: i)
@@ -361,9 +361,9 @@ struct ToolCallStream: Sendable {
         switch marker.kind {
         case .drop:
             emitText(position..<i)
-        case .thinkingEnd:
+        case .reasoningEnd:
             if case .lead = state {
-                leadWasThinking(upTo: i)
+                leadWasReasoning(upTo: i)
             } else {
                 emitText(position..<i)
             }
@@ -377,7 +377,7 @@ struct ToolCallStream: Sendable {
             }
             emitText(position..<i)
             position = i + marker.literal.count
-            enterThinking(close)
+            enterReasoning(close)
             return true
         case .block(let reader):
             return readBlock(reader, at: i, isFinal: isFinal)

@@ -125,10 +125,10 @@ struct BenchCommand: Command {
                                  threads: threads, promptTokens: promptTokens, maxTokens: maxTokens, runs: runs, warmup: warmup)
         report.concurrency = concurrency
         if let thinkTemplate {
-            let steps = try await ThinkingReplay.run(template: try readText(thinkTemplate, what: "template"), model: model, reasoning: .auto)
-            console.out(ThinkingReplay.table(steps, name: (thinkTemplate as NSString).lastPathComponent) + "\n")
+            let steps = try await ReasoningReplay.run(template: try readText(thinkTemplate, what: "template"), model: model, reasoning: .auto)
+            console.out(ReasoningReplay.table(steps, name: (thinkTemplate as NSString).lastPathComponent) + "\n")
             report.agent = steps.enumerated().map { index, step in
-                BenchReport.AgentStep(backend: ThinkingReplay.rowName, iteration: index + 1, promptTokens: step.promptTokens,
+                BenchReport.AgentStep(backend: ReasoningReplay.rowName, iteration: index + 1, promptTokens: step.promptTokens,
                                       cachedPromptTokens: step.cachedPromptTokens,
                                       newTokens: step.promptTokens - (index == 0 ? 0 : steps[index - 1].promptTokens), ttftMs: 0)
             }

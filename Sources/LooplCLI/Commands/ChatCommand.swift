@@ -47,7 +47,7 @@ struct ChatCommand: Command {
     }
 
     func run(_ console: Console) async throws -> ExitCode {
-        let view = TranscriptView(style: .detect(fd: 1), verbose: settings.verbose, showThinking: settings.showThinking)
+        let view = TranscriptView(style: .detect(fd: 1), verbose: settings.verbose, showReasoning: settings.showReasoning)
         let lines = StandardInputLines()
         var agent = try await settings.makeAgent(console: console, approver: TerminalApproval.asking(lines) { console.out($0) })
         let path = settings.session ?? Self.conversationPath
@@ -89,13 +89,13 @@ struct ChatCommand: Command {
         let toTerminal = isatty(1) == 1
         let turn = Task {
             var transcript = Transcript()
-            var thinking = ThinkingStream(view: view)
+            var reasoningStream = ReasoningStream(view: view)
             for try await event in events {
                 try await AgentSettings.save(after: event, of: agent, to: path)
                 switch event {
-                case .reasoning(let delta): console.out(thinking.reasoning(delta))
+                case .reasoning(let delta): console.out(reasoningStream.reasoning(delta))
                 case .metrics: break
-                default: console.out(thinking.end())
+                default: console.out(reasoningStream.end())
                 }
                 switch event {
                 case .text(let delta): console.out(toTerminal ? TerminalText.sanitized(delta) : delta)

@@ -45,7 +45,7 @@ struct GrammarCommand: Command {
     var family: String
     var choice: ToolChoice
     var parallel: Bool
-    var thinking: ToolCallGrammar.Thinking
+    var reasoning: ToolCallGrammar.Reasoning
 
     init(arguments: inout Arguments) throws(UsageError) {
         schema = try arguments.option("schema")
@@ -54,9 +54,9 @@ struct GrammarCommand: Command {
         choice = ToolChoice(name: try arguments.option("tool-choice") ?? "required")
         parallel = arguments.flag("parallel")
         switch try arguments.option("thinking") ?? "none" {
-        case "none": thinking = .none
-        case "optional": thinking = .optional
-        case "open": thinking = .open
+        case "none": reasoning = .none
+        case "optional": reasoning = .optional
+        case "open": reasoning = .open
         case let other: throw UsageError("--thinking takes none, optional or open, not `\(other)`.")
         }
         guard (schema == nil) != (tools == nil) else { throw UsageError("Give either --schema or --tools.") }
@@ -72,7 +72,7 @@ struct GrammarCommand: Command {
             }
             grammar = try ToolCallGrammar.make(tools: try list.map(ToolSpec.init(openAIValue:)),
                                                format: try ToolCallFormat.named(family), choice: choice,
-                                               parallel: parallel, thinking: thinking)
+                                               parallel: parallel, reasoning: reasoning)
         } else {
             return .usage
         }

@@ -48,7 +48,7 @@ struct RunCommand: Command {
         var tools = await agent.tools
         for source in await agent.toolSources { tools += await source.currentTools() }
         let hints = Dictionary(tools.map { ($0.name, BuiltInTools.allowHint($0)) }) { (first: String, _: String) in first }
-        let printer = EventPrinter(console: console, json: settings.json, verbose: settings.verbose, showThinking: settings.showThinking,
+        let printer = EventPrinter(console: console, json: settings.json, verbose: settings.verbose, showReasoning: settings.showReasoning,
                                    asks: asks, allowHint: { hints[$0] ?? BuiltInTools.allowHint(nil) })
         do {
             let events = prompt.map { agent.stream($0) } ?? agent.resume()

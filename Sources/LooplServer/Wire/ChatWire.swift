@@ -13,7 +13,7 @@ package struct ChatWire: ServerWire {
         self.options = options
     }
 
-    package var opened: ThinkingMarkup? { nil }
+    package var opened: ReasoningMarkup? { nil }
     package var path: String { "/v1/chat/completions" }
     package var promptCharacters: Int { messages.reduce(0) { $0 + $1.text.count } }
     package func expectsTimings(llamaCpp: Bool) -> Bool { llamaCpp }
@@ -29,8 +29,8 @@ package struct ChatWire: ServerWire {
     package func read(_ chunk: JSONValue, into assembler: inout TurnAssembler, events: LiftingContinuation) -> Bool {
         if let choice = chunk["choices"]?.arrayValue?.first {
             let delta = choice["delta"]
-            let thinking = delta?["reasoning_content"]?.stringValue ?? delta?["reasoning"]?.stringValue
-            if let thinking, let event = assembler.reasoning(thinking) { events.yield(event) }
+            let reasoning = delta?["reasoning_content"]?.stringValue ?? delta?["reasoning"]?.stringValue
+            if let reasoning, let event = assembler.reasoning(reasoning) { events.yield(event) }
             if let content = delta?["content"]?.stringValue, let event = assembler.text(content) { events.yield(event) }
             for call in delta?["tool_calls"]?.arrayValue ?? [] { assembler.toolCallDelta(call) }
             if let reason = choice["finish_reason"]?.stringValue { assembler.ending = Self.finish(reason: reason) }

@@ -6,10 +6,10 @@ package struct CompletionWire: ServerWire {
     package let prompt: RenderedPrompt
     /// The markup lifted from the text; nil for a raw prompt, whose text is passed on as it is.
     package let format: ToolCallFormat?
-    package let opened: ThinkingMarkup?
+    package let opened: ReasoningMarkup?
     package let options: GenerationOptions
 
-    package init(prompt: RenderedPrompt, format: ToolCallFormat?, opened: ThinkingMarkup?, options: GenerationOptions) {
+    package init(prompt: RenderedPrompt, format: ToolCallFormat?, opened: ReasoningMarkup?, options: GenerationOptions) {
         self.prompt = prompt
         self.format = format
         self.opened = opened
@@ -22,7 +22,7 @@ package struct CompletionWire: ServerWire {
     package func expectsTimings(llamaCpp: Bool) -> Bool { true }
 
     package func body(llamaCpp: Bool) -> JSONValue {
-        ServerRequest.completion(prompt, openedThinking: opened != nil, options: options)
+        ServerRequest.completion(prompt, openedReasoning: opened != nil, options: options)
     }
 
     package func read(_ chunk: JSONValue, into assembler: inout TurnAssembler, events: LiftingContinuation) -> Bool {

@@ -30,23 +30,23 @@ enum ServerRequest {
             break
         }
         addSampling(options, to: &body, llamaCpp: llamaCpp)
-        addThinking(options, to: &body, llamaCpp: llamaCpp)
+        addReasoning(options, to: &body, llamaCpp: llamaCpp)
         if llamaCpp { body["timings_per_token"] = true }
         return .object(body)
     }
 
     /// The thinking switch as the template's `enable_thinking` (llama-server, vLLM), an effort as
     /// OpenAI's `reasoning_effort`, and llama-server's budget of thinking tokens.
-    private static func addThinking(_ options: GenerationOptions, to body: inout JSONObject, llamaCpp: Bool) {
+    private static func addReasoning(_ options: GenerationOptions, to body: inout JSONObject, llamaCpp: Bool) {
         let setting = TemplateReasoning.setting(of: options)
         if setting != .auto { body["chat_template_kwargs"] = ["enable_thinking": .bool(setting != .off)] }
         if case .effort(let effort) = setting { body["reasoning_effort"] = .string(effort.rawValue) }
         if llamaCpp, let budget = options.reasoningBudget { body["reasoning_budget_tokens"] = .integer(budget) }
     }
 
-    /// A streamed `/completion` request on a prompt Loopl rendered; `openedThinking` when the
+    /// A streamed `/completion` request on a prompt Loopl rendered; `openedReasoning` when the
     /// prompt ends by opening the thinking.
-    static func completion(_ prompt: RenderedPrompt, openedThinking: Bool, options: GenerationOptions) -> JSONValue {
+    static func completion(_ prompt: RenderedPrompt, openedReasoning: Bool, options: GenerationOptions) -> JSONValue {
         var body: JSONObject = ["prompt": .string(prompt.text), "stream": true, "cache_prompt": true,
                                 "timings_per_token": true]
         addSampling(options, to: &body, llamaCpp: true)
@@ -58,10 +58,10 @@ enum ServerRequest {
             // llama-server's budget sampler: it counts from the start tag (fed the generation
             // prompt when the prompt opened the thinking) and forces the first end tag when spent.
             body["reasoning_budget_tokens"] = .integer(budget)
-            body["reasoning_budget_start_tag"] = .string(prompt.thinking.open)
-            body["reasoning_budget_end_tags"] = [.string(prompt.thinking.close)]
+            body["reasoning_budget_start_tag"] = .string(prompt.reasoningMarkup.open)
+            body["reasoning_budget_end_tags"] = [.string(prompt.reasoningMarkup.close)]
             body["reasoning_budget_message"] = ""
-            if openedThinking { body["generation_prompt"] = .string(prompt.thinking.open) }
+            if openedReasoning { body["generation_prompt"] = .string(prompt.reasoningMarkup.open) }
         }
         if let grammar = prompt.grammar {
             body["grammar"] = .string(grammar)

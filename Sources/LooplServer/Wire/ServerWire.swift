@@ -9,7 +9,7 @@ package protocol ServerWire {
     /// thinking apart), for its ``LiftingContinuation``.
     var markup: ToolCallFormat? { get }
     /// The thinking the prompt opened, when Loopl rendered a prompt that opens it.
-    var opened: ThinkingMarkup? { get }
+    var opened: ReasoningMarkup? { get }
     /// The prompt's length in characters, for estimates when the server sends no counts.
     var promptCharacters: Int { get }
     /// Whether the server sends llama-server's `timings` (exact counts worth waiting for);

@@ -24,15 +24,15 @@ import Testing
         return written
     }
 
-    @Test func countsTheThinkingWithoutItsMarkers() {
+    @Test func countsTheReasoningWithoutItsMarkers() {
         var budget = ReasoningBudget(limit: nil, promptText: "<|im_start|>assistant\n")
         _ = Self.run(&budget, ["  ", "<think>", "One", " two", " three", "</th", "ink>", "\n\n", "Answer", "."])
         // "</th" is counted: until the marker is whole it is thinking.
         #expect(budget.tokens == 4)
-        #expect(!budget.isThinking)
+        #expect(!budget.isReasoning)
     }
 
-    @Test func aBudgetOfEightClosesTheThinking() {
+    @Test func aBudgetOfEightClosesTheReasoning() {
         var budget = ReasoningBudget(limit: 8, promptText: "")
         let words = (1...20).map { " w\($0)" }
         let written = Self.run(&budget, ["<think>"] + words + ["</think>", "Answer."])
@@ -41,9 +41,9 @@ import Testing
         #expect(budget.closing() == nil, "the closing marker is given once")
     }
 
-    @Test func aPromptThatOpensThinkingCountsFromTheFirstToken() {
+    @Test func aPromptThatOpensReasoningCountsFromTheFirstToken() {
         var budget = ReasoningBudget(limit: 2, promptText: "<｜Assistant｜><think>\n")
-        #expect(budget.isThinking)
+        #expect(budget.isReasoning)
         let written = Self.run(&budget, ["a", "b", "c", "</think>", "d"])
         #expect(written == ["a", "b", "</think>", "d"])
     }
@@ -61,7 +61,7 @@ import Testing
         #expect(seed.closing() == "</seed:think>")
     }
 
-    @Test func noThinkingMeansNothingToClose() {
+    @Test func noReasoningMeansNothingToClose() {
         var budget = ReasoningBudget(limit: 1, promptText: "")
         for token in ["Hello", " <think>", " there"] { budget.record(token); #expect(budget.closing() == nil) }
         #expect(budget.tokens == 0)

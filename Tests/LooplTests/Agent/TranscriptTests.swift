@@ -71,7 +71,7 @@ import Testing
 /// Thinking in the transcript: deltas merge into one open reasoning item, and text after it starts
 /// its own item.
 @Suite struct TranscriptReasoningTests {
-    @Test func thinkingDeltasMergeIntoOneItem() {
+    @Test func reasoningDeltasMergeIntoOneItem() {
         var transcript = Transcript()
         transcript.user("17*23?")
         let steps: [(AgentEvent, Bool)] = [
@@ -92,7 +92,7 @@ import Testing
                                      .reasoning("Late thought."), .reasoning("Next turn.")])
     }
 
-    @Test func retryingWithdrawsTheThinkingOfThatIteration() {
+    @Test func retryingWithdrawsTheReasoningOfThatIteration() {
         var transcript = Transcript()
         transcript.user("go")
         transcript.apply(.iterationStarted(1))

@@ -196,19 +196,19 @@ import LooplTestKit
 
     /// A thinking block before the call, optional or opened by the prompt, is read as reasoning.
     @Test(arguments: ["hermes", "mistral", "command-r7b", "seed-oss", "gpt-oss", "kimi-k3", "apertus"])
-    func thinkingComesBeforeTheCall(family: String) throws {
+    func reasoningComesBeforeTheCall(family: String) throws {
         let format = ToolCallFormat(rawValue: family)
-        for thinking in [ToolCallGrammar.Thinking.optional, .open] {
+        for reasoning in [ToolCallGrammar.Reasoning.optional, .open] {
             let grammar = try #require(try ToolCallGrammar.make(tools: Self.tools, format: format, choice: .required,
-                                                                parallel: false, thinking: thinking))
-            let parser = ToolCallParser(format: format, tools: Self.tools, startsInReasoning: thinking == .open)
-            var sawThinking = false
+                                                                parallel: false, reasoning: reasoning))
+            let parser = ToolCallParser(format: format, tools: Self.tools, startsInReasoning: reasoning == .open)
+            var sawReasoning = false
             for text in try Self.samples(grammar, count: 30) {
                 let result = parser.parse(text)
                 #expect(result.toolCalls.count == 1 && result.content == "", "\(family): \(text)")
-                sawThinking = sawThinking || result.reasoning != nil
+                sawReasoning = sawReasoning || result.reasoning != nil
             }
-            #expect(sawThinking, "\(family)")
+            #expect(sawReasoning, "\(family)")
         }
     }
 
@@ -308,9 +308,9 @@ import LooplTestKit
         let tools = [ToolSpec(name: "f", description: "", parameters: ["type": "object", "properties": [:]])]
         let options = GenerationOptions(toolChoice: .required)
         let plain = try #require(try prompt.grammar(tools: tools, options: options, promptText: "<|im_start|>assistant\n"))
-        let thinking = try #require(try prompt.grammar(tools: tools, options: options, promptText: "<|im_start|>assistant\n<think>\n"))
+        let reasoning = try #require(try prompt.grammar(tools: tools, options: options, promptText: "<|im_start|>assistant\n<think>\n"))
         #expect(!plain.gbnf.contains("</think>"))
-        #expect(thinking.gbnf.contains("</think>"))
+        #expect(reasoning.gbnf.contains("</think>"))
     }
 }
 

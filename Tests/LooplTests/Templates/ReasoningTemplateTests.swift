@@ -61,7 +61,7 @@ import Testing
     }
 
     /// gpt-oss reads the thinking from `thinking`, and shows it in the analysis channel before the call.
-    @Test func gptOSSShowsTheThinkingInTheAnalysisChannel() throws {
+    @Test func gptOSSShowsTheReasoningInTheAnalysisChannel() throws {
         let text = try #require(try Self.render("openai-gpt-oss-120b", "think_tool_loop", .auto))
         #expect(text == Self.golden("openai-gpt-oss-120b", "think_tool_loop", .auto))
         #expect(text.contains("<|start|>assistant<|channel|>analysis<|message|>The user wants the weather. I should call get_weather.<|end|><|start|>assistant to=functions.get_weather"))
@@ -112,7 +112,7 @@ import Testing
     }
 
     /// Past thinking is kept under `.auto` (GLM 4.7's clear_thinking false) and dropped under `.off`.
-    @Test func pastThinkingIsKeptUnlessOff() throws {
+    @Test func pastReasoningIsKeptUnlessOff() throws {
         let kept = try #require(try Self.render("GLM-4.7-Flash", "think_second_turn", .auto))
         #expect(kept.contains("Check divisors up to 4"))
         let dropped = try #require(try Self.render("GLM-4.7-Flash", "think_second_turn", .off))

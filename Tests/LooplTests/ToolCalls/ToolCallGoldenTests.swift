@@ -55,7 +55,7 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
     /// The formats the case must read alike under.
     var formats: [ToolCallFormat] { sameUnderAuto && format != .auto ? [format, .auto] : [format] }
 
-    static let thinkingMarkers = ["<think>", "</think>", "[THINK]", "[/THINK]", "<seed:think>", "</seed:think>", "<|START_THINKING|>",
+    static let reasoningMarkers = ["<think>", "</think>", "[THINK]", "[/THINK]", "<seed:think>", "</seed:think>", "<|START_THINKING|>",
                                   "<|END_THINKING|>", "<mm:think>", "</mm:think>", "<|channel>thought", "<channel|>", "<|inner_prefix|>",
                                   "<|inner_suffix|>", "<|open|>think<|sep|>", "<|close|>think<|sep|>", "[BEGIN FINAL RESPONSE]"]
 
@@ -77,7 +77,7 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
                 #expect(ToolCallParser.result(of: events).withoutIds == whole, "\(id) [\(format)] split \(pieces.count)",
                         sourceLocation: sourceLocation)
                 let shown = events.map { if case .text(let text) = $0 { text } else { "" } }.joined()
-                for marker in GoldenCase.thinkingMarkers where shown.contains(marker) && !content.contains(marker) {
+                for marker in GoldenCase.reasoningMarkers where shown.contains(marker) && !content.contains(marker) {
                     Issue.record("\(id) [\(format)]: text events carry \(marker)", sourceLocation: sourceLocation)
                 }
             }

@@ -57,7 +57,7 @@ import Testing
         #expect(ToolCallParser().parse("```swift\nlet x = 1\n```").content == "```swift\nlet x = 1\n```")
     }
 
-    @Test func promptThatOpensThinking() {
+    @Test func promptThatOpensReasoning() {
         #expect(ToolCallParser.promptOpensReasoning("<|im_start|>assistant\n<think>\n"))
         #expect(!ToolCallParser.promptOpensReasoning("<|im_start|>assistant\n<think>\n\n</think>\n\n"))
         #expect(!ToolCallParser.promptOpensReasoning("<|im_start|>assistant\n"))

@@ -64,7 +64,7 @@ import Testing
 
     /// In thinking that has not been closed, text from a call on is held: a closing marker makes it
     /// thinking, the end of the turn makes it a call.
-    @Test func callInUnclosedThinkingWaitsForTheEnd() {
+    @Test func callInUnclosedReasoningWaitsForTheEnd() {
         let call = "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>"
         var parser = ToolCallParser(format: .hermes)
         #expect(parser.feed("<think>Plan. ") == [.reasoning("Plan. ")])

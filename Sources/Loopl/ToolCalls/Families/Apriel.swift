@@ -1,7 +1,7 @@
 extension ToolCallFamily {
     static let apriel = ToolCallFamily(
         format: .apriel, templateSigns: [["<tool_calls>"]],
-        markers: [.toolCallsTag, .drop("[END FINAL RESPONSE]")], thinkingEnd: "[BEGIN FINAL RESPONSE]",
+        markers: [.toolCallsTag, .drop("[END FINAL RESPONSE]")], reasoningEnd: "[BEGIN FINAL RESPONSE]",
         grammar: .forms([.jsonArray("<tool_calls>", "</tool_calls>")], triggers: [.word("<tool_calls>")]))
 }
 

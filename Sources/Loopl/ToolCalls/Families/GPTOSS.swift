@@ -8,7 +8,7 @@ extension ToolCallFamily {
         grammar: .forms([CallForm(body: .framed(head: { lit("<|channel|>commentary to=functions.\($0) <|constrain|>json<|message|>") },
                                                 tail: lit("<|call|>")), separator: nil)],
                         triggers: [.word("<|channel|>commentary to=functions.", token: false)],
-                        thinking: Reasoning(open: "<|channel|>analysis<|message|>", close: "<|end|><|start|>assistant", gap: "")))
+                        reasoning: Reasoning(open: "<|channel|>analysis<|message|>", close: "<|end|><|start|>assistant", gap: "")))
 }
 
 extension ToolCallFormat {

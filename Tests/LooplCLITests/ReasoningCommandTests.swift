@@ -5,7 +5,7 @@ import Testing
 
 /// `--think`, `--think-budget`, `--show-thinking` and `/think`, on a scripted worker that thinks
 /// (Tests/Data/CLI/thinking-script.json), so no model decodes.
-@Suite struct ThinkingCommandTests {
+@Suite struct ReasoningCommandTests {
     /// A config whose default backend is the Python worker playing the thinking script.
     static func config() throws -> String {
         let root = CommandLineConventionTests.root
@@ -15,7 +15,7 @@ import Testing
         return try ToolingCommandTests.temporary(config.jsonText(), ".json")
     }
 
-    @Test func jsonRunsCarryTheThinking() throws {
+    @Test func jsonRunsCarryTheReasoning() throws {
         let config = try Self.config()
         defer { try? FileManager.default.removeItem(atPath: config) }
         let result = try ToolingCommandTests.loopl(["run", "--config", config, "--tools", "calc", "--think", "high", "--think-budget", "64",
@@ -31,7 +31,7 @@ import Testing
         #expect(events.last?["event"] == "finished")
     }
 
-    @Test func plainRunsShowTheThinkingOnStandardError() throws {
+    @Test func plainRunsShowTheReasoningOnStandardError() throws {
         let config = try Self.config()
         defer { try? FileManager.default.removeItem(atPath: config) }
         let session = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-thinking-\(UUID()).json").path
@@ -54,10 +54,10 @@ import Testing
         let settings = try AgentSettings(arguments: &arguments)
         #expect(settings.generation.reasoning == .effort(.low))
         #expect(settings.generation.reasoningBudget == 100)
-        #expect(settings.showThinking)
+        #expect(settings.showReasoning)
         var none = Arguments([])
         let defaults = try AgentSettings(arguments: &none)
-        #expect(defaults.generation.reasoning == .auto && defaults.generation.reasoningBudget == nil && !defaults.showThinking)
+        #expect(defaults.generation.reasoning == .auto && defaults.generation.reasoningBudget == nil && !defaults.showReasoning)
     }
 
     @Test(arguments: [
@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(2)))
-    func chatSwitchesThinkingAndShowsItCollapsed() throws {
+    func chatSwitchesReasoningAndShowsItCollapsed() throws {
         let config = try Self.config()
         defer { try? FileManager.default.removeItem(atPath: config) }
         let home = try ChatTests.home()

@@ -8,7 +8,7 @@ import Synchronization
 /// in-process backend reuses its cache: the longest common prefix of what the cache holds (the
 /// last prompt and what the model wrote after it) and the next prompt. The default model does not
 /// think; this shows, for any template, what each iteration evaluates when the model did.
-enum ThinkingReplay {
+enum ReasoningReplay {
     /// The name of the replay's rows and goal: its cache is simulated (the longest common prefix
     /// rule, counted with the tokenizer), not a real ``LlamaModel``'s.
     static let rowName = "thinking (simulated cache)"
@@ -64,7 +64,7 @@ enum ThinkingReplay {
 final class ReplayModel: Model {
     private let prompt: ChatPrompt
     private let weights: LlamaWeights
-    private let state = Mutex<(cache: [Int32], steps: [ThinkingReplay.Step])>(([], []))
+    private let state = Mutex<(cache: [Int32], steps: [ReasoningReplay.Step])>(([], []))
 
     init(prompt: ChatPrompt, weights: LlamaWeights) throws {
         guard [.hermes, .gptOSS].contains(prompt.toolCallFormat) else {
@@ -75,7 +75,7 @@ final class ReplayModel: Model {
     }
 
     /// The iterations so far.
-    var steps: [ThinkingReplay.Step] { state.withLock { $0.steps } }
+    var steps: [ReasoningReplay.Step] { state.withLock { $0.steps } }
 
     var contextSize: Int { get async throws { 1 << 20 } }
 
@@ -83,16 +83,16 @@ final class ReplayModel: Model {
         .generating { raw in
             let offered = self.prompt.offered(tools, options: options)
             let text = try self.prompt.text(messages: messages, tools: offered, reasoning: TemplateReasoning.setting(of: options))
-            let opened = ThinkingMarkup.opened(byPrompt: text)
+            let opened = ReasoningMarkup.opened(byPrompt: text)
             let continuation = LiftingContinuation(raw, format: self.prompt.toolCallFormat, tools: offered, opened: opened)
             let tokens = self.weights.tokenize(text, addSpecial: true)
             let index = self.state.withLock { $0.steps.count }
             let output = self.turn(index, opened: opened != nil)
             let written = self.weights.tokenize(output, addSpecial: false)
-            let step = self.state.withLock { state -> ThinkingReplay.Step in
+            let step = self.state.withLock { state -> ReasoningReplay.Step in
                 // The in-process rule: the longest common prefix, and at least one token evaluated.
                 let reused = min(zip(state.cache, tokens).prefix { $0 == $1 }.count, tokens.count - 1)
-                let step = ThinkingReplay.Step(promptTokens: tokens.count, heldTokens: state.cache.count, cachedPromptTokens: reused,
+                let step = ReasoningReplay.Step(promptTokens: tokens.count, heldTokens: state.cache.count, cachedPromptTokens: reused,
                                                generatedTokens: written.count)
                 state.cache = tokens + written
                 state.steps.append(step)
@@ -103,7 +103,7 @@ final class ReplayModel: Model {
                 continuation.yield(.text(String(rest.prefix(4))))
                 rest = rest.dropFirst(4)
             }
-            let last = index >= ThinkingReplay.expressions.count
+            let last = index >= ReasoningReplay.expressions.count
             continuation.yield(.metrics(Metrics(promptTokens: step.promptTokens, cachedPromptTokens: step.cachedPromptTokens,
                                                 generatedTokens: step.generatedTokens, contextUsed: step.promptTokens + step.generatedTokens,
                                                 contextMax: 1 << 20, finished: true, stopReason: last ? .endTurn : .toolCall)))
@@ -113,16 +113,16 @@ final class ReplayModel: Model {
     /// What the model writes in iteration `index`: its thinking (without the opening marker when
     /// the prompt `opened` it), then a call or the answer.
     private func turn(_ index: Int, opened: Bool) -> String {
-        let thought = ThinkingReplay.thoughts[min(index, ThinkingReplay.thoughts.count - 1)]
-        let expression = index < ThinkingReplay.expressions.count ? ThinkingReplay.expressions[index] : nil
+        let thought = ReasoningReplay.thoughts[min(index, ReasoningReplay.thoughts.count - 1)]
+        let expression = index < ReasoningReplay.expressions.count ? ReasoningReplay.expressions[index] : nil
         if prompt.toolCallFormat == .gptOSS {
             let analysis = (opened ? "" : "<|channel|>analysis<|message|>") + thought + "<|end|><|start|>assistant"
-            guard let expression else { return analysis + "<|channel|>final<|message|>" + ThinkingReplay.answer }
+            guard let expression else { return analysis + "<|channel|>final<|message|>" + ReasoningReplay.answer }
             return analysis + "<|channel|>commentary to=functions.calculator <|constrain|>json<|message|>{\"expression\":\"\(expression)\"}<|call|>"
         }
-        let thinking = (opened ? "" : "<think>\n") + thought + "\n</think>\n\n"
-        guard let expression else { return thinking + ThinkingReplay.answer }
-        return thinking + "<tool_call>\n{\"name\": \"calculator\", \"arguments\": {\"expression\": \"\(expression)\"}}\n</tool_call>"
+        let reasoning = (opened ? "" : "<think>\n") + thought + "\n</think>\n\n"
+        guard let expression else { return reasoning + ReasoningReplay.answer }
+        return reasoning + "<tool_call>\n{\"name\": \"calculator\", \"arguments\": {\"expression\": \"\(expression)\"}}\n</tool_call>"
     }
 
     func close() async {}
