@@ -25,7 +25,8 @@ import Testing
         let start = try #require(figures["start"]), end = try #require(figures["end"]), closed = try #require(figures["closed"])
         #expect(figures["failures"] == 0, "runs failed: \(figures.jsonText())")
         #expect(figures["toolRuns"]?.intValue == (runs + 4) / 5, "\(figures.jsonText())")
-        #expect((figures["toolCalls"]?.intValue ?? 0) >= 1, "no run called the calculator: \(figures.jsonText())")
+        // The first tool choice is required: every one of those runs calls the calculator.
+        #expect(figures["toolRunsCalling"]?.intValue == (runs + 4) / 5, "a run that had to call the calculator did not: \(figures.jsonText())")
         #expect(figures["samples"]?.arrayValue?.last?.arrayValue?.first?.intValue == runs, "the last sample is not after every run: \(figures.jsonText())")
         func count(_ snapshot: JSONValue, _ key: String) throws -> Int {
             try #require(snapshot[key]?.intValue, "no \(key) figure: \(figures.jsonText())")
