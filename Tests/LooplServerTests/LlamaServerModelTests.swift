@@ -53,6 +53,13 @@ import Testing
         return consumer
     }
 
+    /// The cells a slot held when it was released: the last `stop processing` line of llama-server's log.
+    static func releasedCells(in log: String) -> Int? {
+        guard let line = log.split(separator: "\n").last(where: { $0.contains("stop processing: n_tokens = ") }),
+              let range = line.firstRange(of: "n_tokens = ") else { return nil }
+        return Int(line[range.upperBound...].prefix { $0.isNumber })
+    }
+
     /// The tokens a server may decode after the host cancels: those in flight, and those decoded
     /// before it sees the connection close (a token or two at the default model's speed).
     static let tokensPastACancel = 16
@@ -118,29 +125,27 @@ import Testing
             let consumer = try await Self.startLongAnswer(model) { texts.add(1, ordering: .relaxed) }
             let pid = try #require(await model.serverProcessID)
             let child = await model.session.currentChild
-            let endpoint = try #require(child?.endpoint)
             let received = texts.load(ordering: .relaxed)
             consumer.cancel()
             _ = await consumer.value
-            // The server's own view: the slot that ran goes idle within a few tokens of what the
-            // host had received when it cancelled (every slot is idle, whichever one the request took).
-            var idle: JSONValue?
-            let deadline = ContinuousClock.now + .seconds(2)
-            while idle == nil, ContinuousClock.now < deadline {
-                let slots = try await endpoint.fetch("/slots")
-                #expect(slots.status == 200)
-                let all = slots.json.arrayValue ?? []
-                if !all.isEmpty, all.allSatisfy({ $0["is_processing"] == false }) {
-                    idle = all.max { ($0["next_token"]?.arrayValue?.first?["n_decoded"]?.intValue ?? 0) < ($1["next_token"]?.arrayValue?.first?["n_decoded"]?.intValue ?? 0) }
-                }
-                try await Task.sleep(for: .milliseconds(20))
+            // The server's own view: the slot that ran is released, and its cache holds the prompt
+            // and the tokens decoded, within a few of those the host had when it cancelled. (Once a
+            // slot is idle, /slots shows n_decoded 0: the release line in the log counts its cells.)
+            let process = try #require(child?.process)
+            var cells: Int?
+            let deadline = ContinuousClock.now + .seconds(5)
+            while cells == nil, ContinuousClock.now < deadline {
+                cells = Self.releasedCells(in: process.lastLines)
+                if cells == nil { try await Task.sleep(for: .milliseconds(20)) }
             }
-            let slot = try #require(idle, "the server still generates 2 s after the cancellation")
-            let decoded = slot["next_token"]?.arrayValue?.first?["n_decoded"]?.intValue ?? .max
-            #expect(decoded >= received && decoded <= received + Self.tokensPastACancel,
-                    "the server decoded \(decoded) tokens; the host had \(received) when it cancelled")
+            let held = try #require(cells, "the server still generates 5 s after the cancellation: \(process.lastLines)")
+            // The same prompt again, for its length.
             let turn = try await ModelConformance(model: model).run("after", ModelConformance.greeting, options: .greedy(maxTokens: 4))
             #expect(!turn.text.isEmpty)
+            let prompt = try #require(turn.metrics.last?.promptTokens)
+            let decoded = held - prompt
+            #expect(decoded >= received - 1 && decoded <= received + Self.tokensPastACancel,
+                    "the server decoded \(decoded) tokens; the host had \(received) when it cancelled")
             #expect(await model.serverProcessID == pid, "the child was restarted: the server did not stop generating")
         }
     }

@@ -4,10 +4,9 @@ import Loopl
 import LooplTestKit
 import Testing
 
-/// A real llama-server child that renders and parses itself (`rendering: .server`) under chat
-/// templates of real models: its `reasoning_content` deltas reach the host as reasoning, and its
-/// native tool-call deltas as tool calls. The fake server's tests cover the same fields as written
-/// by hand; these check what llama.cpp itself writes.
+/// A real llama-server child that renders and parses itself (`rendering: .server`) under a chat
+/// template of a real model: its `reasoning_content` deltas reach the host as reasoning. The fake
+/// server's tests cover the same fields as written by hand; this checks what llama.cpp writes.
 @Suite(.serialized) struct ServerOwnTemplateTests {
     static let templates = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Data/Templates/templates")
@@ -32,15 +31,6 @@ import Testing
     func aThinkingTemplatesReasoningContentArrivesAsReasoning() async throws {
         try await Self.withTemplate("Qwen-QwQ-32B.jinja") { model in
             try await ModelConformance(model: model).checkThinkingThePromptOpened()
-        }
-    }
-
-    /// Qwen2.5's template offers tools in Hermes form: with the call required, llama-server
-    /// constrains the answer to a call and sends it as native `tool_calls` deltas.
-    @Test(.timeLimit(.minutes(5)))
-    func aToolTemplatesNativeCallsArriveAsToolCalls() async throws {
-        try await Self.withTemplate("Qwen-Qwen2.5-7B-Instruct.jinja") { model in
-            try await ModelConformance(model: model).checkRequiredToolCall()
         }
     }
 }
