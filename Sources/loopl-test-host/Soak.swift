@@ -25,10 +25,13 @@ struct Soak {
     /// The outcomes of the runs so far, added up.
     private struct Tally {
         var toolRuns = 0, toolCalls = 0, toolErrors = 0, tokens = 0, failures = 0
+        /// The runs that had to call the calculator and did.
+        var toolRunsCalling = 0
         var firstFailure: String?
 
         mutating func add(_ outcome: Outcome) {
             if outcome.withTool { toolRuns += 1 }
+            if outcome.withTool, outcome.toolCalls > 0 { toolRunsCalling += 1 }
             toolCalls += outcome.toolCalls
             toolErrors += outcome.toolErrors
             tokens += outcome.tokens
@@ -109,7 +112,7 @@ struct Soak {
             "seconds": .double((seconds * 100).rounded() / 100),
             "runsPerSecond": .double((Double(runs) / max(seconds, 0.001) * 100).rounded() / 100),
             "failures": .integer(tally.failures), "firstFailure": tally.firstFailure.map(JSONValue.string) ?? .null,
-            "toolRuns": .integer(tally.toolRuns), "toolCalls": .integer(tally.toolCalls), "toolErrors": .integer(tally.toolErrors),
+            "toolRuns": .integer(tally.toolRuns), "toolRunsCalling": .integer(tally.toolRunsCalling), "toolCalls": .integer(tally.toolCalls), "toolErrors": .integer(tally.toolErrors),
             "generatedTokens": .integer(tally.tokens),
             "beforeLoad": beforeLoad.json, "loaded": loaded.json, "start": start.json, "end": end.json, "closed": closed.json,
             "startRun": .integer(atOnce), "samples": .array(samples), "rssGrowthPercent": growth(start.residentKilobytes, end.residentKilobytes),

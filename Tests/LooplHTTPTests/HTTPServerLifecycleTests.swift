@@ -181,17 +181,19 @@ import Testing
         var good: TestClient? = try TestClient(port: server.port)
         #expect(try await good?.exchange("GET /fine HTTP/1.1\r\nConnection: close\r\n\r\n").text == "GET /fine - ")
         good = nil
-        #expect(await settled(server))
+        #expect(await settled(server, threads: threads, fds: fds))
         #expect(ProcessCounts.threads <= threads, "threads: \(ProcessCounts.threads), before \(threads)")
         #expect(ProcessCounts.fds <= fds, "open descriptors: \(ProcessCounts.fds), before \(fds)")
         await server.shutdown(grace: .seconds(1))
     }
 
-    /// Waits until the server has no connection open and the connection threads have exited.
-    func settled(_ server: HTTPServer) async -> Bool {
+    /// Waits until the server has no connection open and this process is back to `threads`
+    /// threads and `fds` descriptors (the connection threads have exited), for up to 10 s.
+    func settled(_ server: HTTPServer, threads: Int = .max, fds: Int = .max) async -> Bool {
         let deadline = ContinuousClock.now + .seconds(10)
-        while server.connectionCount > 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
-        try? await Task.sleep(for: .milliseconds(200))
+        while server.connectionCount > 0 || ProcessCounts.threads > threads || ProcessCounts.fds > fds, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
         return server.connectionCount == 0
     }
 }

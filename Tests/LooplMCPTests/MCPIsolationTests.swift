@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Loopl
 @testable import LooplMCP
+import LooplTestKit
 import Testing
 
 /// An MCP server is a third party: it sees only the environment it is given, and what it starts
@@ -45,16 +46,12 @@ import Testing
     func theServerSeesNoneOfTheHostsSecrets() async throws {
         let dump = Self.temporary("mcp-env")
         defer { try? FileManager.default.removeItem(atPath: dump) }
-        setenv("AWS_SECRET_ACCESS_KEY", "planted-aws-secret", 1)
-        setenv("OPENAI_API_KEY", "planted-openai-key", 1)
-        defer {
-            unsetenv("AWS_SECRET_ACCESS_KEY")
-            unsetenv("OPENAI_API_KEY")
+        try await withEnvironment(["AWS_SECRET_ACCESS_KEY": "planted-aws-secret", "OPENAI_API_KEY": "planted-openai-key"]) { () async throws in
+            let client = MCPClient(config: MCPServerConfig(name: "env", command: "python3", arguments: [MCPClientTests.script, "legacy"],
+                                                           environment: ["MCP_TEST_ENV": dump], timeout: .seconds(20)))
+            #expect(try await client.call("echo", arguments: ["text": "hi"]) == "hi")
+            await client.shutdown()
         }
-        let client = MCPClient(config: MCPServerConfig(name: "env", command: "python3", arguments: [MCPClientTests.script, "legacy"],
-                                                       environment: ["MCP_TEST_ENV": dump], timeout: .seconds(20)))
-        #expect(try await client.call("echo", arguments: ["text": "hi"]) == "hi")
-        await client.shutdown()
         let seen = try JSONValue(parsing: String(contentsOfFile: dump, encoding: .utf8))
         #expect(seen["AWS_SECRET_ACCESS_KEY"] == nil)
         #expect(seen["OPENAI_API_KEY"] == nil)
@@ -68,18 +65,14 @@ import Testing
     func inheritEnvPassesANamedHostVariable() async throws {
         let dump = Self.temporary("mcp-env")
         defer { try? FileManager.default.removeItem(atPath: dump) }
-        setenv("LOOPL_TEST_INHERITED", "inherited", 1)
-        setenv("LOOPL_TEST_NOT_NAMED", "left behind", 1)
-        defer {
-            unsetenv("LOOPL_TEST_INHERITED")
-            unsetenv("LOOPL_TEST_NOT_NAMED")
-        }
         let config = try MCPServerConfig(name: "env", json: [
             "command": "python3", "args": [.string(MCPClientTests.script), "legacy"],
             "env": ["MCP_TEST_ENV": .string(dump)], "inheritEnv": ["LOOPL_TEST_INHERITED"]])
-        let client = MCPClient(config: config)
-        #expect(try await client.call("echo", arguments: ["text": "hi"]) == "hi")
-        await client.shutdown()
+        try await withEnvironment(["LOOPL_TEST_INHERITED": "inherited", "LOOPL_TEST_NOT_NAMED": "left behind"]) { () async throws in
+            let client = MCPClient(config: config)
+            #expect(try await client.call("echo", arguments: ["text": "hi"]) == "hi")
+            await client.shutdown()
+        }
         let seen = try JSONValue(parsing: String(contentsOfFile: dump, encoding: .utf8))
         #expect(seen["LOOPL_TEST_INHERITED"]?.stringValue == "inherited")
         #expect(seen["LOOPL_TEST_NOT_NAMED"] == nil)

@@ -82,20 +82,35 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func aReplicaThatFailsItsHealthCheckIsTriedAgainAfterTheBackOff() async throws {
         let healthy = Atomic<Bool>(false)
-        let a = try Self.replica("A") { healthy.load(ordering: .relaxed) }
+        // Each failed health check, and when it was answered: the back-off doubles with each in a row.
+        let failures = Mutex<[ContinuousClock.Instant]>([])
+        let a = try Self.replica("A") {
+            if healthy.load(ordering: .relaxed) { return true }
+            failures.withLock { $0.append(.now) }
+            return false
+        }
         let b = try Self.replica("B")
         defer { a.stop(); b.stop() }
-        let model = try await Self.model([a.url, b.url], backoff: .milliseconds(300))
+        let backoff = Duration.milliseconds(300)
+        let model = try await Self.model([a.url, b.url], backoff: backoff)
         #expect(try await Self.answers(model, count: 3) == ["B", "B", "B"], "a replica that is loading was used")
         healthy.store(true, ordering: .relaxed)
         var names: [String] = []
         let deadline = ContinuousClock.now + .seconds(10)
         while !names.contains("A"), ContinuousClock.now < deadline {
             names += try await Self.answers(model, count: 1)
-            try await Task.sleep(for: .milliseconds(50))
+            try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(names.contains("A"), "the replica was not tried again after its back-off: \(names)")
+        let answered = ContinuousClock.now
         await model.close()
+        let failed = failures.withLock { $0 }
+        let last = try #require(failed.last, "the replica's health was never checked")
+        #expect(names.contains("A"), "the replica was not tried again after its back-off: \(names)")
+        // Not before its back-off ends (a replica tried again at once is a defect too), and soon after.
+        let wait = backoff * (1 << min(failed.count - 1, 5))
+        let waited = answered - last
+        #expect(waited >= wait && waited < wait + .seconds(1),
+                "the replica answered \(waited) after its health check failed, for a back-off of \(wait) after \(failed.count) failures")
     }
 
     @Test(.timeLimit(.minutes(1)))

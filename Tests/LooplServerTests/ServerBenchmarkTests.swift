@@ -7,7 +7,8 @@ import LooplTestKit
 import Testing
 
 /// Decode speed and time to first token through llama-server against its own timings and against
-/// the in-process backend, medians of interleaved runs. Run with LOOPL_BENCH=1 on a quiet machine.
+/// the in-process backend, medians of interleaved runs. Run with LOOPL_BENCH=1 on a quiet machine;
+/// LOOPL_BENCH=server leaves out the in-process side and checks the host against the server only.
 @Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["LOOPL_BENCH"] != nil))
 struct ServerBenchmarkTests {
     struct Sample {
@@ -73,7 +74,9 @@ struct ServerBenchmarkTests {
             """)
         await server.close()
         await local?.close()
-        #expect(hostDecode > 0)
+        // What the host receives against what the server says it decoded: a transport that held
+        // tokens back or slowed their arrival shows here (measured at 1.000 under load).
+        #expect(Self.median(ratios) >= 0.95, "the host sees \(Self.median(ratios))x of llama-server's own decode speed: \(ratios)")
         if !inProcess.isEmpty {
             let localDecode = Self.median(inProcess.map(\.hostDecode))
             let localTTFT = Self.median(inProcess.map(\.ttftMs))

@@ -47,8 +47,10 @@ import Testing
     @Test(.timeLimit(.minutes(5)))
     func conversationsKeepTheirSlots() async throws {
         // The child's /slots then shows each slot's prompt.
-        setenv("LLAMA_SERVER_SLOTS_DEBUG", "1", 1)
-        defer { unsetenv("LLAMA_SERVER_SLOTS_DEBUG") }
+        try await withEnvironment(["LLAMA_SERVER_SLOTS_DEBUG": "1"]) { try await Self.slotsAreKept() }
+    }
+
+    private static func slotsAreKept() async throws {
         try await Self.withModel(.init(contextLength: 512, parallel: 4, threads: 2)) { model in
             let suite = ModelConformance(model: model)
             let first = try await Self.concurrently(4) { try await suite.run("first", Self.conversation($0), options: Self.options($0)) }
@@ -117,23 +119,14 @@ import Testing
     /// its first, and the dead URL costs no request.
     @Test(.timeLimit(.minutes(5)))
     func replicasOfRealServers() async throws {
-        setenv("LLAMA_SERVER_SLOTS_DEBUG", "1", 1)
-        defer { unsetenv("LLAMA_SERVER_SLOTS_DEBUG") }
+        // Their /slots then show each slot's prompt.
         var servers: [ChildProcess] = []
+        defer { for server in servers { server.signal(SIGKILL) } }
         var endpoints: [ServerEndpoint] = []
         for _ in 0..<2 {
-            let port = try FreePort.find()
-            servers.append(try ChildProcess(executable: LlamaCppInstall.server, arguments: [
-                "-m", LooplHome.defaultModel, "--host", "127.0.0.1", "--port", String(port), "-c", "1024",
-                "-np", "2", "-t", "1", "--no-webui"]))
-            endpoints.append(ServerEndpoint(baseURL: try #require(URL(string: "http://127.0.0.1:\(port)")), apiKey: nil))
-        }
-        defer { for server in servers { server.signal(SIGKILL) } }
-        for (server, endpoint) in zip(servers, endpoints) {
-            for _ in 0..<480 where (try? await endpoint.fetch("/health").status) != 200 && server.exitStatus == nil {
-                try await Task.sleep(for: .milliseconds(250))
-            }
-            try #require(try await endpoint.fetch("/health").status == 200, "a server did not come up: \(server.lastLines)")
+            let plain = try await PlainServer.start(["-c", "1024", "-np", "2", "-t", "1"], environment: ["LLAMA_SERVER_SLOTS_DEBUG": "1"])
+            servers.append(plain.process)
+            endpoints.append(plain.endpoint)
         }
         let dead = try #require(URL(string: "http://127.0.0.1:\(try FreePort.find())"))
         let model = try await LlamaServerModel.start(.init(target: .replicas(urls: [dead] + endpoints.map(\.baseURL), apiKey: nil)))

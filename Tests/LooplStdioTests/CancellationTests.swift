@@ -53,8 +53,11 @@ import Testing
     func aWorkerThatIgnoresCancellationIsStoppedAfterTheGrace() async throws {
         // `stall` stops writing and reading the cancellation's answer never comes. One request at a
         // time, so the next one waits for the stalled worker's end instead of joining it in flight.
+        let record = Fixtures.markerPath()
+        defer { try? FileManager.default.removeItem(atPath: record) }
         let model = try await StdioModel.start(StdioModel.Configuration(
-            command: Fixtures.python(["--fault", "stall", "--fault-once", Fixtures.markerPath()]), cancellationGrace: .seconds(1), parallel: 1))
+            command: Fixtures.python(["--fault", "stall", "--fault-once", Fixtures.markerPath(), "--record", record]),
+            cancellationGrace: .seconds(1), parallel: 1))
         let pid = try #require(model.workerPID)
         let started = AsyncStream<Void>.makeStream()
         let consumer = Task {
@@ -64,7 +67,7 @@ import Testing
         }
         var iterator = started.stream.makeAsyncIterator()
         _ = await iterator.next()
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await Fixtures.waitForRecord(record, "# frozen"), "the worker did not stall")
         consumer.cancel()
         _ = try? await consumer.value
         let next = try await Fixtures.collect(model)

@@ -73,9 +73,13 @@ import Testing
     func eventAfterTheResultFailsTheNextRequest() async throws {
         let marker = Fixtures.markerPath()
         defer { try? FileManager.default.removeItem(atPath: marker) }
-        let model = try await Self.start("after-result", marker: marker)
+        let record = Fixtures.markerPath()
+        defer { try? FileManager.default.removeItem(atPath: record) }
+        let model = try await StdioModel.start(StdioModel.Configuration(
+            command: Fixtures.python(["--fault", "after-result", "--fault-once", marker, "--record", record]),
+            initializeTimeout: .seconds(20), idleTimeout: Self.idle))
         try await Self.expectSuccess(model)
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await Fixtures.waitForRecord(record, "too late"), "the worker did not send its event after the result")
         await Self.expectFailure(model, .protocolViolation, "after the result")
         try await Self.expectSuccess(model)
         await model.close()
@@ -144,10 +148,12 @@ import Testing
 
     @Test(.timeLimit(.minutes(1)))
     func otherNotificationsAreIgnoredDuringAndBetweenRequests() async throws {
-        let model = try await StdioModel.start(StdioModel.Configuration(command: Fixtures.python(["--notify"])))
+        let record = Fixtures.markerPath()
+        defer { try? FileManager.default.removeItem(atPath: record) }
+        let model = try await StdioModel.start(StdioModel.Configuration(command: Fixtures.python(["--notify", "--record", record])))
         let pid = model.workerPID
         try await Self.expectSuccess(model)
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await Fixtures.waitForRecord(record, #""idle""#), "the worker sent no notification between requests")
         try await Self.expectSuccess(model)
         #expect(model.workerPID == pid)
         await model.close()
@@ -159,7 +165,7 @@ import Testing
         try await Self.expectSuccess(model)
         let first = try #require(model.workerPID)
         kill(first, SIGKILL)
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await ProcessWatch.waitUntilGone(first, timeout: .seconds(5)))
         try await Self.expectSuccess(model)
         #expect(model.workerPID != first)
         await model.close()

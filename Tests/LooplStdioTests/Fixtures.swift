@@ -15,6 +15,18 @@ enum Fixtures {
         ["python3", pythonWorker] + arguments
     }
 
+    /// Waits up to 10 s until the worker's `--record` file holds `count` lines that contain
+    /// `fragment`; returns whether it does.
+    static func waitForRecord(_ record: String, _ fragment: String, count: Int = 1) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let text = (try? String(contentsOfFile: record, encoding: .utf8)) ?? ""
+            if text.split(separator: "\n").filter({ $0.contains(fragment) }).count >= count { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return false
+    }
+
     /// A fresh path for a `--fault-once` marker.
     static func markerPath() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("loopl-fault-\(UUID())").path

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Loopl
 import LooplStdio
+import LooplTestKit
 import Testing
 
 /// A worker the config names is a third party: it sees only the environment it is given.
@@ -27,13 +28,9 @@ import Testing
 
     @Test(.timeLimit(.minutes(1)))
     func aWorkerSeesNoneOfTheHostsSecrets() async throws {
-        setenv("AWS_SECRET_ACCESS_KEY", "planted-aws-secret", 1)
-        setenv("OPENAI_API_KEY", "planted-openai-key", 1)
-        defer {
-            unsetenv("AWS_SECRET_ACCESS_KEY")
-            unsetenv("OPENAI_API_KEY")
+        let seen = try await withEnvironment(["AWS_SECRET_ACCESS_KEY": "planted-aws-secret", "OPENAI_API_KEY": "planted-openai-key"]) {
+            try await Self.environment { file in StdioModel.Configuration(command: Self.dumping(to: file)) }
         }
-        let seen = try await Self.environment { file in StdioModel.Configuration(command: Self.dumping(to: file)) }
         #expect(seen["AWS_SECRET_ACCESS_KEY"] == nil)
         #expect(seen["OPENAI_API_KEY"] == nil)
         #expect(seen["PATH"] == ProcessInfo.processInfo.environment["PATH"])
@@ -42,16 +39,12 @@ import Testing
     /// The config's `env` and `inheritEnv` reach the worker, on top of PATH and the rest of the basic set.
     @Test(.timeLimit(.minutes(1)))
     func envAndInheritEnvReachTheWorker() async throws {
-        setenv("LOOPL_TEST_INHERITED", "inherited", 1)
-        setenv("OPENAI_API_KEY", "planted-openai-key", 1)
-        defer {
-            unsetenv("LOOPL_TEST_INHERITED")
-            unsetenv("OPENAI_API_KEY")
-        }
-        let seen = try await Self.environment { file in
-            var configuration = StdioModel.Configuration(command: Self.dumping(to: file), environment: ["WORKER_SETTING": "set"])
-            configuration.inheritEnv = ["LOOPL_TEST_INHERITED"]
-            return configuration
+        let seen = try await withEnvironment(["LOOPL_TEST_INHERITED": "inherited", "OPENAI_API_KEY": "planted-openai-key"]) {
+            try await Self.environment { file in
+                var configuration = StdioModel.Configuration(command: Self.dumping(to: file), environment: ["WORKER_SETTING": "set"])
+                configuration.inheritEnv = ["LOOPL_TEST_INHERITED"]
+                return configuration
+            }
         }
         #expect(seen["PATH"] == ProcessInfo.processInfo.environment["PATH"])
         #expect(seen["WORKER_SETTING"] == "set")

@@ -28,17 +28,28 @@ import Testing
         #expect(throws: LooplError.self) { try ChildProcess(executable: "/nonexistent/server", arguments: []) }
     }
 
+    /// Whether process `pid` ignores SIGTERM: its bit in the SigIgn mask of /proc/PID/status.
+    static func ignoresTerm(_ pid: Int32) -> Bool {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigIgn:") }),
+              let mask = UInt64(line.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespaces), radix: 16) else { return false }
+        return mask & (1 << UInt64(SIGTERM - 1)) != 0
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func terminateSendsTermThenKill() async throws {
         let polite = try ChildProcess(executable: "/bin/sleep", arguments: ["100"])
         await polite.terminate(grace: .seconds(5))
         #expect(polite.exitStatus == 128 + SIGTERM)
         let stubborn = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "trap '' TERM; exec sleep 100"])
-        try await Task.sleep(for: .milliseconds(200))
+        // Until the shell ignores SIGTERM, as /proc shows.
+        while !Self.ignoresTerm(stubborn.pid) { try await Task.sleep(for: .milliseconds(5)) }
         let start = ContinuousClock.now
         await stubborn.terminate(grace: .milliseconds(300))
         #expect(stubborn.exitStatus == 128 + SIGKILL)
-        #expect(ContinuousClock.now - start < .seconds(10))
+        // SIGKILL only once the grace is over, and soon after.
+        let elapsed = ContinuousClock.now - start
+        #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(2), "killed after \(elapsed) for a grace of 300 ms")
     }
 
     @Test(.timeLimit(.minutes(1)))

@@ -104,8 +104,11 @@ class Output:
         self.send({"method": "event", "params": dict(params, id=request_id)})
 
     def freeze(self):
-        """Stops every writer, for good (the `stall` fault)."""
+        """Stops every writer, for good (the `stall` fault); the --record file notes `# frozen`."""
         self.lock.acquire()
+        if self.record:
+            self.record.write(b"# frozen\n")
+            self.record.flush()
 
 
 class Fault:

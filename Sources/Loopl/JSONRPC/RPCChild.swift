@@ -18,6 +18,8 @@ extension RPCChild {
     /// The child's exit status and last stderr lines, as a sentence to append to an error.
     package var details: String { child.details }
 
-    /// True while the child runs and has broken nothing.
-    package var isUsable: Bool { mailbox.end == nil && child.exitStatus == nil }
+    /// True while the child runs and has broken nothing. /proc is asked too: a child that died
+    /// a moment ago has no exit status until its reaper has read its last words, and a request
+    /// sent to it then would fail instead of starting a new one.
+    package var isUsable: Bool { mailbox.end == nil && child.exitStatus == nil && ProcessWatch.isRunning(child.pid) }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Loopl
+import LooplTestKit
 import Testing
 
 @Suite struct TemplateErrorTests {
@@ -115,11 +116,11 @@ import Testing
         #expect(TemplateTime(year: Int.max, month: 1, day: 1).format("%A %Y") == "%A %Y")
     }
 
-    @Test func strftimeNowReadsLooplTemplateNow() throws {
-        setenv("LOOPL_TEMPLATE_NOW", "2025-01-02T03:04:05", 1)
-        defer { unsetenv("LOOPL_TEMPLATE_NOW") }
-        #expect(TemplateTime.current() == TemplateTime(year: 2025, month: 1, day: 2, hour: 3, minute: 4, second: 5))
-        #expect(try ChatTemplate(source: "{{ strftime_now('%Y-%m-%d %H:%M:%S') }}").render(context: [:]) == "2025-01-02 03:04:05")
+    @Test func strftimeNowReadsLooplTemplateNow() async throws {
+        try await withEnvironment(["LOOPL_TEMPLATE_NOW": "2025-01-02T03:04:05"]) { () async throws in
+            #expect(TemplateTime.current() == TemplateTime(year: 2025, month: 1, day: 2, hour: 3, minute: 4, second: 5))
+            #expect(try ChatTemplate(source: "{{ strftime_now('%Y-%m-%d %H:%M:%S') }}").render(context: [:]) == "2025-01-02 03:04:05")
+        }
     }
 
     @Test func sharedAcrossTasks() async throws {
