@@ -22,9 +22,9 @@ import Testing
         defer { server.process.signal(SIGKILL) }
         var compared = 0
         for (context, value) in contexts.sorted(by: { $0.key < $1.key }) {
-            for (mode, thinking) in [("on", true), ("off", false)] {
+            for (mode, reasoning) in [("on", true), ("off", false)] {
                 let golden = try #require(goldens[context]?[mode]?["output"]?.stringValue, "\(name) \(context) \(mode)")
-                var body: JSONObject = ["messages": value["messages"] ?? [], "chat_template_kwargs": ["enable_thinking": .bool(thinking)]]
+                var body: JSONObject = ["messages": value["messages"] ?? [], "chat_template_kwargs": ["enable_thinking": .bool(reasoning)]]
                 if let tools = value["tools"], tools != .null { body["tools"] = tools }
                 let answer = try await server.endpoint.fetch("/apply-template", method: "POST", body: .object(body))
                 let prompt = try #require(answer.json["prompt"]?.stringValue, "\(answer.status) \(answer.json)")

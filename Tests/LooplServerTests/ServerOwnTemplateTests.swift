@@ -28,9 +28,9 @@ import Testing
     /// QwQ's generation prompt opens `<think>`: llama-server parses what follows as thinking, up
     /// to the `</think>` its budget of 8 tokens writes, and streams it as `reasoning_content`.
     @Test(.timeLimit(.minutes(5)))
-    func aThinkingTemplatesReasoningContentArrivesAsReasoning() async throws {
+    func aReasoningTemplatesReasoningContentArrivesAsReasoning() async throws {
         try await Self.withTemplate("Qwen-QwQ-32B.jinja") { model in
-            try await ModelConformance(model: model).checkThinkingThePromptOpened()
+            try await ModelConformance(model: model).checkReasoningThePromptOpened()
         }
     }
 }
