@@ -32,12 +32,16 @@ import Testing
     /// About 300 tokens of system prompt: more than the prompt cache's shortest saved prompt.
     static let system = (1...12).map { "Rule \($0): answer in plain words and keep to the point of item \($0). " }.joined()
 
-    /// A config whose `llama` backend (the one `isolated` runs in its worker) saves prompts in a
-    /// folder of the test's own, whatever LOOPL_PROMPT_CACHE says.
+    /// A config whose `llama` backend (the one `isolated` runs in its worker, which reads the same
+    /// file through LOOPL_CONFIG) saves prompts in a folder of the test's own, whatever
+    /// LOOPL_PROMPT_CACHE says; `isolated` is named as it is built in.
     static func cachingConfig(folder: String) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-isolated-config-\(UUID()).json").path
-        let config: JSONValue = ["backends": ["llama": ["kind": "llama", "model": .string(Fixtures.modelPath), "contextLength": 1024,
-                                                        "threads": 2, "promptCache": true, "promptCacheDirectory": .string(folder)]]]
+        let config: JSONValue = ["backends": [
+            "llama": ["kind": "llama", "model": .string(Fixtures.modelPath), "contextLength": 1024, "threads": 2,
+                      "promptCache": true, "promptCacheDirectory": .string(folder)],
+            "isolated": ["kind": "stdio", "command": [.string(Fixtures.loopl), "worker", "--backend", "llama"]],
+        ]]
         try config.jsonText().write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
@@ -55,7 +59,7 @@ import Testing
         var environment = ProcessInfo.processInfo.environment
         environment["LOOPL_CONFIG"] = config
         let host = try ChildProcess(executable: Fixtures.loopl, arguments: [
-            "run", "--backend", "isolated", "--temperature", "0", "--max-tokens", "200", "--json", "--system", Self.system,
+            "run", "--backend", "isolated", "--temperature", "0", "--max-tokens", "64", "--json", "--system", Self.system,
             "Tell me about lighthouses.",
         ], environment: environment, output: .stream)
         var text = ""
