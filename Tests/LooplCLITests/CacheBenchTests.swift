@@ -58,7 +58,9 @@ import Testing
             #expect(requests.count == 24, "\(name): \(requests.count) requests")
             for round in 0..<3 {
                 let ofRound = requests[(8 * round)..<(8 * round + 8)]
-                #expect(Set(ofRound.map { $0.messages.first?.text ?? "" }) == [CacheWorkload.sharedPrefix.system(round: round + 1)], "\(name) round \(round + 1)")
+                let systems = Set(ofRound.map { $0.messages.first?.text ?? "" })
+                #expect(systems == [CacheWorkload.sharedPrefix.system(round: round + 1)],
+                        "\(name) round \(round + 1) sent the system prompts of \(systems.map { String($0.prefix(10)) })")
                 #expect(Set(ofRound.map { $0.messages.last?.text ?? "" }).count == 8)
                 #expect(Set(ofRound.prefix(4).compactMap(\.options.conversation)).count == 4)
             }
