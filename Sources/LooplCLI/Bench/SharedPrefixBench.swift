@@ -46,7 +46,7 @@ struct SharedPrefixBench {
             Row(name: shared) { try await LlamaModel.start(loopl(true)) },
             Row(name: unshared) { try await LlamaModel.start(loopl(false)) },
             Row(name: cacheRAM) { try await LlamaServerModel.start(server(["--cache-ram", String(cacheMiB)])) },
-            Row(name: unified) { try await LlamaServerModel.start(server(["-kvu", "--cache-ram", String(cacheMiB)])) },
+            Row(name: unified) { try await LlamaServerModel.start(server(["-kvu"])) },
         ]
     }
 
