@@ -109,7 +109,7 @@ import Testing
         let defaults = try LlamaServerModel.configuration(from: &child)
         #expect(defaults.parallel == 4 && defaults.maxQueue == 64)
         #expect(ServerChild.arguments(model: "m.gguf", port: 1, configuration: .init(contextLength: 1024, parallel: 3))
-            .joined(separator: " ").contains("-np 3 --no-kv-unified --cache-ram 256 -t"))
+            .joined(separator: " ").contains("-np 3 --no-kv-unified --cache-ram 0 -t"))
         #expect(ServerChild.arguments(model: "m.gguf", port: 1, configuration: .init(contextLength: 1024, parallel: 3))
             .joined(separator: " ").hasSuffix("-c 3072"))
         for bad: JSONObject in [["url": "http://a:1", "urls": ["http://b:1"]], ["urls": []], ["model": "m", "urls": ["http://b:1"]], ["parallel": 0]] {

