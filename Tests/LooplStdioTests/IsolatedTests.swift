@@ -29,5 +29,58 @@ import Testing
         #expect(retries.first?["reason"]?.stringValue?.contains("worker --backend llama") == true, "\(retries)")
         #expect(events.last?["event"] == "finished" && events.last?["reason"] != nil, "\(text.suffix(300))")
     }
+    /// About 300 tokens of system prompt: more than the prompt cache's shortest saved prompt.
+    static let system = (1...12).map { "Rule \($0): answer in plain words and keep to the point of item \($0). " }.joined()
+
+    /// A config whose `llama` backend (the one `isolated` runs in its worker, which reads the same
+    /// file through LOOPL_CONFIG) saves prompts in a folder of the test's own, whatever
+    /// LOOPL_PROMPT_CACHE says; `isolated` is named as it is built in.
+    static func cachingConfig(folder: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-isolated-config-\(UUID()).json").path
+        let config: JSONValue = ["backends": [
+            "llama": ["kind": "llama", "model": .string(Fixtures.modelPath), "contextLength": 1024, "threads": 2,
+                      "promptCache": true, "promptCacheDirectory": .string(folder)],
+            "isolated": ["kind": "stdio", "command": [.string(Fixtures.loopl), "worker", "--backend", "llama"]],
+        ]]
+        try config.jsonText().write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// The worker is killed once its prompt is saved; the retried turn, in a new worker, loads it
+    /// and evaluates at most 10 % of its prompt.
+    @Test(.timeLimit(.minutes(5)))
+    func aTurnRetriedAfterACrashLoadsItsPromptFromTheCache() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-isolated-cache-\(UUID())").path
+        let config = try Self.cachingConfig(folder: folder)
+        defer {
+            try? FileManager.default.removeItem(atPath: folder)
+            try? FileManager.default.removeItem(atPath: config)
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["LOOPL_CONFIG"] = config
+        let host = try ChildProcess(executable: Fixtures.loopl, arguments: [
+            "run", "--backend", "isolated", "--temperature", "0", "--max-tokens", "64", "--json", "--system", Self.system,
+            "Tell me about lighthouses.",
+        ], environment: environment, output: .stream)
+        var text = ""
+        var killed: Int32?
+        for await chunk in host.output {
+            text += String(decoding: chunk, as: UTF8.self)
+            let saved = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains { $0.hasSuffix(".bin") && !$0.hasPrefix(".") }
+            if killed == nil, saved, text.contains(#"{"event":"text""#), let worker = ProcessWatch.children(of: host.pid).first {
+                kill(worker, SIGKILL)
+                killed = worker
+            }
+        }
+        let status = await host.waitForExit()
+        #expect(status == 0, "\(host.lastLines)")
+        #expect(killed != nil, "the run ended before its worker saved its prompt and could be killed: \(text.suffix(500))")
+        let events = try text.split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+        let retry = try #require(events.firstIndex { $0["event"] == "retrying" }, "\(text.suffix(500))")
+        let metrics = try #require(events[retry...].first { $0["event"] == "metrics" }?["metrics"], "no metrics after the retry")
+        let prompt = try #require(metrics["promptTokens"]?.intValue), cached = try #require(metrics["cachedPromptTokens"]?.intValue)
+        #expect(prompt > 200, "\(metrics)")
+        #expect(prompt - cached <= prompt / 10, "the retried turn evaluated \(prompt - cached) of its \(prompt) prompt tokens")
+    }
 }
 #endif

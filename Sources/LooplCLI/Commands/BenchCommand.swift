@@ -28,7 +28,8 @@ struct BenchCommand: Command {
         USAGE: loopl bench [--backends LIST] [--config FILE] [--runs N] [--warmup N]
                            [--prompt TEXT | --prompt-tokens N] [--max-tokens N] [-t N] [-m FILE]
                            [--concurrency LIST] [--agent [--think-template FILE]] [--json FILE]
-                           [--svg FILE] [--no-reference] [--workload copy|free]
+                           [--svg FILE] [--no-reference]
+                           [--workload copy|free|shared-prefix|prompt-cache]
 
         OPTIONS:
         \(CLIOption.help(options))
@@ -58,6 +59,8 @@ struct BenchCommand: Command {
     var paddedStreams: Bool
     /// The speculative decoding workload of `--workload`.
     var workload: SpeculationWorkload?
+    /// The shared-prefix or prompt-cache workload of `--workload`.
+    var cacheWorkload: CacheWorkload?
     /// How the references run: the pinned binaries.
     var referenceRunner = BenchReferenceRunner.pinned
 
@@ -84,7 +87,9 @@ struct BenchCommand: Command {
         jsonPath = try arguments.value(O.json)
         svgPath = try arguments.value(O.svg)
         reference = !arguments.flag(O.noReference) && !agent
-        workload = try arguments.value(O.workload).flatMap(SpeculationWorkload.init(rawValue:))
+        let workloadName = try arguments.value(O.workload)
+        workload = workloadName.flatMap(SpeculationWorkload.init(rawValue:))
+        cacheWorkload = workloadName.flatMap(CacheWorkload.init(rawValue:))
         if backends.isEmpty { throw UsageError("--backends needs at least one name.") }
         if !concurrency.isEmpty, !agent {
             if maxTokens < 2 { throw UsageError("--concurrency needs --max-tokens 2 or more: the decode phase starts after the first token.") }
@@ -109,6 +114,10 @@ struct BenchCommand: Command {
         if let workload {
             let bench = SpeculationBench(workload: workload, model: model, threads: threads, maxTokens: maxTokens, runs: runs, warmup: warmup)
             console.out(try await bench.run(console))
+            return .success
+        }
+        if let cacheWorkload {
+            console.out(try await runCache(cacheWorkload, console))
             return .success
         }
         // Each round evaluates its prompt: no backend, nor the workers it starts, loads it from disk.

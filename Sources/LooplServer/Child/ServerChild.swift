@@ -120,8 +120,10 @@ final class ServerChild: Sendable {
                           configuration: LlamaServerModel.Configuration) -> [String] {
         // One slot per request served at once, each with a KV cache of its own of contextLength
         // cells (-c is the total; without a unified cache each of the -np sequences gets a share).
-        // No prompt cache in host memory: a conversation that lost its slot evaluates its prompt
-        // again, as in process, and the child's memory stays flat (extraArguments can turn it on).
+        // No prompt cache in host memory (measured against -kvu in docs/server-backend.md, which
+        // evaluated later arrivals' whole prompts again; a bounded --cache-ram is the choice, not
+        // yet the default because ModelConformance's concurrency check counts a prompt reused from
+        // an earlier run as an error). extraArguments can turn it on, the last value winning.
         var arguments = ["-m", model, "--host", "127.0.0.1", "--port", String(port),
                          "-np", String(configuration.parallel), "--no-kv-unified", "--cache-ram", "0",
                          "-t", String(configuration.resolvedThreads), "--no-webui", "--slots",

@@ -1,0 +1,48 @@
+import Loopl
+
+/// One request of `loopl bench --workload shared-prefix|prompt-cache`, as the host saw it.
+struct CacheSample: Sendable, Equatable {
+    /// From the request to its first content event, in milliseconds.
+    var ttftMs: Double
+    var promptTokens: Int
+    var cachedPromptTokens: Int
+    /// Tokens generated after the first over the time from the first to the last event; 0 when
+    /// fewer than two tokens came.
+    var decodeTokensPerSecond: Double
+    /// The answer's text, with each tool call's name and arguments in brackets.
+    var text: String
+
+    /// The prompt tokens the backend evaluated.
+    var evaluatedTokens: Int { promptTokens - cachedPromptTokens }
+
+    /// Runs one greedy request to its end; `before` runs first and counts in the TTFT (a slot
+    /// restored before the request).
+    static func measure(_ model: any Model, _ messages: [Message], tools: [ToolSpec], options: GenerationOptions,
+                        before: () async throws -> Void = {}) async throws -> CacheSample {
+        let start = ContinuousClock.now
+        try await before()
+        var first: ContinuousClock.Instant?
+        var final: Metrics?
+        var text = ""
+        for try await event in model.generate(messages: messages, tools: tools, options: options) {
+            switch event {
+            case .text(let piece) where piece.isEmpty: break
+            case .text(let piece):
+                if first == nil { first = .now }
+                text += piece
+            case .reasoning: if first == nil { first = .now }
+            case .toolCall(let call):
+                if first == nil { first = .now }
+                text += "[\(call.name) \(JSONValue.object(call.arguments).jsonText())]"
+            case .metrics(let metrics): final = metrics
+            }
+        }
+        let end = ContinuousClock.now
+        guard let final, final.finished else { throw LooplError(.protocolViolation, "The backend sent no final metrics.") }
+        let firstAt = first ?? end
+        let seconds = (end - firstAt).seconds
+        let decode = seconds > 0 && final.generatedTokens > 1 ? Double(final.generatedTokens - 1) / seconds : 0
+        return CacheSample(ttftMs: (firstAt - start).milliseconds, promptTokens: final.promptTokens,
+                           cachedPromptTokens: final.cachedPromptTokens, decodeTokensPerSecond: decode, text: text)
+    }
+}
