@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized) struct SharedPrefixTests {
     /// About a thousand tokens of system prompt.
     static let system = (1...55).map { "Rule \($0): answer in plain words and keep to the point of item \($0). " }.joined()
-    static let questions = ["What is the capital of France?", "Name a colour of the sky.",
+    static let questions = ["What is the capital of France?", "What colour is fresh grass?",
                             "How many legs has a cat?", "What do bees make?"]
 
     static func options(_ name: String) -> GenerationOptions {
