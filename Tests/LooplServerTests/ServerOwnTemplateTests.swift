@@ -14,15 +14,8 @@ import Testing
     /// Runs `body` on a child with the default model under the template file `name`, and closes it.
     static func withTemplate(_ name: String, _ body: (LlamaServerModel) async throws -> Void) async throws {
         let path = templates.appendingPathComponent(name).path
-        let model = try await LlamaServerModel.start(.init(rendering: .server, contextLength: 1024, parallel: 1, threads: 2,
-                                                           extraArguments: ["--chat-template-file", path]))
-        do {
-            try await body(model)
-        } catch {
-            await model.close()
-            throw error
-        }
-        await model.close()
+        try await ServerConcurrencyTests.withModel(.init(rendering: .server, contextLength: 1024, parallel: 1, threads: 2,
+                                                         extraArguments: ["--chat-template-file", path]), body)
     }
 
     /// QwQ's generation prompt opens `<think>`: llama-server parses what follows as thinking, up
