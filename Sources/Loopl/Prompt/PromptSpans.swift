@@ -53,8 +53,14 @@ package struct PromptSpans: Sendable {
     /// The texts of the control tokens in `special` (a text's tokens, special tokens parsed) that
     /// `plain` (its tokens as plain text) lacks: `piece` gives a token's text.
     package static func controlTexts<Token: Hashable>(special: [Token], plain: [Token], piece: (Token) -> String) -> Set<String> {
+        Set(controlTokens(special: special, plain: plain).map(piece).filter { !$0.isEmpty })
+    }
+
+    /// The tokens of `special` (a text's tokens, special tokens parsed) that `plain` (its tokens as
+    /// plain text) lacks: the control tokens the text holds.
+    package static func controlTokens<Token: Hashable>(special: [Token], plain: [Token]) -> [Token] {
         let ordinary = Set(plain)
-        return Set(special.filter { !ordinary.contains($0) }.map(piece).filter { !$0.isEmpty })
+        return special.filter { !ordinary.contains($0) }
     }
 
     /// The strings of a JSON value: keys and values.

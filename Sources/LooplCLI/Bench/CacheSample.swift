@@ -1,6 +1,6 @@
 import Loopl
 
-/// One request of `loopl bench --workload shared-prefix|prompt-cache`, as the host saw it.
+/// One request of a `loopl bench` workload (shared-prefix, prompt-cache, copy, free), as the host saw it.
 struct CacheSample: Sendable, Equatable {
     /// From the request to its first content event, in milliseconds.
     var ttftMs: Double
@@ -11,6 +11,9 @@ struct CacheSample: Sendable, Equatable {
     var decodeTokensPerSecond: Double
     /// The answer's text, with each tool call's name and arguments in brackets.
     var text: String
+    /// Tokens drafted by speculative decoding, and how many of them held.
+    var draftTokens = 0
+    var acceptedDraftTokens = 0
 
     /// The prompt tokens the backend evaluated.
     var evaluatedTokens: Int { promptTokens - cachedPromptTokens }
@@ -43,6 +46,7 @@ struct CacheSample: Sendable, Equatable {
         let seconds = (end - firstAt).seconds
         let decode = seconds > 0 && final.generatedTokens > 1 ? Double(final.generatedTokens - 1) / seconds : 0
         return CacheSample(ttftMs: (firstAt - start).milliseconds, promptTokens: final.promptTokens,
-                           cachedPromptTokens: final.cachedPromptTokens, decodeTokensPerSecond: decode, text: text)
+                           cachedPromptTokens: final.cachedPromptTokens, decodeTokensPerSecond: decode, text: text,
+                           draftTokens: final.draftTokens, acceptedDraftTokens: final.acceptedDraftTokens)
     }
 }

@@ -64,23 +64,9 @@ struct SpeculationBench {
     }
 
     static func measure(_ backend: any Model, _ messages: [Message], _ options: GenerationOptions) async throws -> Sample {
-        var first: ContinuousClock.Instant?
-        var last: Metrics?
-        var text = ""
-        for try await event in backend.generate(messages: messages, tools: [], options: options) {
-            switch event {
-            case .text(let piece):
-                if first == nil { first = .now }
-                text += piece
-            case .reasoning, .toolCall: if first == nil { first = .now }
-            case .metrics(let metrics): last = metrics
-            }
-        }
-        let end = ContinuousClock.now
-        guard let last, last.finished else { throw LooplError(.protocolViolation, "The backend sent no final metrics.") }
-        let seconds = first.map { (end - $0).seconds } ?? 0
-        let speed = seconds > 0 && last.generatedTokens > 1 ? Double(last.generatedTokens - 1) / seconds : 0
-        return Sample(tokensPerSecond: speed, drafted: last.draftTokens, accepted: last.acceptedDraftTokens, text: text)
+        let sample = try await CacheSample.measure(backend, messages, tools: [], options: options)
+        return Sample(tokensPerSecond: sample.decodeTokensPerSecond, drafted: sample.draftTokens,
+                      accepted: sample.acceptedDraftTokens, text: sample.text)
     }
 
     /// The rows' medians, ratios to Loopl without drafting and to llama-server, and whether the

@@ -29,7 +29,7 @@ enum PlainContentPrompt {
         guard !items.isEmpty else { return [] }
         let special = try await tokenize(items.map(JSONValue.string), parseSpecial: true, endpoint)
         let plain = try await tokenize(items.map(JSONValue.string), parseSpecial: false, endpoint)
-        let ids = Set(zip(special, plain).flatMap { special, plain in special.filter { !Set(plain).contains($0) } })
+        let ids = Set(zip(special, plain).flatMap(PromptSpans.controlTokens))
         guard !ids.isEmpty else { return [] }
         let pieces = try await self.pieces(Array(ids), endpoint)
         return Set(ids.compactMap { pieces[$0] }.filter { !$0.isEmpty })
