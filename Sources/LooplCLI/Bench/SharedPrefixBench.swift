@@ -32,7 +32,7 @@ struct SharedPrefixBench {
     let warmup: Int
     let maxTokens: Int
 
-    /// The real rows: two in-process models on one set of weights, and two llama-server children.
+    /// The real rows: two in-process models (weights loaded for each), and two llama-server children.
     static func rows(model: String, threads: Int) -> [Row] {
         let loopl: @Sendable (Bool) -> LlamaModel.Configuration = { share in
             LlamaModel.Configuration(model: model, contextLength: context, threads: threads, parallel: streams,
