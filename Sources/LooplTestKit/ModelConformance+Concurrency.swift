@@ -160,44 +160,47 @@ extension ModelConformance {
         }
     }
 
-    /// With `parallel` requests running and `maxQueue` waiting, one more fails at once with `busy`,
-    /// and the waiting ones are served once the running ones end.
+    /// With `parallel` requests running, `maxQueue + 1` more sent together: one of them fails at
+    /// once with `busy`, and the `maxQueue` that wait are served once the running ones end.
     public func checkQueueBoundGivesBusy(parallel: Int, maxQueue: Int) async throws {
         let check = "queue bound"
         let size = try await model.contextSize
         let holders = try await startRunning(parallel, options: Self.exactly(max(min(2000, size - 200), 16)), check)
         defer { for holder in holders { holder.cancel() } }
         let short = GenerationOptions.greedy(maxTokens: 4)
-        let waiting = (0..<maxQueue).map { _ in
-            Task { try await self.chunks(check, Self.greeting, options: short) }
-        }
-        try await Task.sleep(for: .milliseconds(300))
-        let extra = Task { try await self.chunks(check, Self.greeting, options: short) }
-        // The refusal needs no model work: a second is ample even on two busy cores.
-        let refused = try await withThrowingTaskGroup(of: Bool?.self) { group in
-            group.addTask { _ = await extra.result; return true }
-            group.addTask {
-                try await Task.sleep(for: .seconds(1))
-                extra.cancel()
-                return false
+        let (ends, ended) = AsyncStream<Int>.makeStream()
+        let requests = (0...maxQueue).map { index in
+            Task {
+                defer { ended.yield(index) }
+                return try await self.chunks(check, Self.greeting, options: short)
             }
-            defer { group.cancelAll() }
-            return try await group.next() ?? false
         }
-        guard refused == true else {
-            for request in waiting { request.cancel() }
-            throw ConformanceFailure(check: check, message: "a request past the queue bound was still waiting after 1 s instead of failing with busy at once")
+        // The request the queue has no room for fails first: the refusal needs no model work, so
+        // a second is ample even on two busy cores.
+        let first: Int
+        do {
+            first = try await within(.seconds(1), check, "none of \(maxQueue + 1) requests past \(parallel) running failed with busy") {
+                for await index in ends { return index }
+                throw CancellationError()
+            }
+        } catch {
+            for request in requests { request.cancel() }
+            throw error
         }
-        switch await extra.result {
+        switch await requests[first].result {
         case .success(let turn):
-            throw ConformanceFailure(check: check, message: "a request past the queue bound was answered: \(turn.chunks.joined().debugDescription)")
+            throw ConformanceFailure(check: check, message: "a request was answered while \(parallel) held every place: \(turn.chunks.joined().debugDescription)")
         case .failure(let error):
             try expect((error as? LooplError)?.code == .busy, check, "a request past the queue bound failed with \(error), not busy")
         }
         for holder in holders { holder.cancel() }
-        for request in waiting {
-            let turn = try await request.value
-            try expect(turn.metrics?.finished == true, check, "a queued request did not end with final metrics after the running ones were cancelled")
+        for (index, request) in requests.enumerated() where index != first {
+            switch await request.result {
+            case .success(let turn):
+                try expect(turn.metrics?.finished == true, check, "a queued request did not end with final metrics after the running ones were cancelled")
+            case .failure(let error):
+                throw ConformanceFailure(check: check, message: "\(maxQueue) requests fit the queue, yet another one failed: \(error)")
+            }
         }
     }
 
