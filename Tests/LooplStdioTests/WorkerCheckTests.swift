@@ -54,7 +54,8 @@ import Testing
         "long-line", "after-result", "non-utf8", "stall",
     ])
     func pythonWorkerFailsInEachBadMode(_ fault: String) throws {
-        let result = try Self.loopl(["worker-check", "--idle-timeout", "3", "--"] + Fixtures.python(["--fault", fault]))
+        // A second of silence is a stall: the stalling worker fails each of its 8 checks that fast.
+        let result = try Self.loopl(["worker-check", "--idle-timeout", "1", "--"] + Fixtures.python(["--fault", fault]))
         #expect(result.status == 1, "\(result.out)")
         let last = result.out.split(separator: "\n").last.map(String.init) ?? ""
         #expect(last.contains(" failed") && !last.contains(" 0 failed"), "\(result.out)")
