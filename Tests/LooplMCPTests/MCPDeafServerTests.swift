@@ -16,7 +16,7 @@ import Testing
         let count = ProcessInfo.processInfo.activeProcessorCount + 2
         let clients = (0..<count).map { index in
             MCPClient(config: MCPServerConfig(name: "deaf\(index)", command: "python3", arguments: [MCPClientTests.script, "legacy"],
-                                              environment: ["MCP_TEST_PIDS": pids], timeout: .seconds(4)))
+                                              environment: ["MCP_TEST_PIDS": pids], timeout: .seconds(2)))
         }
         for client in clients { try await client.start() }
         let started = (try? String(contentsOfFile: pids, encoding: .utf8))?.split(separator: "\n").compactMap { Int32($0) } ?? []

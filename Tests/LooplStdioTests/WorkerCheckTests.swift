@@ -7,6 +7,12 @@ import Testing
 @Suite(.serialized) struct WorkerCheckTests {
     /// Runs the built `loopl` with `arguments`; returns its exit status and standard output.
     static func loopl(_ arguments: [String]) throws -> (status: Int32, out: String) {
+        try launch(arguments)()
+    }
+
+    /// Starts the built `loopl` with `arguments`; the function returned waits for its exit status
+    /// and standard output.
+    static func launch(_ arguments: [String]) throws -> () -> (status: Int32, out: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Fixtures.loopl)
         process.arguments = arguments
@@ -14,9 +20,11 @@ import Testing
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return {
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
     }
 
     @Test(.timeLimit(.minutes(1)), arguments: [[], ["--notify"]])
@@ -49,16 +57,23 @@ import Testing
         #expect(result.out.contains("FAIL  cancel one of two: "), "\(result.out)")
     }
 
-    @Test(.timeLimit(.minutes(2)), arguments: [
-        "exit-at-start", "crash", "non-json", "non-jsonrpc", "unknown-id", "response-to-nothing",
-        "long-line", "after-result", "non-utf8", "stall",
-    ])
-    func pythonWorkerFailsInEachBadMode(_ fault: String) throws {
-        // A second of silence is a stall: the stalling worker fails each of its 8 checks that fast.
-        let result = try Self.loopl(["worker-check", "--idle-timeout", "1", "--"] + Fixtures.python(["--fault", fault]))
-        #expect(result.status == 1, "\(result.out)")
-        let last = result.out.split(separator: "\n").last.map(String.init) ?? ""
-        #expect(last.contains(" failed") && !last.contains(" 0 failed"), "\(result.out)")
+    static let badModes = ["exit-at-start", "crash", "non-json", "non-jsonrpc", "unknown-id", "response-to-nothing",
+                           "long-line", "after-result", "non-utf8", "stall"]
+
+    /// Each bad mode in a `worker-check` of its own, all at once: the checks mostly wait for a
+    /// worker that does not answer, and a second of silence is a stall. (Their output is a few
+    /// lines each, so none blocks on its pipe while another is read.)
+    @Test(.timeLimit(.minutes(2)))
+    func pythonWorkerFailsInEachBadMode() throws {
+        let running = try Self.badModes.map { fault in
+            (fault, try Self.launch(["worker-check", "--idle-timeout", "1", "--"] + Fixtures.python(["--fault", fault])))
+        }
+        for (fault, wait) in running {
+            let result = wait()
+            #expect(result.status == 1, "\(fault): \(result.out)")
+            let last = result.out.split(separator: "\n").last.map(String.init) ?? ""
+            #expect(last.contains(" failed") && !last.contains(" 0 failed"), "\(fault): \(result.out)")
+        }
     }
 
     @Test(.timeLimit(.minutes(5)))
