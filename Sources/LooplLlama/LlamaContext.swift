@@ -34,6 +34,7 @@ final class LlamaContext {
         params.n_threads = configuration.resolvedThreads
         params.n_threads_batch = configuration.resolvedThreads
         params.no_perf = true
+        params.type_k = configuration.resolvedCacheTypeK.ggmlType
         params.abort_callback = { data in
             guard let data else { return false }
             return Unmanaged<BatchAbort>.fromOpaque(data).takeUnretainedValue().shouldAbort

@@ -33,6 +33,10 @@ extension LlamaModel {
         public var sharePrefixes: Bool
         /// Drafting several tokens to verify in one step; default ``Speculation/none``.
         public var speculative: Speculation
+        /// The type of the cache's keys; nil (the default) is ``CacheType/q8_0`` when drafting, for
+        /// greedy output identical to one token a step, and ``CacheType/f16`` otherwise, whose
+        /// prompt processing is faster.
+        public var cacheTypeK: CacheType?
         /// Whether evaluated prompts are saved on disk and a prompt that starts like a saved one
         /// loads its state (``promptCacheDirectory``); default false here, true in a config file.
         public var promptCache: Bool
@@ -44,8 +48,9 @@ extension LlamaModel {
         public init(model: String = LooplHome.defaultModel, contextLength: Int? = nil, threads: Int? = nil,
                     batchSize: Int = 512, gpuLayers: Int = 0, chatTemplate: String? = nil, parallel: Int = 4,
                     maxQueue: Int = 64, allowSpecialTokensInContent: Bool = false, sharePrefixes: Bool = true,
-                    speculative: Speculation = .none, promptCache: Bool = false, promptCacheMiB: Int = 1024,
-                    promptCacheDirectory: String? = nil) {
+                    speculative: Speculation = .none, cacheTypeK: CacheType? = nil, promptCache: Bool = false,
+                    promptCacheMiB: Int = 1024, promptCacheDirectory: String? = nil) {
+            self.cacheTypeK = cacheTypeK
             self.sharePrefixes = sharePrefixes
             self.promptCache = promptCache
             self.promptCacheMiB = promptCacheMiB
@@ -62,6 +67,7 @@ extension LlamaModel {
             self.speculative = speculative
         }
 
+        var resolvedCacheTypeK: CacheType { cacheTypeK ?? (speculative.kind == .none ? .f16 : .q8_0) }
         var resolvedThreads: Int32 { Int32(threads ?? ProcessInfo.processInfo.activeProcessorCount) }
         var resolvedParallel: Int { min(max(parallel, Self.parallelRange.lowerBound), Self.parallelRange.upperBound) }
     }
@@ -69,7 +75,7 @@ extension LlamaModel {
     /// The `llama` kind of a configuration file: `{"kind": "llama", "model": ..., "contextLength": ...,
     /// "threads": ..., "batchSize": ..., "gpuLayers": ..., "chatTemplateFile": ..., "parallel": ...,
     /// "maxQueue": ..., "allowSpecialTokensInContent": ..., "sharePrefixes": ..., "speculative": {"type": "ngram" | "none",
-    /// "draftMax": ...}, "promptCache": ..., "promptCacheMiB": ..., "promptCacheDirectory": ...}`, every key
+    /// "draftMax": ...}, "cacheTypeK": "f16" | "q8_0", "promptCache": ..., "promptCacheMiB": ..., "promptCacheDirectory": ...}`, every key
     /// optional; `promptCache` is on unless it says false (or, when it is not given, `LOOPL_PROMPT_CACHE=0`).
     public static let kind = BackendKind(name: "llama", builtIn: [:], read: { section in
         var configuration = Configuration(promptCache: LooplHome.environment("LOOPL_PROMPT_CACHE") != "0")
@@ -89,6 +95,10 @@ extension LlamaModel {
         try section.read("allowSpecialTokensInContent", into: &configuration.allowSpecialTokensInContent)
         try section.read("sharePrefixes", into: &configuration.sharePrefixes)
         if let speculative = try Speculation.read(from: &section) { configuration.speculative = speculative }
+        if let name = try section.optionalString("cacheTypeK") {
+            guard let type = CacheType(rawValue: name) else { throw section.error("'cacheTypeK' must be \"f16\" or \"q8_0\", not \"\(name)\"") }
+            configuration.cacheTypeK = type
+        }
         try section.read("promptCache", into: &configuration.promptCache)
         try section.read("promptCacheMiB", into: &configuration.promptCacheMiB)
         try section.read("promptCacheDirectory", into: &configuration.promptCacheDirectory)

@@ -38,7 +38,8 @@ final class PromptCache: @unchecked Sendable {
     init?(configuration: LlamaModel.Configuration, contextSize: Int) {
         guard configuration.promptCache,
               let key = PromptCacheKey(model: configuration.model, contextSize: contextSize,
-                                       parallel: configuration.resolvedParallel, batchSize: configuration.batchSize)
+                                       parallel: configuration.resolvedParallel, batchSize: configuration.batchSize,
+                                       keys: configuration.resolvedCacheTypeK)
         else { return nil }
         self.directory = configuration.promptCacheDirectory ?? PromptCacheListing.defaultDirectory
         self.key = key

@@ -10,7 +10,7 @@ struct PromptCacheKey: Equatable {
     /// The bytes of the model file that are hashed: its header and metadata.
     static let headerBytes = 1 << 20
 
-    init?(model path: String, contextSize: Int, parallel: Int, batchSize: Int) {
+    init?(model path: String, contextSize: Int, parallel: Int, batchSize: Int, keys: CacheType) {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
               let size = attributes[.size] as? Int, let modified = attributes[.modificationDate] as? Date,
               let handle = FileHandle(forReadingAtPath: path) else { return nil }
@@ -19,7 +19,7 @@ struct PromptCacheKey: Equatable {
         let hash = PromptCacheFile.checksum(header[...])
         text = ["model=\(path)", "size=\(size)", "mtime=\(modified.timeIntervalSince1970)",
                 "header=\(String(hash, radix: 16))", "llama=\(Self.library)", "state=\(LLAMA_STATE_SEQ_VERSION)",
-                "ctx=\(contextSize)", "seqs=\(parallel)", "batch=\(batchSize)"].joined(separator: " ")
+                "ctx=\(contextSize)", "seqs=\(parallel)", "batch=\(batchSize)", "keys=\(keys.rawValue)"].joined(separator: " ")
     }
 
     /// The start of the names of this key's files: a hash of the key.

@@ -55,10 +55,18 @@ import Testing
         #expect(LlamaModel.Configuration().parallel == 4 && LlamaModel.Configuration().maxQueue == 64)
     }
 
+    /// Drafting takes `q8_0` keys unless told otherwise, for verify steps that round as one token does.
+    @Test func cacheTypeKDefaultsToQ8ZeroWhenDrafting() {
+        #expect(LlamaModel.Configuration().resolvedCacheTypeK == .f16)
+        #expect(LlamaModel.Configuration(speculative: Speculation(kind: .ngram)).resolvedCacheTypeK == .q8_0)
+        #expect(LlamaModel.Configuration(speculative: Speculation(kind: .ngram), cacheTypeK: .f16).resolvedCacheTypeK == .f16)
+    }
+
     @Test(arguments: [
         (#"{"kind": "llama", "parallel": 0}"#, "'parallel' must be from 1 to 256"),
         (#"{"kind": "llama", "parallel": 257}"#, "'parallel' must be from 1 to 256"),
         (#"{"kind": "llama", "maxQueue": -1}"#, "'maxQueue' must be a whole number"),
+        (#"{"kind": "llama", "cacheTypeK": "q4_0"}"#, "'cacheTypeK' must be \"f16\" or \"q8_0\""),
     ])
     func badValuesAreClearErrors(_ section: String, _ message: String) {
         do {

@@ -3,10 +3,11 @@ import Loopl
 import LooplLlama
 import LooplServer
 
-/// `loopl bench --workload copy|free`: decode with prompt-lookup drafting, in rounds over three
-/// rows loaded side by side (Loopl drafting, Loopl with `speculative: {"type": "none"}`, and
-/// llama-server with `--spec-type ngram-simple`), on the same model, threads and context. Speed
-/// is host-seen: generated tokens after the first over the time from the first to the last event.
+/// `loopl bench --workload copy|free`: decode with prompt-lookup drafting, in rounds over four
+/// rows loaded side by side (Loopl drafting, Loopl with `speculative: {"type": "none"}` and the
+/// same `q8_0` keys, Loopl without drafting and with its default `f16` keys, and llama-server
+/// with `--spec-type ngram-simple`), on the same model, threads and context. Speed is
+/// host-seen: generated tokens after the first over the time from the first to the last event.
 struct SpeculationBench {
     /// One request's outcome.
     struct Sample: Sendable {
@@ -16,7 +17,9 @@ struct SpeculationBench {
         var text: String
     }
 
-    static let rows = ["loopl ngram", "loopl none", "llama-server ngram-simple"]
+    static let rows = ["loopl ngram", "loopl none", "loopl none, f16 keys", "llama-server ngram-simple"]
+    /// The llama-server row's index.
+    static let server = 3
 
     let workload: SpeculationWorkload
     let model: String
@@ -57,10 +60,11 @@ struct SpeculationBench {
         let drafting = try await LlamaModel.start(.init(model: model, contextLength: context, threads: threads, parallel: 1,
                                                         speculative: Speculation(kind: .ngram)))
         let plain = try await LlamaModel.start(.init(model: model, contextLength: context, threads: threads, parallel: 1,
-                                                     speculative: .none))
+                                                     speculative: .none, cacheTypeK: .q8_0))
+        let f16 = try await LlamaModel.start(.init(model: model, contextLength: context, threads: threads, parallel: 1))
         let server = try await LlamaServerModel.start(.init(target: .child(model: model), contextLength: context, parallel: 1,
                                                             threads: threads, extraArguments: ["--spec-type", "ngram-simple"]))
-        return [drafting, plain, server]
+        return [drafting, plain, f16, server]
     }
 
     static func measure(_ backend: any Model, _ messages: [Message], _ options: GenerationOptions) async throws -> Sample {
@@ -78,13 +82,21 @@ struct SpeculationBench {
         for (index, list) in samples.enumerated() {
             let accepted = list.map(\.accepted).reduce(0, +), drafted = list.map(\.drafted).reduce(0, +)
             let none = medians[1] > 0 ? String(format: "%.2fx", medians[index] / medians[1]) : "-"
-            let server = medians[2] > 0 ? String(format: "%.2fx", medians[index] / medians[2]) : "-"
+            let server = medians[Self.server] > 0 ? String(format: "%.2fx", medians[index] / medians[Self.server]) : "-"
             lines.append([rows[index].column(26), String(format: "%.1f", medians[index]).column(13),
                           "\(accepted)/\(drafted)".column(17), none.column(14), server].joined(separator: " "))
         }
-        let same = zip(samples[0], samples[1]).allSatisfy { $0.text == $1.text }
-        lines.append("loopl ngram and loopl none wrote \(same ? "the same" : "DIFFERENT") text in every round")
+        let differing = zip(samples[0], samples[1]).filter { $0.text != $1.text }
+        lines.append("loopl ngram and loopl none wrote \(differing.isEmpty ? "the same text in every round" : "DIFFERENT text in \(differing.count) of \(samples[0].count) rounds")")
+        if let (drafting, plain) = differing.first { lines.append(Self.firstDifference(drafting.text, plain.text)) }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Where two answers part: the character offset, the text before it, and each one's next words.
+    static func firstDifference(_ drafting: String, _ plain: String) -> String {
+        let common = zip(drafting, plain).prefix { $0 == $1 }.count
+        let before = String(drafting.prefix(common).suffix(60)), show = { (text: String) in String(text.dropFirst(common).prefix(40)) }
+        return "first difference at character \(common) of \(plain.count), after \"…\(before)\": ngram \"\(show(drafting))\", none \"\(show(plain))\""
     }
 }
 

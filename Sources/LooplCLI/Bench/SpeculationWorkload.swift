@@ -2,6 +2,8 @@ import Loopl
 
 /// The prompts of `loopl bench --workload`: `copy`, an answer that repeats a 260-word passage
 /// given in the prompt (drafts from the prompt hold), and `free`, a story (they mostly fail).
+/// The passage is in triple quotes: without them, the default model writes about the passage
+/// instead of repeating it.
 enum SpeculationWorkload: String, Sendable, CaseIterable {
     case copy
     case free
@@ -9,7 +11,7 @@ enum SpeculationWorkload: String, Sendable, CaseIterable {
     /// The conversation the workload sends.
     var messages: [Message] {
         switch self {
-        case .copy: [.user("Repeat the following passage exactly, word for word, and write nothing else.\n\n\(Self.passage)")]
+        case .copy: [.user("Repeat the following passage exactly, word for word, and write nothing else.\n\n\"\"\"\n\(Self.passage)\n\"\"\"")]
         case .free: [.user("Write a long story about a fox who learns to sail, with a storm, a lighthouse and a friend.")]
         }
     }
