@@ -5,7 +5,8 @@ import Loopl
 /// occurrence of the sequence's last n-gram (its prompt and output so far), as many as the
 /// acceptance of the previous drafts allows.
 ///
-/// The length adapts: a draft that held entirely doubles it (up to `draftMax`), one that held in
+/// The length starts at `draftMin` (a copy is caught within a few steps, and a match by chance
+/// wastes little) and adapts: a draft that held entirely doubles it (up to `draftMax`), one that held in
 /// part sets it to the part that held and one more, and one that failed at its first token halves
 /// it; at zero, drafting pauses for a number of steps that doubles with every failed probe, up to
 /// ``longestPause``.
@@ -26,7 +27,7 @@ struct NGramDrafter {
 
     init(_ speculation: Speculation) {
         self.speculation = speculation
-        length = speculation.draftMax
+        length = speculation.draftMin
     }
 
     /// The draft that follows `history` (whose last token is the one about to be evaluated),
