@@ -137,9 +137,11 @@ final class DecodeLoop: @unchecked Sendable {
         }
         var step = LlamaModel.Step()
         var room = context.promptBatch
+        let crowded = runs.count { if case .generating = $0.phase { true } else { false } } > 1
         for run in runs {
             guard case .generating(let token) = run.phase else { continue }
-            run.draft = draft(for: run, after: token, room: room)
+            run.draft = draft(for: run, after: token, room: room, crowded: crowded)
+            run.draftedCrowded = crowded
             room -= run.draft.count
             run.inBatch = 1 + run.draft.count
             step.generating += 1
@@ -232,12 +234,12 @@ final class DecodeLoop: @unchecked Sendable {
 
     /// The tokens `run` drafts after `token` (evaluated next), at most `room` and what its
     /// context has left.
-    private func draft(for run: SequenceRun, after token: llama_token, room: Int) -> [llama_token] {
+    private func draft(for run: SequenceRun, after token: llama_token, room: Int, crowded: Bool) -> [llama_token] {
         guard speculation.kind != .none else { return [] }
         let cached = table.entries[run.sequence].tokens
         let limit = min(room, context.contextSize - cached.count - 1, run.request.budget - run.metrics.generatedTokens - 1)
         guard limit > 0 else { return [] }
-        return run.drafter.draft(after: cached + [token], limit: limit)
+        return run.drafter.draft(after: cached + [token], limit: limit, crowded: crowded)
     }
 
     /// Samples `run`'s next tokens from the logits from `index` on: one, and one more for each
@@ -252,7 +254,7 @@ final class DecodeLoop: @unchecked Sendable {
             held += 1
         }
         guard !draft.isEmpty else { return }
-        run.drafter.record(drafted: draft.count, accepted: held)
+        run.drafter.record(drafted: draft.count, accepted: held, crowded: run.draftedCrowded)
         context.forget(run.sequence, from: table.entries[run.sequence].tokens.count)
     }
 

@@ -31,8 +31,10 @@ struct NGramDrafter {
     }
 
     /// The draft that follows `history` (whose last token is the one about to be evaluated),
-    /// at most `limit` tokens; empty when none is worth verifying.
-    mutating func draft(after history: [llama_token], limit: Int) -> [llama_token] {
+    /// at most `limit` tokens; empty when none is worth verifying. `crowded`: other sequences
+    /// share the step, which then costs each drafted token about what it would save, so only a
+    /// match of `ngramMax` tokens is drafted from.
+    mutating func draft(after history: [llama_token], limit: Int, crowded: Bool = false) -> [llama_token] {
         guard speculation.kind == .ngram else { return [] }
         if pause > 0 {
             pause -= 1
@@ -40,17 +42,23 @@ struct NGramDrafter {
         }
         let size = min(max(length, 1), limit)
         guard size >= speculation.draftMin else { return [] }
-        return Self.lookup(history, ngramMin: speculation.ngramMin, ngramMax: speculation.ngramMax, count: size)
+        let shortest = crowded ? speculation.ngramMax : speculation.ngramMin
+        return Self.lookup(history, ngramMin: shortest, ngramMax: speculation.ngramMax, count: size)
     }
 
-    /// Records that `accepted` of the `drafted` tokens just verified held.
-    mutating func record(drafted count: Int, accepted held: Int) {
+    /// Records that `accepted` of the `drafted` tokens just verified held; `crowded` as for the
+    /// draft, where a draft that held in part also pauses drafting.
+    mutating func record(drafted count: Int, accepted held: Int, crowded: Bool = false) {
         guard count > 0 else { return }
         drafted += count
         accepted += held
         if held == count {
             length = min(max(length, 1) * 2, speculation.draftMax)
             backoff = 1
+        } else if crowded {
+            length = max(held, speculation.draftMin)
+            pause = backoff
+            backoff = min(backoff * 2, Self.longestPause)
         } else if held > 0 {
             length = max(held + 1, speculation.draftMin)
             backoff = 1

@@ -70,6 +70,21 @@ import Testing
         #expect(longest == NGramDrafter.longestPause, "after 12 failed probes the pause is \(longest) steps")
     }
 
+    /// With other sequences in the step, a drafted token costs about what it saves: only a match
+    /// of ngramMax tokens is drafted from, and a draft that held in part pauses drafting.
+    @Test func aCrowdedStepDraftsOnlyFromLongMatchesAndPausesAfterAPartialHold() {
+        var drafter = NGramDrafter(Speculation(kind: .ngram, draftMax: 8, draftMin: 1, ngramMin: 2, ngramMax: 3))
+        for length in [1, 2] { drafter.record(drafted: length, accepted: length) }
+        let twoOnly: [Int32] = [1, 2, 7, 8, 9, 5, 1, 2]
+        #expect(drafter.draft(after: twoOnly, limit: 8) == [7, 8, 9, 5])
+        #expect(drafter.draft(after: twoOnly, limit: 8, crowded: true).isEmpty, "a 2-token match drafts nothing when crowded")
+        let three: [Int32] = [1, 2, 3, 7, 8, 9, 5, 1, 2, 3]
+        #expect(drafter.draft(after: three, limit: 8, crowded: true) == [7, 8, 9, 5])
+        drafter.record(drafted: 4, accepted: 2, crowded: true)
+        #expect(drafter.draft(after: three, limit: 8, crowded: true).isEmpty, "a partial hold pauses drafting for a step")
+        #expect(drafter.draft(after: three, limit: 8, crowded: true) == [7, 8])
+    }
+
     @Test func theLimitCapsTheDraft() {
         var drafter = NGramDrafter(Speculation(kind: .ngram, draftMax: 8))
         for length in [1, 2, 4] { drafter.record(drafted: length, accepted: length) }

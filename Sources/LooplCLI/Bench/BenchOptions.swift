@@ -14,7 +14,8 @@ enum BenchOptions {
     static let model = SharedOptions.model.described("The GGUF model for every backend and llama-bench.",
                                                      defaultHelp: "$LOOPL_MODEL, else the default model of scripts/bootstrap")
     static let concurrency = CLIOption("concurrency", "LIST", help: "Comma-separated stream counts, 1 to 64, such as 1,2,4,8: "
-                                           + "measure throughput with that many conversations at once.")
+                                           + "measure throughput with that many conversations at once (with --workload copy|free, "
+                                           + "the largest count).")
     static let agent = CLIOption.flag("agent", help: "Replay the agent conversation instead of timing prefill and decode.")
     static let thinkTemplate = CLIOption("think-template", "F", help: "With --agent: replay a thinking conversation on chat template F "
                                              + "(Hermes or gpt-oss calls) instead of running the backends.")

@@ -7,7 +7,9 @@ import LooplServer
 /// rows loaded side by side (Loopl drafting, Loopl with `speculative: {"type": "none"}` and the
 /// same `q8_0` keys, Loopl without drafting and with its default `f16` keys, and llama-server
 /// with `--spec-type ngram-simple`), on the same model, threads and context. Speed is
-/// host-seen: generated tokens after the first over the time from the first to the last event.
+/// host-seen: generated tokens after the first over the time from the first to the last event,
+/// summed over the conversations when several run at once (`--concurrency N`, each row then
+/// serving N at once).
 struct SpeculationBench {
     /// One request's outcome.
     struct Sample: Sendable {
@@ -27,7 +29,9 @@ struct SpeculationBench {
     let maxTokens: Int
     let runs: Int
     let warmup: Int
-    /// Each row's context length.
+    /// Conversations at once.
+    var conversations = 1
+    /// Each conversation's context length.
     let context = 2048
 
     func run(_ console: Console) async throws -> String {
@@ -35,7 +39,7 @@ struct SpeculationBench {
         do {
             let samples = try await rounds(backends, console)
             for backend in backends { await backend.close() }
-            return Self.table(samples, workload: workload)
+            return Self.table(samples, workload: workload, conversations: conversations)
         } catch {
             for backend in backends { await backend.close() }
             throw error
@@ -48,7 +52,7 @@ struct SpeculationBench {
         options.backend.ignoreEndOfGeneration = true
         for round in 1...(warmup + runs) {
             for (index, backend) in backends.enumerated() {
-                let sample = try await Self.measure(backend, workload.messages, options)
+                let sample = try await measure(backend, options)
                 console.err("round \(round)\(round > warmup ? "" : " (warm-up)") \(Self.rows[index]): \(String(format: "%.1f", sample.tokensPerSecond)) tok/s, \(sample.accepted)/\(sample.drafted) drafted tokens accepted")
                 if round > warmup { samples[index].append(sample) }
             }
@@ -57,27 +61,38 @@ struct SpeculationBench {
     }
 
     private func start() async throws -> [any Model] {
-        let drafting = try await LlamaModel.start(.init(model: model, contextLength: context, threads: threads, parallel: 1,
+        let drafting = try await LlamaModel.start(.init(model: model, contextLength: context, threads: threads, parallel: conversations,
                                                         speculative: Speculation(kind: .ngram)))
-        let plain = try await LlamaModel.start(.init(model: model, contextLength: context, threads: threads, parallel: 1,
+        let plain = try await LlamaModel.start(.init(model: model, contextLength: context, threads: threads, parallel: conversations,
                                                      speculative: .none, cacheTypeK: .q8_0))
-        let f16 = try await LlamaModel.start(.init(model: model, contextLength: context, threads: threads, parallel: 1))
-        let server = try await LlamaServerModel.start(.init(target: .child(model: model), contextLength: context, parallel: 1,
+        let f16 = try await LlamaModel.start(.init(model: model, contextLength: context, threads: threads, parallel: conversations))
+        let server = try await LlamaServerModel.start(.init(target: .child(model: model), contextLength: context, parallel: conversations,
                                                             threads: threads, extraArguments: ["--spec-type", "ngram-simple"]))
         return [drafting, plain, f16, server]
     }
 
-    static func measure(_ backend: any Model, _ messages: [Message], _ options: GenerationOptions) async throws -> Sample {
-        let sample = try await CacheSample.measure(backend, messages, tools: [], options: options)
-        return Sample(tokensPerSecond: sample.decodeTokensPerSecond, drafted: sample.draftTokens,
-                      accepted: sample.acceptedDraftTokens, text: sample.text)
+    /// The conversations sent at once to `backend`, their speeds and counts summed and their
+    /// texts joined.
+    private func measure(_ backend: any Model, _ options: GenerationOptions) async throws -> Sample {
+        let count = conversations, workload = workload
+        let samples = try await withThrowingTaskGroup(of: (Int, CacheSample).self) { group in
+            for index in 0..<count {
+                group.addTask { (index, try await CacheSample.measure(backend, workload.messages(index, of: count), tools: [], options: options)) }
+            }
+            var samples: [Int: CacheSample] = [:]
+            for try await (index, sample) in group { samples[index] = sample }
+            return (0..<count).compactMap { samples[$0] }
+        }
+        return Sample(tokensPerSecond: samples.map(\.decodeTokensPerSecond).reduce(0, +), drafted: samples.map(\.draftTokens).reduce(0, +),
+                      accepted: samples.map(\.acceptedDraftTokens).reduce(0, +), text: samples.map(\.text).joined(separator: "\n\n"))
     }
 
     /// The rows' medians, ratios to Loopl without drafting and to llama-server, and whether the
     /// Loopl rows wrote the same text.
-    static func table(_ samples: [[Sample]], workload: SpeculationWorkload) -> String {
+    static func table(_ samples: [[Sample]], workload: SpeculationWorkload, conversations: Int = 1) -> String {
         let medians = samples.map { list in Quartiles(list.map(\.tokensPerSecond))?.median ?? 0 }
-        var lines = ["speculative decoding, workload \(workload.rawValue): host-seen decode tok/s (median), drafted tokens accepted, ratios"]
+        let together = conversations > 1 ? ", \(conversations) conversations at once (summed)" : ""
+        var lines = ["speculative decoding, workload \(workload.rawValue)\(together): host-seen decode tok/s (median), drafted tokens accepted, ratios"]
         lines.append("row                        decode tok/s  accepted/drafted  vs loopl none  vs llama-server")
         for (index, list) in samples.enumerated() {
             let accepted = list.map(\.accepted).reduce(0, +), drafted = list.map(\.drafted).reduce(0, +)

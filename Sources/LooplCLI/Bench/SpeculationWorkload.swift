@@ -8,11 +8,16 @@ enum SpeculationWorkload: String, Sendable, CaseIterable {
     case copy
     case free
 
-    /// The conversation the workload sends.
-    var messages: [Message] {
+    /// The conversation the workload sends; with others at once, the `index`th of `count`, which
+    /// says which it is first.
+    func messages(_ index: Int = 0, of count: Int = 1) -> [Message] {
+        [.user(count > 1 ? "Conversation \(index + 1) of \(count). \(request)" : request)]
+    }
+
+    private var request: String {
         switch self {
-        case .copy: [.user("Repeat the following passage exactly, word for word, and write nothing else.\n\n\"\"\"\n\(Self.passage)\n\"\"\"")]
-        case .free: [.user("Write a long story about a fox who learns to sail, with a storm, a lighthouse and a friend.")]
+        case .copy: "Repeat the following passage exactly, word for word, and write nothing else.\n\n\"\"\"\n\(Self.passage)\n\"\"\""
+        case .free: "Write a long story about a fox who learns to sail, with a storm, a lighthouse and a friend."
         }
     }
 

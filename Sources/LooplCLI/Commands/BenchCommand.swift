@@ -112,7 +112,8 @@ struct BenchCommand: Command {
 
     func run(_ console: Console) async throws -> ExitCode {
         if let workload {
-            let bench = SpeculationBench(workload: workload, model: model, threads: threads, maxTokens: maxTokens, runs: runs, warmup: warmup)
+            let bench = SpeculationBench(workload: workload, model: model, threads: threads, maxTokens: maxTokens, runs: runs,
+                                         warmup: warmup, conversations: concurrency.last ?? 1)
             console.out(try await bench.run(console))
             return .success
         }
