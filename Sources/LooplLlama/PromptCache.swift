@@ -7,8 +7,9 @@ import Synchronization
 /// process or another, loads instead of evaluating the prompt they share.
 ///
 /// After a prompt is evaluated, its sequence's state is copied (on the decode thread) and
-/// written by a thread of its own, unless a saved prompt already holds all but ``newTokens`` of
-/// it; the saved prompts it extends are removed. A prompt that starts like a saved one (its
+/// written by a ``BackgroundWriter`` (nice 10: at 19 a save was not on disk before a 64-token
+/// answer ended, and a crash during it lost the save), unless a saved prompt already holds all
+/// but ``newTokens`` of it; the saved prompts it extends are removed. A prompt that starts like a saved one (its
 /// system prompt and tools, or its conversation up to the last message) loads that state and
 /// drops what follows the shared part. Files are named after their ``PromptCacheKey`` and only
 /// loaded under the same key; a file that is truncated, corrupt or of another key is removed
@@ -27,9 +28,9 @@ final class PromptCache: @unchecked Sendable {
     /// The most bytes its files take.
     let bound: Int
     /// Writes every cache's files; a process that exits waits for the writes under way.
-    private static let writer: DispatchQueue = {
-        atexit { PromptCache.writer.sync {} }
-        return DispatchQueue(label: "loopl prompt cache")
+    private static let writer: BackgroundWriter = {
+        atexit { PromptCache.writer.sync() }
+        return BackgroundWriter(name: "loopl prompt cache")
     }()
     /// The tokens of each file of this key, by name.
     private let index = Mutex<[String: [llama_token]]>([:])
@@ -64,8 +65,7 @@ final class PromptCache: @unchecked Sendable {
         let path = directory + "/" + name
         let memory = llama_get_memory(context)
         do throws(PromptCacheFile.Damage) {
-            guard let data = FileManager.default.contents(atPath: path) else { throw .init(reason: "it cannot be read") }
-            let bytes = [UInt8](data)
+            let bytes = try PromptCacheFile.contents(of: path, limit: bound)
             let header = try PromptCacheFile.header(bytes, fileSize: bytes.count)
             guard header.key == key.text else { throw .init(reason: "it was saved for another model or other settings") }
             guard SequenceTable.commonPrefix(header.tokens, prompt) >= length else { throw .init(reason: "its tokens changed") }
@@ -90,10 +90,10 @@ final class PromptCache: @unchecked Sendable {
         guard held < tokens.count - Self.newTokens else { return }
         let size = llama_state_seq_get_size(context, llama_seq_id(sequence))
         guard size > 0, size < bound else { return }
-        var state = [UInt8](repeating: 0, count: size)
-        let written = llama_state_seq_get_data(context, &state, size, llama_seq_id(sequence))
-        guard written > 0 else { return }
-        state.removeSubrange(written...)
+        let state = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            count = llama_state_seq_get_data(context, buffer.baseAddress, size, llama_seq_id(sequence))
+        }
+        guard !state.isEmpty else { return }
         let name = key.fileStem + "-" + Self.hex(PromptCacheFile.checksum(tokens.withUnsafeBytes { Array($0) }[...])) + ".bin"
         let superseded = index.withLock { index in
             let older = index.filter { $0.key != name && $0.value.count <= tokens.count && SequenceTable.commonPrefix($0.value, tokens) == $0.value.count }
@@ -111,7 +111,7 @@ final class PromptCache: @unchecked Sendable {
 
     /// Waits until the saves under way are written.
     func flush() {
-        Self.writer.sync {}
+        Self.writer.sync()
     }
 
     /// Reads the headers of this key's files that are not in the index yet, and forgets the

@@ -77,6 +77,27 @@ package struct PromptCacheFile {
         return Header(key: key, tokens: tokens, covered: covered, stateOffset: cursor, stateSize: size, checksum: sum)
     }
 
+    /// The whole file at `path`, read straight into the array, at most `limit` bytes (for a
+    /// 34.6 MB file, 20 ms where `FileManager` and the copy out of its `Data` took 51).
+    static func contents(of path: String, limit: Int) throws(Damage) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw Damage(reason: "it cannot be read") }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw Damage(reason: "it cannot be read") }
+        let size = Int(status.st_size)
+        guard size <= limit else { throw Damage(reason: "it is larger than the cache's bound") }
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            while count < size, let base = buffer.baseAddress {
+                let read = Glibc.read(descriptor, base + count, size - count)
+                guard read > 0 else { break }
+                count += read
+            }
+        }
+        guard bytes.count == size else { throw Damage(reason: "it cannot be read") }
+        return bytes
+    }
+
     /// The header of the file at `path`, reading no more than a header can hold.
     package static func header(at path: String) throws(Damage) -> Header {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw Damage(reason: "it cannot be read") }

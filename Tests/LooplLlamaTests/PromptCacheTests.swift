@@ -93,6 +93,21 @@ import Testing
         }
     }
 
+    /// A file larger than the cache's bound is not read into memory: it is skipped with a warning.
+    @Test(.timeLimit(.minutes(5)))
+    func aFileLargerThanTheBoundIsNotRead() async throws {
+        let directory = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let messages = Self.messages("What is the capital of France?")
+        let first = try await Self.turn(directory, messages)
+        let size = try #require(PromptCacheListing.entries(in: directory).first).size
+        try #require(size > 1 << 20, "one saved prompt takes \(size) bytes, which does not exceed a bound of 1 MiB")
+        let again = try await Self.turn(directory, messages, weights: first.weights, mib: 1)
+        #expect(again.warnings.contains { $0.contains("larger than the cache's bound") }, "\(again.warnings)")
+        #expect(again.turn.metrics.last?.cachedPromptTokens == 0)
+        #expect(again.turn.text == first.turn.text)
+    }
+
     @Test(.timeLimit(.minutes(5)))
     func theCacheStaysWithinItsBound() async throws {
         let directory = try Self.folder()
