@@ -141,7 +141,6 @@ final class DecodeLoop: @unchecked Sendable {
         for run in runs {
             guard case .generating(let token) = run.phase else { continue }
             run.draft = draft(for: run, after: token, room: room, crowded: crowded)
-            run.draftedCrowded = crowded
             room -= run.draft.count
             run.inBatch = 1 + run.draft.count
             step.generating += 1
@@ -254,7 +253,7 @@ final class DecodeLoop: @unchecked Sendable {
             held += 1
         }
         guard !draft.isEmpty else { return }
-        run.drafter.record(drafted: draft.count, accepted: held, crowded: run.draftedCrowded)
+        run.drafter.record(drafted: draft.count, accepted: held)
         context.forget(run.sequence, from: table.entries[run.sequence].tokens.count)
     }
 

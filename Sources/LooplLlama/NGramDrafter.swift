@@ -20,6 +20,12 @@ struct NGramDrafter {
     /// Counts for the metrics.
     private(set) var drafted = 0
     private(set) var accepted = 0
+    /// The share of drafted tokens that held, over the last few drafts; while it is below
+    /// ``crowdedRate`` a crowded step drafts nothing, and each such step brings it back a little.
+    private var rate = 1.0
+    /// A crowded step splits in two passes over the weights when one sequence brings more
+    /// tokens than the others, so a draft there pays only when nearly all of it holds.
+    static let crowdedRate = 0.9
 
     /// The longest pause between probes: short enough that an answer that starts copying after a
     /// run of failed probes (its opening words, say) is caught within a few steps.
@@ -32,8 +38,8 @@ struct NGramDrafter {
 
     /// The draft that follows `history` (whose last token is the one about to be evaluated),
     /// at most `limit` tokens; empty when none is worth verifying. `crowded`: other sequences
-    /// share the step, which then costs each drafted token about what it would save, so only a
-    /// match of `ngramMax` tokens is drafted from.
+    /// share the step, where a draft costs about what it saves, so only a match of `ngramMax`
+    /// tokens is drafted from, and only while ``crowdedRate`` of the drafted tokens held.
     mutating func draft(after history: [llama_token], limit: Int, crowded: Bool = false) -> [llama_token] {
         guard speculation.kind == .ngram else { return [] }
         if pause > 0 {
@@ -42,23 +48,23 @@ struct NGramDrafter {
         }
         let size = min(max(length, 1), limit)
         guard size >= speculation.draftMin else { return [] }
+        if crowded, rate < Self.crowdedRate {
+            rate += (1 - rate) / 16
+            return []
+        }
         let shortest = crowded ? speculation.ngramMax : speculation.ngramMin
         return Self.lookup(history, ngramMin: shortest, ngramMax: speculation.ngramMax, count: size)
     }
 
-    /// Records that `accepted` of the `drafted` tokens just verified held; `crowded` as for the
-    /// draft, where a draft that held in part also pauses drafting.
-    mutating func record(drafted count: Int, accepted held: Int, crowded: Bool = false) {
+    /// Records that `accepted` of the `drafted` tokens just verified held.
+    mutating func record(drafted count: Int, accepted held: Int) {
         guard count > 0 else { return }
         drafted += count
         accepted += held
+        rate = 0.75 * rate + 0.25 * Double(held) / Double(count)
         if held == count {
             length = min(max(length, 1) * 2, speculation.draftMax)
             backoff = 1
-        } else if crowded {
-            length = max(held, speculation.draftMin)
-            pause = backoff
-            backoff = min(backoff * 2, Self.longestPause)
         } else if held > 0 {
             length = max(held + 1, speculation.draftMin)
             backoff = 1

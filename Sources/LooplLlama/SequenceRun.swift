@@ -29,8 +29,6 @@ final class SequenceRun {
     /// Drafts its next tokens, and the draft in the batch being built (after its last sampled token).
     var drafter = NGramDrafter(.none)
     var draft: [llama_token] = []
-    /// Whether other sequences shared the step its draft is in.
-    var draftedCrowded = false
     private(set) var metrics: Metrics
     private var text = UTF8Assembler()
     private var stops: StopStringFilter
