@@ -9,10 +9,9 @@ final class BackgroundWriter: @unchecked Sendable {
     private var work: [@Sendable () -> Void] = []
     private var busy = false
 
+    /// `name`: at most 15 bytes (``Foundation/Thread/start(named:_:)``).
     init(name: String) {
-        let thread = Thread { [self] in serve() }
-        thread.name = name
-        thread.start()
+        Thread.start(named: name) { [self] in serve() }
     }
 
     /// Queues `item` after the work already queued.

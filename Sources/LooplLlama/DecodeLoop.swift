@@ -137,13 +137,12 @@ final class DecodeLoop: @unchecked Sendable {
         }
         var step = LlamaModel.Step()
         var room = context.promptBatch
-        let crowded = runs.count { if case .generating = $0.phase { true } else { false } } > 1
+        step.generating = runs.count { if case .generating = $0.phase { true } else { false } }
         for run in runs {
             guard case .generating(let token) = run.phase else { continue }
-            run.draft = draft(for: run, after: token, room: room, crowded: crowded)
+            run.draft = draft(for: run, after: token, room: room, crowded: step.generating > 1)
             room -= run.draft.count
             run.inBatch = 1 + run.draft.count
-            step.generating += 1
         }
         // Prompts take what room is left in arrival order, in chunks while others generate.
         if step.generating > 0 { room = min(Self.promptChunk, room) }

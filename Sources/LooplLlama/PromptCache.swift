@@ -30,7 +30,7 @@ final class PromptCache: @unchecked Sendable {
     /// Writes every cache's files; a process that exits waits for the writes under way.
     private static let writer: BackgroundWriter = {
         atexit { PromptCache.writer.sync() }
-        return BackgroundWriter(name: "loopl prompt cache")
+        return BackgroundWriter(name: "loopl cache")
     }()
     /// The tokens of each file of this key, by name.
     private let index = Mutex<[String: [llama_token]]>([:])
