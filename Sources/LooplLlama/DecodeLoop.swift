@@ -246,8 +246,10 @@ final class DecodeLoop: @unchecked Sendable {
     private func verify(_ run: SequenceRun, at index: Int32, in pointer: OpaquePointer, now: ContinuousClock.Instant) {
         let draft = run.draft
         run.draft = []
+        run.metrics.draftTokens += draft.count
         var held = 0
-        while let token = sample(run, at: index + Int32(held), in: pointer, now: now), held < draft.count, token == draft[held] {
+        while let token = sample(run, at: index + Int32(held), in: pointer, now: now, drafted: draft.indices.contains(held) ? draft[held] : nil),
+              held < draft.count, token == draft[held] {
             table.entries[run.sequence].tokens.append(token)
             held += 1
         }
@@ -256,9 +258,10 @@ final class DecodeLoop: @unchecked Sendable {
         context.forget(run.sequence, from: table.entries[run.sequence].tokens.count)
     }
 
-    /// Samples `run`'s next token from the logits at `index` of the batch just decoded; returns
-    /// it when the run goes on.
-    private func sample(_ run: SequenceRun, at index: Int32, in pointer: OpaquePointer, now: ContinuousClock.Instant) -> llama_token? {
+    /// Samples `run`'s next token from the logits at `index` of the batch just decoded, counted
+    /// as accepted when it is the `drafted` one; returns it when the run goes on.
+    private func sample(_ run: SequenceRun, at index: Int32, in pointer: OpaquePointer, now: ContinuousClock.Instant,
+                        drafted: llama_token? = nil) -> llama_token? {
         guard run.request.budget > 0 else {
             end(run, .maxTokens)
             return nil
@@ -269,6 +272,7 @@ final class DecodeLoop: @unchecked Sendable {
         }
         do {
             let token = try run.next(logits: logits, weights: weights)
+            if token == drafted { run.metrics.acceptedDraftTokens += 1 }
             let cached = table.entries[run.sequence].tokens.count
             if let reason = run.take(token, weights: weights, cached: cached, now: now) {
                 end(run, reason)

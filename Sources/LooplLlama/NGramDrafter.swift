@@ -9,7 +9,8 @@ import Loopl
 /// wastes little) and adapts: a draft that held entirely doubles it (up to `draftMax`), one that held in
 /// part sets it to the part that held and one more, and one that failed at its first token halves
 /// it; at zero, drafting pauses for a number of steps that doubles with every failed probe, up to
-/// ``longestPause``.
+/// ``longestPause``. After a draft that held entirely, a match of ``copyMatch`` tokens drafts
+/// `draftMax` at once: a copy under way, where fewer and longer steps pay most.
 struct NGramDrafter {
     let speculation: Speculation
     /// The tokens the next draft may hold.
@@ -17,12 +18,11 @@ struct NGramDrafter {
     /// Steps to skip before the next probe, and the pause after the next failed one.
     private var pause = 0
     private var backoff = 1
-    /// Counts for the metrics.
-    private(set) var drafted = 0
-    private(set) var accepted = 0
     /// The share of drafted tokens that held, over the last few drafts; while it is below
     /// ``crowdedRate`` a crowded step drafts nothing, and each such step brings it back a little.
     private var rate = 1.0
+    /// The last draft held entirely.
+    private var heldAll = false
     /// A crowded step splits in two passes over the weights when one sequence brings more
     /// tokens than the others, so a draft there pays only when nearly all of it holds.
     static let crowdedRate = 0.9
@@ -30,6 +30,9 @@ struct NGramDrafter {
     /// The longest pause between probes: short enough that an answer that starts copying after a
     /// run of failed probes (its opening words, say) is caught within a few steps.
     static let longestPause = 16
+
+    /// A match this long is a copy under way (llama-server's n-gram for its drafts).
+    static let copyMatch = 12
 
     init(_ speculation: Speculation) {
         self.speculation = speculation
@@ -52,6 +55,10 @@ struct NGramDrafter {
             rate += (1 - rate) / 16
             return []
         }
+        if !crowded, heldAll, size < speculation.draftMax {
+            let copy = Self.lookup(history, ngramMin: Self.copyMatch, ngramMax: Self.copyMatch, count: min(speculation.draftMax, limit))
+            if !copy.isEmpty { return copy }
+        }
         let shortest = crowded ? speculation.ngramMax : speculation.ngramMin
         return Self.lookup(history, ngramMin: shortest, ngramMax: speculation.ngramMax, count: size)
     }
@@ -59,9 +66,8 @@ struct NGramDrafter {
     /// Records that `accepted` of the `drafted` tokens just verified held.
     mutating func record(drafted count: Int, accepted held: Int) {
         guard count > 0 else { return }
-        drafted += count
-        accepted += held
         rate = 0.75 * rate + 0.25 * Double(held) / Double(count)
+        heldAll = held == count
         if held == count {
             length = min(max(length, 1) * 2, speculation.draftMax)
             backoff = 1

@@ -29,7 +29,7 @@ final class SequenceRun {
     /// Drafts its next tokens, and the draft in the batch being built (after its last sampled token).
     var drafter = NGramDrafter(.none)
     var draft: [llama_token] = []
-    private(set) var metrics: Metrics
+    var metrics: Metrics
     private var text = UTF8Assembler()
     private var stops: StopStringFilter
     /// Counts the thinking tokens, and gives the closing marker once the budget is spent.
@@ -157,8 +157,6 @@ final class SequenceRun {
     private func report(cached: Int, now: ContinuousClock.Instant) -> Metrics {
         var metrics = metrics
         metrics.contextUsed = cached
-        metrics.draftTokens = drafter.drafted
-        metrics.acceptedDraftTokens = drafter.accepted
         if let firstToken, metrics.generatedTokens > 1 {
             let seconds = (now - firstToken).seconds
             if seconds > 0 { metrics.tokensPerSecond = Double(metrics.generatedTokens - 1) / seconds }

@@ -39,7 +39,6 @@ import Testing
         #expect(drafter.length == 8, "all held: doubled")
         drafter.record(drafted: 8, accepted: 0)
         #expect(drafter.length == 4, "none held: halved")
-        #expect(drafter.drafted == 35 && drafter.accepted == 22)
     }
 
     @Test func draftsThatKeepFailingPauseDraftingForLongerAndLonger() {
@@ -86,6 +85,21 @@ import Testing
         var skipped = 1
         while drafter.draft(after: three, limit: 8, crowded: true).isEmpty, skipped < 100 { skipped += 1 }
         #expect((2...8).contains(skipped), "crowded steps drafted again after \(skipped) steps")
+    }
+
+    /// A copy under way pays most with few long steps: after a draft that held entirely, a
+    /// match of copyMatch tokens drafts draftMax at once; not after one that failed, nor crowded.
+    @Test func aLongMatchAfterADraftThatHeldDraftsDraftMaxAtOnce() {
+        let passage = (100..<140).map(Int32.init)
+        let history = passage + passage.prefix(NGramDrafter.copyMatch + 1)
+        var drafter = NGramDrafter(Speculation(kind: .ngram, draftMax: 20, draftMin: 1))
+        #expect(drafter.draft(after: history, limit: 64).count == 1, "no draft held yet: draftMin")
+        drafter.record(drafted: 1, accepted: 1)
+        #expect(drafter.draft(after: history, limit: 64) == Array(passage[13..<33]), "a held draft and a 12-token match: draftMax")
+        #expect(drafter.draft(after: history, limit: 5).count == 5, "the limit still caps it")
+        #expect(drafter.draft(after: history, limit: 64, crowded: true).count == 2, "crowded: the doubled length")
+        drafter.record(drafted: 2, accepted: 1)
+        #expect(drafter.draft(after: history, limit: 64).count == 2, "after a draft that failed in part: its length")
     }
 
     @Test func theLimitCapsTheDraft() {

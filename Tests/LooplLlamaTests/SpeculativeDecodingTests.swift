@@ -35,10 +35,11 @@ import Testing
         return options
     }
 
-    static let drafting = Speculation(kind: .ngram, draftMax: 8)
+    /// The default drafting.
+    static let drafting = Speculation(kind: .ngram)
 
-    /// The texts of `prompts`, all sent at once, and the tokens generated in all.
-    static func answers(_ model: LlamaModel, _ prompts: [[Message]], tokens: Int) async throws -> (texts: [String], generated: Int) {
+    /// The texts of `prompts`, all sent at once, the tokens generated in all and the drafted ones accepted.
+    static func answers(_ model: LlamaModel, _ prompts: [[Message]], tokens: Int) async throws -> (texts: [String], generated: Int, accepted: Int) {
         let suite = ModelConformance(model: model)
         return try await withThrowingTaskGroup(of: (Int, ModelConformance.Turn).self) { group in
             for (index, prompt) in prompts.enumerated() {
@@ -46,12 +47,13 @@ import Testing
                 group.addTask { (index, try await suite.run("answer \(index)", prompt, options: turnOptions)) }
             }
             var texts = Array(repeating: "", count: prompts.count)
-            var generated = 0
+            var generated = 0, accepted = 0
             for try await (index, turn) in group {
                 texts[index] = turn.text
                 generated += turn.metrics.last?.generatedTokens ?? 0
+                accepted += turn.metrics.last?.acceptedDraftTokens ?? 0
             }
-            return (texts, generated)
+            return (texts, generated, accepted)
         }
     }
 
@@ -65,7 +67,13 @@ import Testing
             model.observeSteps { _ in steps.withLock { $0 += 1 } }
             let drafted = try await Self.answers(model, [prompt], tokens: tokens)
             #expect(drafted.texts == plain.texts)
+            // Each step gives one token and the drafted ones that held (the last step's too); the
+            // observer sees the last step just after the answer ends.
+            let expected = drafted.generated - drafted.accepted
+            let deadline = ContinuousClock.now + .seconds(2)
+            while steps.withLock({ $0 }) < expected, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             let count = steps.withLock { $0 }
+            #expect(count == expected, "\(count) steps, \(drafted.generated) tokens, \(drafted.accepted) drafted tokens accepted")
             if prompt == Self.copy {
                 #expect(count * 2 < drafted.generated, "the copy took \(count) steps for \(drafted.generated) tokens: drafts seldom held")
             }

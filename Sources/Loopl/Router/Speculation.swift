@@ -12,8 +12,8 @@ public struct Speculation: Sendable, Hashable {
     }
 
     public var kind: Kind
-    /// The most tokens drafted at once; default 16 (on a CPU a verified token costs about what a
-    /// prompt token does, so longer drafts gain little and lose more where they fail).
+    /// The most tokens drafted at once; default 48, llama-server's. Short matches reach it only by
+    /// doubling after drafts that held; a match of 12 tokens (a copy under way) drafts it at once.
     public var draftMax: Int
     /// The fewest tokens a draft holds to be verified; default 1.
     public var draftMin: Int
@@ -22,7 +22,7 @@ public struct Speculation: Sendable, Hashable {
     /// The longest n-gram looked up, tried first; default 4.
     public var ngramMax: Int
 
-    public init(kind: Kind = .ngram, draftMax: Int = 16, draftMin: Int = 1, ngramMin: Int = 2, ngramMax: Int = 4) {
+    public init(kind: Kind = .ngram, draftMax: Int = 48, draftMin: Int = 1, ngramMin: Int = 2, ngramMax: Int = 4) {
         self.kind = kind
         self.draftMax = draftMax
         self.draftMin = draftMin

@@ -19,9 +19,10 @@ struct SpeculationBench {
         var text: String
     }
 
-    static let rows = ["loopl ngram", "loopl none", "loopl none, f16 keys", "llama-server ngram-simple"]
-    /// The llama-server row's index.
-    static let server = 3
+    static let rows = ["loopl ngram", "loopl none", "loopl none, f16 keys", "llama-server ngram-simple",
+                       "llama-server, q8_0 keys"]
+    /// The llama-server rows' indices: its default keys, and the drafting row's `q8_0` keys.
+    static let server = 3, serverSameKeys = 4
 
     let workload: SpeculationWorkload
     let model: String
@@ -68,7 +69,9 @@ struct SpeculationBench {
         let f16 = try await LlamaModel.start(.init(model: model, contextLength: context, threads: threads, parallel: conversations))
         let server = try await LlamaServerModel.start(.init(target: .child(model: model), contextLength: context, parallel: conversations,
                                                             threads: threads, extraArguments: ["--spec-type", "ngram-simple"]))
-        return [drafting, plain, f16, server]
+        let serverSameKeys = try await LlamaServerModel.start(.init(target: .child(model: model), contextLength: context, parallel: conversations,
+                                                                    threads: threads, extraArguments: ["--spec-type", "ngram-simple", "--cache-type-k", "q8_0"]))
+        return [drafting, plain, f16, server, serverSameKeys]
     }
 
     /// The conversations sent at once to `backend`, their speeds and counts summed and their
@@ -93,17 +96,20 @@ struct SpeculationBench {
         let medians = samples.map { list in Quartiles(list.map(\.tokensPerSecond))?.median ?? 0 }
         let together = conversations > 1 ? ", \(conversations) conversations at once (summed)" : ""
         var lines = ["speculative decoding, workload \(workload.rawValue)\(together): host-seen decode tok/s (median), drafted tokens accepted, ratios"]
-        lines.append("row                        decode tok/s  accepted/drafted  vs loopl none  vs llama-server")
+        lines.append("row                        decode tok/s  accepted/drafted  vs loopl none  vs llama-server  vs its q8_0 keys")
         for (index, list) in samples.enumerated() {
             let accepted = list.map(\.accepted).reduce(0, +), drafted = list.map(\.drafted).reduce(0, +)
-            let none = medians[1] > 0 ? String(format: "%.2fx", medians[index] / medians[1]) : "-"
-            let server = medians[Self.server] > 0 ? String(format: "%.2fx", medians[index] / medians[Self.server]) : "-"
+            let ratios = [1, Self.server, Self.serverSameKeys].map { medians[$0] > 0 ? String(format: "%.2fx", medians[index] / medians[$0]) : "-" }
             lines.append([rows[index].column(26), String(format: "%.1f", medians[index]).column(13),
-                          "\(accepted)/\(drafted)".column(17), none.column(14), server].joined(separator: " "))
+                          "\(accepted)/\(drafted)".column(17), ratios[0].column(14), ratios[1].column(15), ratios[2]].joined(separator: " "))
         }
         let differing = zip(samples[0], samples[1]).filter { $0.text != $1.text }
         lines.append("loopl ngram and loopl none wrote \(differing.isEmpty ? "the same text in every round" : "DIFFERENT text in \(differing.count) of \(samples[0].count) rounds")")
         if let (drafting, plain) = differing.first { lines.append(Self.firstDifference(drafting.text, plain.text)) }
+        for server in [Self.server, Self.serverSameKeys] {
+            let same = zip(samples[0], samples[server]).count { $0.text == $1.text }
+            lines.append("\(rows[server]) wrote loopl ngram's text in \(same) of \(samples[0].count) rounds")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 
