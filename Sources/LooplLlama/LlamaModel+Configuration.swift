@@ -95,10 +95,7 @@ extension LlamaModel {
         try section.read("allowSpecialTokensInContent", into: &configuration.allowSpecialTokensInContent)
         try section.read("sharePrefixes", into: &configuration.sharePrefixes)
         if let speculative = try Speculation.read(from: &section) { configuration.speculative = speculative }
-        if let name = try section.optionalString("cacheTypeK") {
-            guard let type = CacheType(rawValue: name) else { throw section.error("'cacheTypeK' must be \"f16\" or \"q8_0\", not \"\(name)\"") }
-            configuration.cacheTypeK = type
-        }
+        configuration.cacheTypeK = try section.optionalChoice("cacheTypeK")
         try section.read("promptCache", into: &configuration.promptCache)
         try section.read("promptCacheMiB", into: &configuration.promptCacheMiB)
         try section.read("promptCacheDirectory", into: &configuration.promptCacheDirectory)

@@ -60,6 +60,17 @@ public struct ConfigSection: Sendable {
         if let read = try optional(key, as: T.self) { value = read }
     }
 
+    /// The value at `key` as the case of `T` it names; an error listing the names when it is another.
+    public mutating func optionalChoice<T: RawRepresentable & CaseIterable>(_ key: String, as type: T.Type = T.self) throws -> T?
+    where T.RawValue == String {
+        guard let name = try optionalString(key) else { return nil }
+        guard let value = T(rawValue: name) else {
+            let names = T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")
+            throw error("'\(key)' must be \(names), not \"\(name)\"")
+        }
+        return value
+    }
+
     public mutating func optionalString(_ key: String) throws -> String? { try optional(key) }
     public mutating func string(_ key: String) throws -> String { try required(key) }
     public mutating func optionalInt(_ key: String) throws -> Int? { try optional(key) }

@@ -4,11 +4,11 @@ import Foundation
 /// `speculative`, `{"type": "ngram" | "none", "draftMax": N, "draftMin": N, "ngramMin": N, "ngramMax": N}`.
 public struct Speculation: Sendable, Hashable {
     /// Where drafts come from.
-    public enum Kind: String, Sendable, Hashable {
-        /// No drafting: one token per sequence and step.
-        case none
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// Prompt lookup: the tokens that followed the latest earlier occurrence of the last n-gram.
         case ngram
+        /// No drafting: one token per sequence and step.
+        case none
     }
 
     public var kind: Kind
@@ -38,10 +38,7 @@ public struct Speculation: Sendable, Hashable {
         guard let object = try section.optionalObject("speculative") else { return nil }
         var inner = ConfigSection(object, context: "\(section.context) speculative")
         var speculation = Speculation()
-        if let name = try inner.optionalString("type") {
-            guard let kind = Kind(rawValue: name) else { throw inner.error("'type' must be \"ngram\" or \"none\", not \"\(name)\"") }
-            speculation.kind = kind
-        }
+        speculation.kind = try inner.optionalChoice("type") ?? speculation.kind
         try inner.read("draftMax", into: &speculation.draftMax)
         try inner.read("draftMin", into: &speculation.draftMin)
         try inner.read("ngramMin", into: &speculation.ngramMin)
