@@ -17,7 +17,7 @@ struct NGramDrafter {
     private(set) var length: Int
     /// Steps to skip before the next probe, and the pause after the next failed one.
     private var pause = 0
-    private var backoff = 1
+    private var backoff = Self.firstPause
     /// The share of drafted tokens that held, over the last few drafts; while it is below
     /// ``crowdedRate`` a crowded step drafts nothing, and each such step brings it back a little.
     private var rate = 1.0
@@ -27,9 +27,11 @@ struct NGramDrafter {
     /// tokens than the others, so a draft there pays only when nearly all of it holds.
     static let crowdedRate = 0.9
 
-    /// The longest pause between probes: short enough that an answer that starts copying after a
-    /// run of failed probes (its opening words, say) is caught within a few steps.
-    static let longestPause = 16
+    /// The pause after a first failed probe, and the longest one. On a CPU a failed probe costs
+    /// about a generated token (a step of two tokens costs twice one of one), so that text whose
+    /// drafts all fail pays for 7 probes in 256 tokens; the longest pause is short enough that an
+    /// answer that starts copying after a run of failed probes is caught within a sentence.
+    static let firstPause = 4, longestPause = 64
 
     /// A match this long is a copy under way (llama-server's n-gram for its drafts).
     static let copyMatch = 12
@@ -55,12 +57,16 @@ struct NGramDrafter {
             rate += (1 - rate) / 16
             return []
         }
+        var draft: [llama_token] = []
         if !crowded, heldAll, size < speculation.draftMax {
-            let copy = Self.lookup(history, ngramMin: Self.copyMatch, ngramMax: Self.copyMatch, count: min(speculation.draftMax, limit))
-            if !copy.isEmpty { return copy }
+            draft = Self.lookup(history, ngramMin: Self.copyMatch, ngramMax: Self.copyMatch, count: min(speculation.draftMax, limit))
         }
-        let shortest = crowded ? speculation.ngramMax : speculation.ngramMin
-        return Self.lookup(history, ngramMin: shortest, ngramMax: speculation.ngramMax, count: size)
+        if draft.isEmpty {
+            let shortest = crowded ? speculation.ngramMax : speculation.ngramMin
+            draft = Self.lookup(history, ngramMin: shortest, ngramMax: speculation.ngramMax, count: size)
+        }
+        if speculation.spoilsDrafts, let first = draft.first { draft[0] = first == 0 ? 1 : first - 1 }
+        return draft
     }
 
     /// Records that `accepted` of the `drafted` tokens just verified held.
@@ -70,10 +76,10 @@ struct NGramDrafter {
         heldAll = held == count
         if held == count {
             length = min(max(length, 1) * 2, speculation.draftMax)
-            backoff = 1
+            backoff = Self.firstPause
         } else if held > 0 {
             length = max(held + 1, speculation.draftMin)
-            backoff = 1
+            backoff = Self.firstPause
         } else {
             length /= 2
             if length < speculation.draftMin {

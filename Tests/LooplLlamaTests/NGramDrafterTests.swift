@@ -53,7 +53,7 @@ import Testing
             pauses.append(skipped)
             drafter.record(drafted: 1, accepted: 0)
         }
-        #expect(pauses == [1, 2, 4], "each failed probe doubles the pause: \(pauses)")
+        #expect(pauses == [4, 8, 16], "each failed probe doubles the pause: \(pauses)")
     }
 
     @Test func thePauseBetweenProbesStaysShort() {
@@ -100,6 +100,16 @@ import Testing
         #expect(drafter.draft(after: history, limit: 64, crowded: true).count == 2, "crowded: the doubled length")
         drafter.record(drafted: 2, accepted: 1)
         #expect(drafter.draft(after: history, limit: 64).count == 2, "after a draft that failed in part: its length")
+    }
+
+    /// The benchmark's row whose drafts all fail: the same draft but for its first token.
+    @Test func aSpoilingDrafterChangesOnlyTheFirstToken() {
+        var speculation = Speculation(kind: .ngram, draftMax: 8)
+        speculation.spoilsDrafts = true
+        var drafter = NGramDrafter(speculation)
+        drafter.record(drafted: 1, accepted: 1)
+        let history: [Int32] = [1, 2, 3, 4, 5, 1, 2]
+        #expect(drafter.draft(after: history, limit: 8) == [2, 4], "the lookup gives 3 4")
     }
 
     @Test func theLimitCapsTheDraft() {

@@ -21,6 +21,8 @@ public struct Speculation: Sendable, Hashable {
     public var ngramMin: Int
     /// The longest n-gram looked up, tried first; default 4.
     public var ngramMax: Int
+    /// For benchmarks: each draft's first token is replaced by another, so that every draft fails.
+    package var spoilsDrafts = false
 
     public init(kind: Kind = .ngram, draftMax: Int = 48, draftMin: Int = 1, ngramMin: Int = 2, ngramMax: Int = 4) {
         self.kind = kind

@@ -3,10 +3,11 @@ import Loopl
 import LooplLlama
 import LooplServer
 
-/// `loopl bench --workload copy|free`: decode with prompt-lookup drafting, in rounds over four
+/// `loopl bench --workload copy|free`: decode with prompt-lookup drafting, in rounds over six
 /// rows loaded side by side (Loopl drafting, Loopl with `speculative: {"type": "none"}` and the
-/// same `q8_0` keys, Loopl without drafting and with its default `f16` keys, and llama-server
-/// with `--spec-type ngram-simple`), on the same model, threads and context. Speed is
+/// same `q8_0` keys, Loopl without drafting and with its default `f16` keys, llama-server with
+/// `--spec-type ngram-simple` and its default keys or the drafting row's, and Loopl drafting
+/// where every draft fails at its first token), on the same model, threads and context. Speed is
 /// host-seen: generated tokens after the first over the time from the first to the last event,
 /// summed over the conversations when several run at once (`--concurrency N`, each row then
 /// serving N at once).
@@ -20,9 +21,11 @@ struct SpeculationBench {
     }
 
     static let rows = ["loopl ngram", "loopl none", "loopl none, f16 keys", "llama-server ngram-simple",
-                       "llama-server, q8_0 keys"]
+                       "llama-server, q8_0 keys", "loopl ngram, drafts fail"]
     /// The llama-server rows' indices: its default keys, and the drafting row's `q8_0` keys.
     static let server = 3, serverSameKeys = 4
+    /// The row whose drafts all fail.
+    static let failing = 5
 
     let workload: SpeculationWorkload
     let model: String
@@ -71,7 +74,11 @@ struct SpeculationBench {
                                                             threads: threads, extraArguments: ["--spec-type", "ngram-simple"]))
         let serverSameKeys = try await LlamaServerModel.start(.init(target: .child(model: model), contextLength: context, parallel: conversations,
                                                                     threads: threads, extraArguments: ["--spec-type", "ngram-simple", "--cache-type-k", "q8_0"]))
-        return [drafting, plain, f16, server, serverSameKeys]
+        var spoiling = Speculation(kind: .ngram)
+        spoiling.spoilsDrafts = true
+        let failing = try await LlamaModel.start(.init(model: model, contextLength: context, threads: threads, parallel: conversations,
+                                                       speculative: spoiling))
+        return [drafting, plain, f16, server, serverSameKeys, failing]
     }
 
     /// The conversations sent at once to `backend`, their speeds and counts summed and their
@@ -103,9 +110,11 @@ struct SpeculationBench {
             lines.append([rows[index].column(26), String(format: "%.1f", medians[index]).column(13),
                           "\(accepted)/\(drafted)".column(17), ratios[0].column(14), ratios[1].column(15), ratios[2]].joined(separator: " "))
         }
-        let differing = zip(samples[0], samples[1]).filter { $0.text != $1.text }
-        lines.append("loopl ngram and loopl none wrote \(differing.isEmpty ? "the same text in every round" : "DIFFERENT text in \(differing.count) of \(samples[0].count) rounds")")
-        if let (drafting, plain) = differing.first { lines.append(Self.firstDifference(drafting.text, plain.text)) }
+        for drafting in [0, Self.failing] {
+            let differing = zip(samples[drafting], samples[1]).filter { $0.text != $1.text }
+            lines.append("\(rows[drafting]) and loopl none wrote \(differing.isEmpty ? "the same text in every round" : "DIFFERENT text in \(differing.count) of \(samples[0].count) rounds")")
+            if let (drafted, plain) = differing.first { lines.append(Self.firstDifference(drafted.text, plain.text)) }
+        }
         for server in [Self.server, Self.serverSameKeys] {
             let same = zip(samples[0], samples[server]).count { $0.text == $1.text }
             lines.append("\(rows[server]) wrote loopl ngram's text in \(same) of \(samples[0].count) rounds")
