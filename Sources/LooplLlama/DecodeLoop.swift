@@ -248,8 +248,9 @@ final class DecodeLoop: @unchecked Sendable {
         run.draft = []
         run.metrics.draftTokens += draft.count
         var held = 0
-        while let token = sample(run, at: index + Int32(held), in: pointer, now: now, drafted: draft.indices.contains(held) ? draft[held] : nil),
-              held < draft.count, token == draft[held] {
+        while true {
+            let drafted = held < draft.count ? draft[held] : nil
+            guard let token = sample(run, at: index + Int32(held), in: pointer, now: now, drafted: drafted), token == drafted else { break }
             table.entries[run.sequence].tokens.append(token)
             held += 1
         }

@@ -9,12 +9,12 @@ import Synchronization
 /// After a prompt is evaluated, its sequence's state is copied (on the decode thread) and
 /// written by a ``BackgroundWriter`` (nice 10: at 19 a save was not on disk before a 64-token
 /// answer ended, and a crash during it lost the save), unless a saved prompt already holds all
-/// but ``newTokens`` of it; the saved prompts it extends are removed. A prompt that starts like a saved one (its
-/// system prompt and tools, or its conversation up to the last message) loads that state and
-/// drops what follows the shared part. Files are named after their ``PromptCacheKey`` and only
-/// loaded under the same key; a file that is truncated, corrupt or of another key is removed
-/// with a warning, and the prompt is evaluated. The cache is bounded: the least recently used
-/// files go first.
+/// but ``newTokens`` of it; the saved prompts it extends are removed. A prompt that starts like
+/// a saved one (its system prompt and tools, or its conversation up to the last message) loads
+/// that state and drops what follows the shared part. Files are named after their
+/// ``PromptCacheKey`` and only loaded under the same key; a file that is truncated, corrupt or of
+/// another key is removed with a warning, and the prompt is evaluated. The cache is bounded: the
+/// least recently used files go first.
 final class PromptCache: @unchecked Sendable {
     // The decode thread calls it; the writer shares only `index` and `warned`, under their locks.
 

@@ -64,21 +64,42 @@ struct SpeculationBench {
         return samples
     }
 
-    private func start() async throws -> [any Model] {
-        let drafting = try await LlamaModel.start(.init(model: model, contextLength: context, threads: threads, parallel: conversations,
-                                                        speculative: Speculation(kind: .ngram)))
-        let plain = try await LlamaModel.start(.init(model: model, contextLength: context, threads: threads, parallel: conversations,
-                                                     speculative: .none, cacheTypeK: .q8_0))
-        let f16 = try await LlamaModel.start(.init(model: model, contextLength: context, threads: threads, parallel: conversations))
-        let server = try await LlamaServerModel.start(.init(target: .child(model: model), contextLength: context, parallel: conversations,
-                                                            threads: threads, extraArguments: ["--spec-type", "ngram-simple"]))
-        let serverSameKeys = try await LlamaServerModel.start(.init(target: .child(model: model), contextLength: context, parallel: conversations,
-                                                                    threads: threads, extraArguments: ["--spec-type", "ngram-simple", "--cache-type-k", "q8_0"]))
+    /// How a row's model is made: in process with these drafts and keys (nil: the default for the
+    /// drafts), or a llama-server child with `--spec-type ngram-simple` and these arguments.
+    private enum Engine {
+        case loopl(Speculation, CacheType?)
+        case server([String])
+    }
+
+    /// The engines of ``rows``, in their order.
+    private static var engines: [Engine] {
         var spoiling = Speculation(kind: .ngram)
         spoiling.spoilsDrafts = true
-        let failing = try await LlamaModel.start(.init(model: model, contextLength: context, threads: threads, parallel: conversations,
-                                                       speculative: spoiling))
-        return [drafting, plain, f16, server, serverSameKeys, failing]
+        return [.loopl(Speculation(kind: .ngram), nil), .loopl(.none, .q8_0), .loopl(.none, nil),
+                .server([]), .server(["--cache-type-k", "q8_0"]), .loopl(spoiling, nil)]
+    }
+
+    /// Every row's model; those started are closed when one fails to start.
+    private func start() async throws -> [any Model] {
+        var models: [any Model] = []
+        do {
+            for engine in Self.engines { models.append(try await open(engine)) }
+            return models
+        } catch {
+            for model in models { await model.close() }
+            throw error
+        }
+    }
+
+    private func open(_ engine: Engine) async throws -> any Model {
+        switch engine {
+        case .loopl(let speculative, let keys):
+            try await LlamaModel.start(.init(model: model, contextLength: context, threads: threads, parallel: conversations,
+                                             speculative: speculative, cacheTypeK: keys))
+        case .server(let arguments):
+            try await LlamaServerModel.start(.init(target: .child(model: model), contextLength: context, parallel: conversations,
+                                                   threads: threads, extraArguments: ["--spec-type", "ngram-simple"] + arguments))
+        }
     }
 
     /// The conversations sent at once to `backend`, their speeds and counts summed and their
