@@ -157,9 +157,11 @@ public final class StdioModel: Model {
         guard let inbox = worker.register(id) else { throw lostBeforeSending(worker) }
         defer { worker.unregister(id) }
         do { try worker.connection.send(.request(id: id, method: "generate", params: params)) } catch let error as LooplError {
+            // A worker stopped for a fault (a violation seen since the request was registered)
+            // no longer reads: the fault, not the broken pipe, is what this request reports.
             let lost = error.markingEngineLoss()
             await worker.fail(lost)
-            throw lost
+            throw worker.fault ?? lost
         }
         var finalMetrics: Metrics?
         while true {
