@@ -9,8 +9,10 @@ import Loopl
 /// wastes little) and adapts: a draft that held entirely doubles it (up to `draftMax`), one that held in
 /// part sets it to the part that held and one more, and one that failed at its first token halves
 /// it; at zero, drafting pauses for a number of steps that doubles with every failed probe, up to
-/// ``longestPause``. After a draft that held entirely, a match of ``copyMatch`` tokens drafts
-/// `draftMax` at once: a copy under way, where fewer and longer steps pay most.
+/// ``longestPause``. A pause that followed a draft from a match shorter than `ngramMax` ends at a
+/// match of `ngramMax` (a copy starting after a chance match failed). After a draft that held
+/// entirely, a match of ``copyMatch`` tokens drafts `draftMax` at once: a copy under way, where
+/// fewer and longer steps pay most.
 struct NGramDrafter {
     let speculation: Speculation
     /// The tokens the next draft may hold.
@@ -18,6 +20,9 @@ struct NGramDrafter {
     /// Steps to skip before the next probe, and the pause after the next failed one.
     private var pause = 0
     private var backoff = Self.firstPause
+    /// The n-gram the last draft came from, and whether the pause ends at a longer one.
+    private var matched = 0
+    private var pauseYields = false
     /// The share of drafted tokens that held, over the last few drafts; while it is below
     /// ``crowdedRate`` a crowded step drafts nothing, and each such step brings it back a little.
     private var rate = 1.0
@@ -49,7 +54,8 @@ struct NGramDrafter {
         guard speculation.kind == .ngram else { return [] }
         if pause > 0 {
             pause -= 1
-            return []
+            guard pauseYields, !crowded, Self.match(history, ngramMin: speculation.ngramMax, ngramMax: speculation.ngramMax) > 0 else { return [] }
+            pause = 0
         }
         let size = min(max(length, 1), limit)
         guard size >= speculation.draftMin else { return [] }
@@ -60,10 +66,12 @@ struct NGramDrafter {
         var draft: [llama_token] = []
         if !crowded, heldAll, size < speculation.draftMax {
             draft = Self.lookup(history, ngramMin: Self.copyMatch, ngramMax: Self.copyMatch, count: min(speculation.draftMax, limit))
+            matched = Self.copyMatch
         }
         if draft.isEmpty {
             let shortest = crowded ? speculation.ngramMax : speculation.ngramMin
-            draft = Self.lookup(history, ngramMin: shortest, ngramMax: speculation.ngramMax, count: size)
+            matched = Self.match(history, ngramMin: shortest, ngramMax: speculation.ngramMax)
+            draft = Self.lookup(history, ngramMin: matched, ngramMax: matched, count: size)
         }
         if speculation.spoilsDrafts, let first = draft.first { draft[0] = first == 0 ? 1 : first - 1 }
         return draft
@@ -84,6 +92,7 @@ struct NGramDrafter {
             length /= 2
             if length < speculation.draftMin {
                 pause = backoff
+                pauseYields = matched < speculation.ngramMax
                 backoff = min(backoff * 2, Self.longestPause)
                 length = speculation.draftMin
             }
@@ -93,20 +102,29 @@ struct NGramDrafter {
     /// Up to `count` tokens that followed the latest earlier occurrence of `history`'s last
     /// n-gram, the longest n from `ngramMax` down to `ngramMin` that occurs.
     static func lookup(_ history: [llama_token], ngramMin: Int, ngramMax: Int, count: Int) -> [llama_token] {
-        guard count > 0 else { return [] }
-        let end = history.count
-        for n in stride(from: min(ngramMax, end - 1), through: max(ngramMin, 1), by: -1) {
-            let tail = end - n
-            var start = tail - 1
-            while start >= 0 {
-                if matches(history, start, tail, n) {
-                    let from = start + n
-                    return Array(history[from..<min(from + count, end)])
-                }
-                start -= 1
-            }
+        let n = match(history, ngramMin: ngramMin, ngramMax: ngramMax)
+        guard count > 0, n > 0, let start = latest(history, n) else { return [] }
+        return Array(history[start + n..<min(start + n + count, history.count)])
+    }
+
+    /// The longest n from `ngramMax` down to `ngramMin` whose last n-gram occurs earlier in
+    /// `history`, or 0.
+    static func match(_ history: [llama_token], ngramMin: Int, ngramMax: Int) -> Int {
+        for n in stride(from: min(ngramMax, history.count - 1), through: max(ngramMin, 1), by: -1) where latest(history, n) != nil {
+            return n
         }
-        return []
+        return 0
+    }
+
+    /// Where the latest earlier occurrence of `history`'s last n-gram starts.
+    private static func latest(_ history: [llama_token], _ n: Int) -> Int? {
+        let tail = history.count - n
+        var start = tail - 1
+        while start >= 0 {
+            if matches(history, start, tail, n) { return start }
+            start -= 1
+        }
+        return nil
     }
 
     private static func matches(_ history: [llama_token], _ start: Int, _ tail: Int, _ n: Int) -> Bool {

@@ -56,6 +56,19 @@ import Testing
         #expect(pauses == [4, 8, 16], "each failed probe doubles the pause: \(pauses)")
     }
 
+    /// A chance match of a few tokens that failed does not hold back a copy that starts after
+    /// it; a failed draft from a long match pauses drafting whatever the match.
+    @Test func aPauseAfterAFailedShortMatchEndsAtALongMatch() {
+        var drafter = NGramDrafter(Speculation(kind: .ngram, draftMax: 8, draftMin: 1, ngramMin: 2, ngramMax: 4))
+        let short: [Int32] = [1, 2, 3, 9, 9, 1, 2], long: [Int32] = [5, 6, 7, 8, 3, 5, 6, 7, 8]
+        #expect(drafter.draft(after: short, limit: 8) == [3])
+        drafter.record(drafted: 1, accepted: 0)
+        #expect(drafter.draft(after: short, limit: 8).isEmpty, "a short match waits out the pause")
+        #expect(drafter.draft(after: long, limit: 8) == [3], "a long match ends the pause")
+        drafter.record(drafted: 1, accepted: 0)
+        #expect(drafter.draft(after: long, limit: 8).isEmpty, "after a failed long match, the pause holds")
+    }
+
     @Test func thePauseBetweenProbesStaysShort() {
         var drafter = NGramDrafter(Speculation(kind: .ngram, draftMax: 1, draftMin: 1))
         let history: [Int32] = [1, 2, 3, 1, 2]
