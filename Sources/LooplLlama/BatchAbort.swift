@@ -15,9 +15,9 @@ final class BatchAbort: @unchecked Sendable {
     var isClosing: Bool { closing.load(ordering: .relaxed) }
 
     /// The requests in the batch about to be decoded.
-    func watch(_ runs: [SequenceRun]) {
+    func watch(_ requests: some Sequence<LlamaRequest>) {
         members.removeAll(keepingCapacity: true)
-        for run in runs where run.inBatch > 0 { members.append(run.request) }
+        members.append(contentsOf: requests)
     }
 
     /// Whether the decode under way should stop.

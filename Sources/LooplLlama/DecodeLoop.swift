@@ -28,12 +28,15 @@ final class DecodeLoop: @unchecked Sendable {
     private let sharesPrefixes: Bool
     /// How generating sequences draft tokens to verify in the same step.
     private let speculation: Speculation
+    /// The draft model of the `draft` type.
+    private let modelDrafter: ModelDrafter?
     /// Saved prompt states on disk, loaded instead of evaluating what a prompt shares with one.
     private let promptCache: PromptCache?
 
     init(weights: LlamaWeights, context: LlamaContext, inbox: DecodeInbox, sequences: Int, sharesPrefixes: Bool = true,
-         speculation: Speculation = .none, promptCache: PromptCache? = nil) {
+         speculation: Speculation = .none, modelDrafter: ModelDrafter? = nil, promptCache: PromptCache? = nil) {
         self.sharesPrefixes = sharesPrefixes
+        self.modelDrafter = modelDrafter
         self.promptCache = promptCache
         self.speculation = speculation
         self.weights = weights
@@ -63,6 +66,7 @@ final class DecodeLoop: @unchecked Sendable {
         runs = []
         bySequence = []
         promptCache?.flush()
+        modelDrafter?.free()
         context.free()
         inbox.finish(failing: LooplError(.closed, "The model was closed; load it again."))
     }
@@ -138,9 +142,12 @@ final class DecodeLoop: @unchecked Sendable {
         var step = LlamaModel.Step()
         var room = context.promptBatch
         step.generating = runs.count { if case .generating = $0.phase { true } else { false } }
+        let drafting = modelDrafter?.evaluated ?? 0
+        let modelDrafts = self.modelDrafts(room: room)
+        step.draftModelTokens = (modelDrafter?.evaluated ?? 0) - drafting
         for run in runs {
             guard case .generating(let token) = run.phase else { continue }
-            run.draft = draft(for: run, after: token, room: room, crowded: step.generating > 1)
+            run.draft = modelDrafts?[run.sequence] ?? draft(for: run, after: token, room: room, crowded: step.generating > 1)
             room -= run.draft.count
             run.inBatch = 1 + run.draft.count
         }
@@ -154,7 +161,7 @@ final class DecodeLoop: @unchecked Sendable {
         }
         fill()
         guard batch.count > 0 else { return step }
-        context.abort.watch(runs)
+        context.abort.watch(runs.lazy.filter { $0.inBatch > 0 }.map(\.request))
         let status = batch.decode(in: pointer)
         forgetPadding()
         guard status == .ok else {
@@ -233,11 +240,33 @@ final class DecodeLoop: @unchecked Sendable {
     /// The tokens `run` drafts after `token` (evaluated next), at most `room` and what its
     /// context has left.
     private func draft(for run: SequenceRun, after token: llama_token, room: Int, crowded: Bool) -> [llama_token] {
-        guard speculation.kind != .none else { return [] }
-        let cached = table.entries[run.sequence].tokens
-        let limit = min(room, context.contextSize - cached.count - 1, run.request.budget - run.metrics.generatedTokens - 1)
+        guard speculation.kind == .ngram else { return [] }
+        let limit = draftLimit(run, room: room)
         guard limit > 0 else { return [] }
-        return run.drafter.draft(after: cached + [token], limit: limit, crowded: crowded)
+        return run.drafter.draft(after: table.entries[run.sequence].tokens + [token], limit: limit, crowded: crowded)
+    }
+
+    /// The most tokens `run` may draft: the room left in the batch, in its context and in its budget.
+    private func draftLimit(_ run: SequenceRun, room: Int) -> Int {
+        min(room, context.contextSize - table.entries[run.sequence].tokens.count - 1,
+            run.request.budget - run.metrics.generatedTokens - 1)
+    }
+
+    /// The draft model's drafts for the generating runs, by sequence, at least `draftMin` tokens
+    /// or none; nil without a draft model.
+    private func modelDrafts(room: Int) -> [Int: [llama_token]]? {
+        guard let modelDrafter else { return nil }
+        var room = room
+        var requests: [ModelDrafter.Request] = []
+        for run in runs {
+            guard case .generating(let token) = run.phase else { continue }
+            let limit = min(draftLimit(run, room: room), speculation.draftMax)
+            guard limit >= speculation.draftMin else { continue }
+            room -= limit
+            requests.append(.init(sequence: run.sequence, history: table.entries[run.sequence].tokens + [token], limit: limit))
+        }
+        let drafts = modelDrafter.drafts(requests, serving: runs.map(\.request))
+        return Dictionary(uniqueKeysWithValues: zip(requests.map(\.sequence), drafts.map { $0.count >= speculation.draftMin ? $0 : [] }))
     }
 
     /// Samples `run`'s next tokens from the logits from `index` on: one, and one more for each

@@ -74,8 +74,8 @@ extension LlamaModel {
 
     /// The `llama` kind of a configuration file: `{"kind": "llama", "model": ..., "contextLength": ...,
     /// "threads": ..., "batchSize": ..., "gpuLayers": ..., "chatTemplateFile": ..., "parallel": ...,
-    /// "maxQueue": ..., "allowSpecialTokensInContent": ..., "sharePrefixes": ..., "speculative": {"type": "ngram" | "none",
-    /// "draftMax": ...}, "cacheTypeK": "f16" | "q8_0", "promptCache": ..., "promptCacheMiB": ..., "promptCacheDirectory": ...}`, every key
+    /// "maxQueue": ..., "allowSpecialTokensInContent": ..., "sharePrefixes": ..., "speculative": {"type": "ngram" | "draft" | "none",
+    /// "draftMax": ..., "draftModel": ...}, "cacheTypeK": "f16" | "q8_0", "promptCache": ..., "promptCacheMiB": ..., "promptCacheDirectory": ...}`, every key
     /// optional; `promptCache` is on unless it says false (or, when it is not given, `LOOPL_PROMPT_CACHE=0`).
     public static let kind = BackendKind(name: "llama", builtIn: [:], read: { section in
         var configuration = Configuration(promptCache: LooplHome.environment("LOOPL_PROMPT_CACHE") != "0")
@@ -102,7 +102,9 @@ extension LlamaModel {
         guard configuration.promptCacheMiB >= 0 else { throw section.error("'promptCacheMiB' must be 0 or more, the MiB the prompt cache takes on disk") }
         return configuration
     }, problem: { configuration in
-        FileManager.default.fileExists(atPath: configuration.model) ? nil : "no model file at \(configuration.model)"
+        if !FileManager.default.fileExists(atPath: configuration.model) { return "no model file at \(configuration.model)" }
+        if let draft = configuration.speculative.draftModel, !FileManager.default.fileExists(atPath: draft) { return "no draft model file at \(draft)" }
+        return nil
     }, capacity: { configuration in
         BackendCapacity(parallel: configuration.resolvedParallel, maxQueue: configuration.maxQueue)
     }, start: { configuration in

@@ -6,12 +6,15 @@ extension LlamaModel {
         public var generating = 0
         /// Prompt tokens this step evaluated, of requests that arrived.
         public var promptTokens = 0
+        /// Tokens the draft model evaluated for this step's drafts (`speculative.type` `"draft"`).
+        public var draftModelTokens = 0
         /// From building the batch to the last sampled token: `llama_decode` and sampling.
         public var duration = Duration.zero
 
-        public init(generating: Int = 0, promptTokens: Int = 0, duration: Duration = .zero) {
+        public init(generating: Int = 0, promptTokens: Int = 0, draftModelTokens: Int = 0, duration: Duration = .zero) {
             self.generating = generating
             self.promptTokens = promptTokens
+            self.draftModelTokens = draftModelTokens
             self.duration = duration
         }
     }

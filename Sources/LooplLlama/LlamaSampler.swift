@@ -119,7 +119,7 @@ final class LlamaSampler: @unchecked Sendable {
 
     /// The first index of the highest of `count` logits: what llama.cpp's greedy sampler picks,
     /// without copying the vocabulary into candidates first.
-    private static func argmax(_ logits: UnsafePointer<Float>, count: Int) -> llama_token {
+    static func argmax(_ logits: UnsafePointer<Float>, count: Int) -> llama_token {
         var lanes = SIMD8<Float>(repeating: -.infinity)
         var index = 0
         while index + 8 <= count {

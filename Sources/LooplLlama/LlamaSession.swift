@@ -9,6 +9,8 @@ import Loopl
 final class LlamaSession: Sendable {
     private let inbox = DecodeInbox()
     private let abort: BatchAbort
+    /// The draft model's, when drafts come from one.
+    private let draftAbort: BatchAbort?
     /// Each conversation's context length.
     let contextSize: Int
     /// The prompt states saved on disk; nil when the prompt cache is off.
@@ -18,11 +20,13 @@ final class LlamaSession: Sendable {
         let context = try LlamaContext(weights: weights, configuration: configuration)
         contextSize = context.contextSize
         abort = context.abort
+        let modelDrafter = try ModelDrafter.load(for: weights, configuration: configuration)
+        draftAbort = modelDrafter?.abort
         let promptCache = PromptCache(configuration: configuration, contextSize: context.contextSize)
         self.promptCache = promptCache
         let loop = DecodeLoop(weights: weights, context: context, inbox: inbox, sequences: configuration.resolvedParallel,
                               sharesPrefixes: configuration.sharePrefixes,
-                              speculation: configuration.speculative,
+                              speculation: configuration.speculative, modelDrafter: modelDrafter,
                               promptCache: promptCache)
         Thread.start(named: "loopl llama") { loop.run() }
     }
@@ -30,6 +34,7 @@ final class LlamaSession: Sendable {
     deinit {
         inbox.stop()
         abort.close()
+        draftAbort?.close()
     }
 
     /// Serves `request` among the others, streaming its events; returns when it has ended.
@@ -54,6 +59,7 @@ final class LlamaSession: Sendable {
     func close() async {
         inbox.stop()
         abort.close()
+        draftAbort?.close()
         await inbox.close()
     }
 }

@@ -88,7 +88,7 @@ extension LlamaServerModel {
         /// Allows addresses in ``rpc`` off this machine, whose port anyone on the network can use:
         /// llama.cpp's RPC protocol has no authentication. Default false.
         public var allowRemoteRPC: Bool
-        /// Drafting for a child (`--spec-type ngram-simple` and its sizes); default ``Speculation/none``.
+        /// Drafting for a child (`--spec-type ngram-simple` or `draft-simple` and its sizes); default ``Speculation/none``.
         public var speculative: Speculation
         /// Whether control-token text in message content (`<|im_start|>` in a tool result) reaches
         /// the model as its control tokens when Loopl renders; default false: it stays plain text.
@@ -173,12 +173,13 @@ extension LlamaServerModel {
     /// `"urls": [...]` instead of `url` to spread the requests over replicas. `"parallel": N` and
     /// `"maxQueue": N` bound the requests at once and those waiting. A child can put its layers on
     /// RPC workers: `"rpc": ["host:port", ...]`, `"rpcWorkers": N`, `"rpcThreads": N`, `"allowRemoteRPC": true`;
-    /// `"speculative": {"type": "ngram", "draftMax": N}` turns on its n-gram drafting;
+    /// `"speculative": {"type": "ngram", "draftMax": N}` turns on its n-gram drafting (`"draftModel": FILE`, a draft model's);
     /// `"allowSpecialTokensInContent": true` parses control-token text in content as control tokens.
     public static let kind = BackendKind(name: "server", builtIn: [:], read: configuration(from:), problem: { configuration in
         guard case .child(let model) = configuration.target else { return nil }
         let files = FileManager.default
         if !files.fileExists(atPath: model) { return "no model file at \(model)" }
+        if let draft = configuration.speculative.draftModel, !files.fileExists(atPath: draft) { return "no draft model file at \(draft)" }
         if configuration.rpcWorkers > 0, !files.isExecutableFile(atPath: LlamaCppInstall.rpcServer) {
             return "no ggml-rpc-server at \(LlamaCppInstall.rpcServer)"
         }

@@ -39,21 +39,25 @@ import Testing
     static let drafting = Speculation(kind: .ngram)
 
     /// The texts of `prompts`, all sent at once, the tokens generated in all and the drafted ones accepted.
-    static func answers(_ model: LlamaModel, _ prompts: [[Message]], tokens: Int) async throws -> (texts: [String], generated: Int, accepted: Int) {
+    static func answers(_ model: LlamaModel, _ prompts: [[Message]], tokens: Int, temperature: Double = 0)
+        async throws -> (texts: [String], generated: Int, accepted: Int, drafted: Int)
+    {
         let suite = ModelConformance(model: model)
         return try await withThrowingTaskGroup(of: (Int, ModelConformance.Turn).self) { group in
             for (index, prompt) in prompts.enumerated() {
-                let turnOptions = options(tokens)
+                var turnOptions = options(tokens)
+                if temperature > 0 { (turnOptions.temperature, turnOptions.seed) = (temperature, 7) }
                 group.addTask { (index, try await suite.run("answer \(index)", prompt, options: turnOptions)) }
             }
             var texts = Array(repeating: "", count: prompts.count)
-            var generated = 0, accepted = 0
+            var generated = 0, accepted = 0, drafted = 0
             for try await (index, turn) in group {
                 texts[index] = turn.text
                 generated += turn.metrics.last?.generatedTokens ?? 0
                 accepted += turn.metrics.last?.acceptedDraftTokens ?? 0
+                drafted += turn.metrics.last?.draftTokens ?? 0
             }
-            return (texts, generated, accepted)
+            return (texts, generated, accepted, drafted)
         }
     }
 
@@ -90,9 +94,9 @@ import Testing
 
     /// Cancelled while its steps verify drafts of the copied passage, a request leaves the decode
     /// loop within a step or two.
-    @Test(.timeLimit(.minutes(5)))
-    func cancellingDuringVerifyStepsStopsPromptly() async throws {
-        let model = try Self.load(Self.drafting)
+    @Test(.timeLimit(.minutes(5)), arguments: [Self.drafting, Self.draftModel])
+    func cancellingDuringVerifyStepsStopsPromptly(_ speculative: Speculation) async throws {
+        let model = try Self.load(speculative)
         let pieces = Mutex(0)
         let cancelled = Mutex(false)
         let stepsAfter = Mutex(0)
@@ -117,5 +121,70 @@ import Testing
         try await Task.sleep(for: .seconds(1))
         #expect(stepsAfter.withLock { $0 } <= 2, "the loop went on for \(stepsAfter.withLock { $0 }) steps after the cancel")
         #expect(verifying.withLock { $0 } < 40, "no draft held before the cancel: \(verifying.withLock { $0 }) steps for 40 pieces")
+    }
+
+    // MARK: - A draft model
+
+    /// The default model drafting for itself: it shares the vocabulary, and its `f16` keys make
+    /// it disagree with the verifying `q8_0` model now and then.
+    static let draftModel = Speculation(kind: .draft, draftMax: 8, draftModel: LooplHome.defaultModel)
+
+    @Test(.timeLimit(.minutes(10)))
+    func greedyOutputIsTheSameWithADraftModelAloneAndAtFour() async throws {
+        for (prompts, tokens) in [([Self.copy], 100), ([Self.free], 64), ([Self.copy, Self.free, Self.copy, Self.free], 64)] {
+            let plain = try await Self.answers(try Self.load(.none, parallel: prompts.count), prompts, tokens: tokens)
+            let model = try Self.load(Self.draftModel, parallel: prompts.count)
+            let evaluated = Mutex(0)
+            model.observeSteps { step in evaluated.withLock { $0 += step.draftModelTokens } }
+            let drafted = try await Self.answers(model, prompts, tokens: tokens)
+            #expect(drafted.texts == plain.texts)
+            // Each step, the draft model catches up only with what was accepted since the last.
+            let prompt = try prompts.map { try model.promptTokens(messages: $0, tools: [], options: Self.options(tokens)).0.count }.reduce(0, +)
+            let bound = prompt + drafted.generated + drafted.drafted
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(evaluated.withLock { $0 } <= bound, "the draft model evaluated \(evaluated.withLock { $0 }) tokens, more than \(bound)")
+            // The draft model is the verifying one, but for its keys: nearly all its drafts hold.
+            #expect(drafted.accepted > 10 && drafted.accepted * 10 >= drafted.drafted * 9, "\(drafted.accepted) of \(drafted.drafted) drafted tokens held")
+        }
+    }
+
+    /// Sampled tokens come from the verifying model's distribution, each drawn as without drafts:
+    /// the same seed gives the same text, though the greedy draft model's drafts often fail.
+    @Test(.timeLimit(.minutes(10)))
+    func sampledOutputIsTheSameWithADraftModel() async throws {
+        let plain = try await Self.answers(try Self.load(.none), [Self.free], tokens: 96, temperature: 2.5)
+        let drafted = try await Self.answers(try Self.load(Self.draftModel), [Self.free], tokens: 96, temperature: 2.5)
+        #expect(drafted.texts == plain.texts)
+        #expect(drafted.accepted > 0 && drafted.accepted < drafted.drafted, "\(drafted.accepted) of \(drafted.drafted) drafted tokens held")
+    }
+
+    @Test func aMissingDraftModelIsModelNotFound() throws {
+        let speculative = Speculation(kind: .draft, draftModel: "/nonexistent/draft.gguf")
+        #expect(throws: LooplError.self) { try Self.load(speculative) }
+        do { _ = try Self.load(speculative) } catch let error as LooplError {
+            #expect(error.code == .modelNotFound && error.message.contains("/nonexistent/draft.gguf"), "\(error.code): \(error.message)")
+        }
+    }
+
+    /// A draft model whose tokens differ cannot draft: each difference is named.
+    @Test func aDraftModelOfAnotherVocabularyIsRefused() throws {
+        let vocabulary = Vocabulary(try LlamaWeights(path: LooplHome.defaultModel))
+        #expect(vocabulary.texts.count > 1000)
+        #expect(vocabulary.mismatch(vocabulary) == nil)
+        var padded = vocabulary
+        padded.texts += Array(repeating: "<pad>", count: Vocabulary.sizeSlack)
+        #expect(vocabulary.mismatch(padded) == nil, "a padded vocabulary of the same family drafts")
+        var other = vocabulary
+        other.texts[500] = "elsewhere"
+        #expect(vocabulary.mismatch(other)?.contains("token 500 is \"elsewhere\"") == true)
+        var larger = padded
+        larger.texts.append("<pad>")
+        #expect(vocabulary.mismatch(larger)?.contains("tokens, against") == true)
+        var kind = vocabulary
+        kind.kind += 1
+        #expect(vocabulary.mismatch(kind)?.contains("tokenizer") == true)
+        var bos = vocabulary
+        bos.bos = 3
+        #expect(vocabulary.mismatch(bos)?.contains("BOS") == true)
     }
 }

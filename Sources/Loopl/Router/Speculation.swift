@@ -1,12 +1,15 @@
 import Foundation
 
 /// How a `llama` or `server` backend drafts tokens to verify several in one decode step: config key
-/// `speculative`, `{"type": "ngram" | "none", "draftMax": N, "draftMin": N, "ngramMin": N, "ngramMax": N}`.
+/// `speculative`, `{"type": "ngram" | "draft" | "none", "draftMax": N, "draftMin": N, "ngramMin": N,
+/// "ngramMax": N, "draftModel": "small.gguf"}`.
 public struct Speculation: Sendable, Hashable {
     /// Where drafts come from.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// Prompt lookup: the tokens that followed the latest earlier occurrence of the last n-gram.
         case ngram
+        /// A smaller model with the same vocabulary (``draftModel``), run greedily.
+        case draft
         /// No drafting: one token per sequence and step.
         case none
     }
@@ -21,11 +24,15 @@ public struct Speculation: Sendable, Hashable {
     public var ngramMin: Int
     /// The longest n-gram looked up, tried first; default 4.
     public var ngramMax: Int
+    /// The GGUF file of the `draft` type's model; giving it makes `draft` the type.
+    public var draftModel: String?
     /// For benchmarks: each draft's first token is replaced by another, so that every draft fails.
     package var spoilsDrafts = false
 
-    public init(kind: Kind = .ngram, draftMax: Int = 48, draftMin: Int = 1, ngramMin: Int = 2, ngramMax: Int = 4) {
+    public init(kind: Kind = .ngram, draftMax: Int = 48, draftMin: Int = 1, ngramMin: Int = 2, ngramMax: Int = 4,
+                draftModel: String? = nil) {
         self.kind = kind
+        self.draftModel = draftModel
         self.draftMax = draftMax
         self.draftMin = draftMin
         self.ngramMin = ngramMin
@@ -40,12 +47,16 @@ public struct Speculation: Sendable, Hashable {
         guard let object = try section.optionalObject("speculative") else { return nil }
         var inner = ConfigSection(object, context: "\(section.context) speculative")
         var speculation = Speculation()
-        speculation.kind = try inner.optionalChoice("type") ?? speculation.kind
+        try inner.read("draftModel", into: &speculation.draftModel)
+        speculation.kind = try inner.optionalChoice("type") ?? (speculation.draftModel == nil ? speculation.kind : .draft)
         try inner.read("draftMax", into: &speculation.draftMax)
         try inner.read("draftMin", into: &speculation.draftMin)
         try inner.read("ngramMin", into: &speculation.ngramMin)
         try inner.read("ngramMax", into: &speculation.ngramMax)
         try inner.finish()
+        guard (speculation.kind == .draft) == (speculation.draftModel != nil) else {
+            throw inner.error("'draftModel' (the GGUF file drafts come from) goes with the type \"draft\", and only with it")
+        }
         guard (1...64).contains(speculation.draftMin), (1...64).contains(speculation.draftMax),
               speculation.draftMin <= speculation.draftMax else {
             throw inner.error("'draftMin' and 'draftMax' must be from 1 to 64, draftMin at most draftMax")

@@ -136,12 +136,15 @@ final class ServerChild: Sendable {
     }
 
     /// llama-server's flags for `speculation`: n-gram drafts are its `ngram-simple` type, looking
-    /// up the `ngramMax` last tokens and drafting up to `draftMax`.
+    /// up the `ngramMax` last tokens and drafting up to `draftMax`; a draft model is its
+    /// `draft-simple` type, drafting `draftMin` to `draftMax` tokens.
     static func speculationArguments(_ speculation: Speculation) -> [String] {
         switch speculation.kind {
         case .none: []
         case .ngram: ["--spec-type", "ngram-simple", "--spec-ngram-simple-size-n", String(speculation.ngramMax),
                       "--spec-ngram-simple-size-m", String(speculation.draftMax)]
+        case .draft: ["--spec-type", "draft-simple", "--spec-draft-model", speculation.draftModel ?? "",
+                      "--spec-draft-n-max", String(speculation.draftMax), "--spec-draft-n-min", String(speculation.draftMin)]
         }
     }
 
