@@ -55,7 +55,9 @@ struct SpeculationBench {
         var options = GenerationOptions.greedy(maxTokens: maxTokens)
         options.backend.ignoreEndOfGeneration = true
         for round in 1...(warmup + runs) {
-            for (index, backend) in backends.enumerated() {
+            // Each round starts at the next row, so that no row always follows the same one.
+            for offset in 0..<backends.count {
+                let index = (round + offset) % backends.count, backend = backends[index]
                 let sample = try await measure(backend, options)
                 console.err("round \(round)\(round > warmup ? "" : " (warm-up)") \(Self.rows[index]): \(String(format: "%.1f", sample.tokensPerSecond)) tok/s, \(sample.accepted)/\(sample.drafted) drafted tokens accepted")
                 if round > warmup { samples[index].append(sample) }
