@@ -43,7 +43,10 @@ final class ModelDrafter {
     /// `weights`; a context of the same shape holds its sequences.
     static func load(for weights: LlamaWeights, configuration: LlamaModel.Configuration) throws -> ModelDrafter? {
         guard configuration.speculative.kind == .draft, let path = configuration.speculative.draftModel else { return nil }
-        let draft = try LlamaWeights(path: path, gpuLayers: configuration.gpuLayers)
+        let draft: LlamaWeights
+        do { draft = try LlamaWeights(path: path, gpuLayers: configuration.gpuLayers) } catch let error as LooplError {
+            throw LooplError(error.code, "The draft model (speculative.draftModel): \(error.message)")
+        }
         if let mismatch = Vocabulary(weights).mismatch(Vocabulary(draft)) {
             throw LooplError(.invalidConfiguration, "The draft model \(path) cannot draft for \(weights.path): \(mismatch). Use a draft model of the same family.")
         }

@@ -162,7 +162,8 @@ import Testing
         let speculative = Speculation(kind: .draft, draftModel: "/nonexistent/draft.gguf")
         #expect(throws: LooplError.self) { try Self.load(speculative) }
         do { _ = try Self.load(speculative) } catch let error as LooplError {
-            #expect(error.code == .modelNotFound && error.message.contains("/nonexistent/draft.gguf"), "\(error.code): \(error.message)")
+            #expect(error.code == .modelNotFound && error.message.contains("draft model (speculative.draftModel): No model file at /nonexistent/draft.gguf"),
+                    "\(error.code): \(error.message)")
         }
     }
 
