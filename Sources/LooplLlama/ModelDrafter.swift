@@ -171,4 +171,7 @@ final class ModelDrafter {
 
     /// Frees the draft model's context.
     func free() { context.free() }
+
+    // The context goes before the weights it was made from.
+    deinit { context.free() }
 }
