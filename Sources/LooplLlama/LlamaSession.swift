@@ -17,6 +17,7 @@ final class LlamaSession: Sendable {
     let promptCache: PromptCache?
 
     init(weights: LlamaWeights, configuration: LlamaModel.Configuration) throws {
+        try configuration.speculative.check()
         let context = try LlamaContext(weights: weights, configuration: configuration)
         contextSize = context.contextSize
         abort = context.abort

@@ -18,7 +18,8 @@ final class ModelDrafter {
     private let batch: TokenBatch
     /// The tokens that each sequence's cells hold.
     private var held: [[llama_token]]
-    /// The first token id the verifying model does not have.
+    /// The draft model's vocabulary size, and the first token id the verifying model does not have.
+    private let vocabularySize: Int
     private let vocabularyEnd: llama_token
     /// The tokens its decodes evaluated, since it was made.
     private(set) var evaluated = 0
@@ -36,6 +37,7 @@ final class ModelDrafter {
         self.context = context
         batch = TokenBatch(capacity: context.batchSize)
         held = Array(repeating: [], count: sequences)
+        vocabularySize = Int(llama_vocab_n_tokens(weights.vocab))
         self.vocabularyEnd = llama_token(clamping: vocabularyEnd)
     }
 
@@ -67,14 +69,9 @@ final class ModelDrafter {
         context.abort.watch(serving)
         var next = catchUp(requests, in: pointer)
         while true {
-            for (index, token) in next {
-                guard let token, drafts[index].count < requests[index].limit else { continue }
-                drafts[index].append(token)
-            }
-            let going = next.compactMap { index, token in
-                guard let token, drafts[index].count < requests[index].limit, !weights.isEndOfGeneration(token) else { return nil as Int? }
-                return index
-            }.sorted()
+            for (index, token) in next { drafts[index].append(token) }
+            let going = next.filter { index, token in drafts[index].count < requests[index].limit && !weights.isEndOfGeneration(token) }
+                .keys.sorted()
             guard !going.isEmpty else { return drafts }
             batch.clear()
             var outputs: [(Int, Int32)] = []
@@ -96,13 +93,13 @@ final class ModelDrafter {
     }
 
     /// Brings each request's sequence to its history, in steps of at most the batch's size;
-    /// returns the first drafted token of each (nil where the model is unsure or failed).
-    private func catchUp(_ requests: [Request], in pointer: OpaquePointer) -> [Int: llama_token?] {
+    /// returns the first drafted token of each, by index, where the model is sure of one.
+    private func catchUp(_ requests: [Request], in pointer: OpaquePointer) -> [Int: llama_token] {
         var pending: [Int: ArraySlice<llama_token>] = [:]
         for (index, request) in requests.enumerated() where !request.history.isEmpty && request.limit > 0 {
             pending[index] = unheld(request)
         }
-        var first: [Int: llama_token?] = [:]
+        var first: [Int: llama_token] = [:]
         while !pending.isEmpty {
             batch.clear()
             var taken: [(Int, Int, Int32?)] = []
@@ -157,11 +154,10 @@ final class ModelDrafter {
     /// likely and the verifying model has it.
     private func confident(_ index: Int32, in pointer: OpaquePointer) -> llama_token? {
         guard let logits = llama_get_logits_ith(pointer, index) else { return nil }
-        let count = Int(llama_vocab_n_tokens(weights.vocab))
-        let top = LlamaSampler.argmax(logits, count: count)
+        let top = LlamaSampler.argmax(logits, count: vocabularySize)
         let highest = logits[Int(top)]
         var sum: Float = 0
-        for index in 0..<count { sum += expf(logits[index] - highest) }
+        for index in 0..<vocabularySize { sum += expf(logits[index] - highest) }
         guard top < vocabularyEnd, 1 / sum >= Self.confidence else { return nil }
         return top
     }

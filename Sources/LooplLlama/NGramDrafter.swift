@@ -20,7 +20,7 @@ struct NGramDrafter {
     /// Steps to skip before the next probe, and the pause after the next failed one.
     private var pause = 0
     private var backoff = Self.firstPause
-    /// The n-gram the last draft came from, and whether the pause ends at a longer one.
+    /// The length of the n-gram the last draft came from, and whether the pause ends at a longer one.
     private var matched = 0
     private var pauseYields = false
     /// The share of drafted tokens that held, over the last few drafts; while it is below
@@ -54,7 +54,7 @@ struct NGramDrafter {
         guard speculation.kind == .ngram else { return [] }
         if pause > 0 {
             pause -= 1
-            guard pauseYields, !crowded, Self.match(history, ngramMin: speculation.ngramMax, ngramMax: speculation.ngramMax) > 0 else { return [] }
+            guard pauseYields, !crowded, Self.occurrence(history, ngramMin: speculation.ngramMax, ngramMax: speculation.ngramMax) != nil else { return [] }
             pause = 0
         }
         let size = min(max(length, 1), limit)
@@ -63,16 +63,12 @@ struct NGramDrafter {
             rate += (1 - rate) / 16
             return []
         }
-        var draft: [llama_token] = []
-        if !crowded, heldAll, size < speculation.draftMax {
-            draft = Self.lookup(history, ngramMin: Self.copyMatch, ngramMax: Self.copyMatch, count: min(speculation.draftMax, limit))
-            matched = Self.copyMatch
-        }
-        if draft.isEmpty {
-            let shortest = crowded ? speculation.ngramMax : speculation.ngramMin
-            matched = Self.match(history, ngramMin: shortest, ngramMax: speculation.ngramMax)
-            draft = Self.lookup(history, ngramMin: matched, ngramMax: matched, count: size)
-        }
+        let copy = !crowded && heldAll && size < speculation.draftMax
+            ? Self.occurrence(history, ngramMin: Self.copyMatch, ngramMax: Self.copyMatch) : nil
+        let shortest = crowded ? speculation.ngramMax : speculation.ngramMin
+        guard let found = copy ?? Self.occurrence(history, ngramMin: shortest, ngramMax: speculation.ngramMax) else { return [] }
+        matched = found.n
+        var draft = Self.tokens(after: found, in: history, count: copy == nil ? size : min(speculation.draftMax, limit))
         if speculation.spoilsDrafts, let first = draft.first { draft[0] = first == 0 ? 1 : first - 1 }
         return draft
     }
@@ -102,18 +98,23 @@ struct NGramDrafter {
     /// Up to `count` tokens that followed the latest earlier occurrence of `history`'s last
     /// n-gram, the longest n from `ngramMax` down to `ngramMin` that occurs.
     static func lookup(_ history: [llama_token], ngramMin: Int, ngramMax: Int, count: Int) -> [llama_token] {
-        let n = match(history, ngramMin: ngramMin, ngramMax: ngramMax)
-        guard count > 0, n > 0, let start = latest(history, n) else { return [] }
-        return Array(history[start + n..<min(start + n + count, history.count)])
+        guard count > 0, let found = occurrence(history, ngramMin: ngramMin, ngramMax: ngramMax) else { return [] }
+        return tokens(after: found, in: history, count: count)
     }
 
-    /// The longest n from `ngramMax` down to `ngramMin` whose last n-gram occurs earlier in
-    /// `history`, or 0.
-    static func match(_ history: [llama_token], ngramMin: Int, ngramMax: Int) -> Int {
-        for n in stride(from: min(ngramMax, history.count - 1), through: max(ngramMin, 1), by: -1) where latest(history, n) != nil {
-            return n
+    /// The latest earlier occurrence of `history`'s last n-gram, for the longest n from
+    /// `ngramMax` down to `ngramMin` that occurs: n, and where it starts.
+    private static func occurrence(_ history: [llama_token], ngramMin: Int, ngramMax: Int) -> (n: Int, start: Int)? {
+        for n in stride(from: min(ngramMax, history.count - 1), through: max(ngramMin, 1), by: -1) {
+            if let start = latest(history, n) { return (n, start) }
         }
-        return 0
+        return nil
+    }
+
+    /// Up to `count` tokens after the occurrence `found` (at least one: it starts before the tail).
+    private static func tokens(after found: (n: Int, start: Int), in history: [llama_token], count: Int) -> [llama_token] {
+        let from = found.start + found.n
+        return Array(history[from..<min(from + count, history.count)])
     }
 
     /// Where the latest earlier occurrence of `history`'s last n-gram starts.

@@ -25,6 +25,7 @@ public final class LlamaServerModel: Model {
         configuration.renderer = try configuration.resolvedRenderer()
         configuration.parallel = max(configuration.parallel, 1)
         configuration.maxQueue = max(configuration.maxQueue, 0)
+        try configuration.speculative.check()
         let remote = try configuration.rpcEndpoints().filter { !$0.isLoopback }
         if !remote.isEmpty {
             let list = remote.map(\.description).joined(separator: ", ")

@@ -167,6 +167,16 @@ import Testing
         }
     }
 
+    /// Settings given in code are checked as a config file's are.
+    @Test func theDraftTypeWithoutADraftModelIsAConfigurationError() throws {
+        do {
+            _ = try Self.load(Speculation(kind: .draft))
+            Issue.record("the draft type without a draft model was accepted")
+        } catch let error as LooplError {
+            #expect(error.code == .invalidConfiguration && error.message.contains("speculative: 'draftModel'"), "\(error.code): \(error.message)")
+        }
+    }
+
     /// A draft model whose tokens differ cannot draft: each difference is named.
     @Test func aDraftModelOfAnotherVocabularyIsRefused() throws {
         let vocabulary = Vocabulary(try LlamaWeights(path: LooplHome.defaultModel))

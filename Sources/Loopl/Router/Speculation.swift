@@ -42,6 +42,26 @@ public struct Speculation: Sendable, Hashable {
     /// Off.
     public static let none = Speculation(kind: .none)
 
+    /// What makes these settings unusable, or nil: a draft model without the `draft` type (or
+    /// the type without one), or sizes out of range.
+    package var problem: String? {
+        if (kind == .draft) != (draftModel != nil) {
+            return "'draftModel' (the GGUF file drafts come from) goes with the type \"draft\", and only with it"
+        }
+        guard (1...64).contains(draftMin), (1...64).contains(draftMax), draftMin <= draftMax else {
+            return "'draftMin' and 'draftMax' must be from 1 to 64, draftMin at most draftMax"
+        }
+        guard (1...16).contains(ngramMin), (1...16).contains(ngramMax), ngramMin <= ngramMax else {
+            return "'ngramMin' and 'ngramMax' must be from 1 to 16, ngramMin at most ngramMax"
+        }
+        return nil
+    }
+
+    /// The error for ``problem`` in a configuration given in code.
+    package func check() throws {
+        if let problem { throw ConfigSection.error("speculative: \(problem)") }
+    }
+
     /// Reads the `speculative` object of `section`; nil when it has none.
     package static func read(from section: inout ConfigSection) throws -> Speculation? {
         guard let object = try section.optionalObject("speculative") else { return nil }
@@ -54,17 +74,7 @@ public struct Speculation: Sendable, Hashable {
         try inner.read("ngramMin", into: &speculation.ngramMin)
         try inner.read("ngramMax", into: &speculation.ngramMax)
         try inner.finish()
-        guard (speculation.kind == .draft) == (speculation.draftModel != nil) else {
-            throw inner.error("'draftModel' (the GGUF file drafts come from) goes with the type \"draft\", and only with it")
-        }
-        guard (1...64).contains(speculation.draftMin), (1...64).contains(speculation.draftMax),
-              speculation.draftMin <= speculation.draftMax else {
-            throw inner.error("'draftMin' and 'draftMax' must be from 1 to 64, draftMin at most draftMax")
-        }
-        guard (1...16).contains(speculation.ngramMin), (1...16).contains(speculation.ngramMax),
-              speculation.ngramMin <= speculation.ngramMax else {
-            throw inner.error("'ngramMin' and 'ngramMax' must be from 1 to 16, ngramMin at most ngramMax")
-        }
+        if let problem = speculation.problem { throw inner.error(problem) }
         return speculation
     }
 }
