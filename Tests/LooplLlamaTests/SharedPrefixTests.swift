@@ -20,6 +20,16 @@ import Testing
         return options
     }
 
+    /// A model with `q8_0` keys. With `f16` keys a one-token step over this many cells splits its
+    /// attention between the threads, while a step of several tokens does not, so an answer
+    /// decoded alone and one decoded beside others could part at a near tie of two tokens. With
+    /// `q8_0` keys both steps compute each row alike, whichever conversations share a step.
+    static func load(parallel: Int, sharePrefixes: Bool = true, sharing weights: LlamaWeights? = nil) throws -> LlamaModel {
+        let configuration = LlamaModel.Configuration(contextLength: 2048, threads: 2, parallel: parallel, sharePrefixes: sharePrefixes,
+                                                     cacheTypeK: .q8_0)
+        return try LlamaModel(configuration: configuration, sharing: weights)
+    }
+
     static func messages(_ index: Int) -> [Message] {
         [.system(system), .user(questions[index])]
     }
@@ -45,9 +55,8 @@ import Testing
 
     @Test(.timeLimit(.minutes(10)))
     func fourConversationsStartedTogetherEvaluateTheSystemPromptOnce() async throws {
-        let model = try LlamaModel(configuration: .init(contextLength: 2048, threads: 2, parallel: 4))
-        let alone = try LlamaModel(configuration: .init(contextLength: 2048, threads: 2, parallel: 4, sharePrefixes: false),
-                                   sharing: model.weights)
+        let model = try Self.load(parallel: 4)
+        let alone = try Self.load(parallel: 4, sharePrefixes: false, sharing: model.weights)
         let shared = try Self.sharedTokens(model, [0, 1, 2, 3])
         #expect(shared > 900, "the system prompt is too short to show sharing: \(shared) tokens")
         let evaluated = Mutex(0)
@@ -83,9 +92,8 @@ import Testing
 
     @Test(.timeLimit(.minutes(10)))
     func aConversationAfterAnotherEndedCopiesItsPrefix() async throws {
-        let model = try LlamaModel(configuration: .init(contextLength: 2048, threads: 2, parallel: 2))
-        let alone = try LlamaModel(configuration: .init(contextLength: 2048, threads: 2, parallel: 2, sharePrefixes: false),
-                                   sharing: model.weights)
+        let model = try Self.load(parallel: 2)
+        let alone = try Self.load(parallel: 2, sharePrefixes: false, sharing: model.weights)
         let shared = try Self.sharedTokens(model, [0, 1])
         _ = try await Self.together(model, [0])
         let later = try await Self.together(model, [1])
