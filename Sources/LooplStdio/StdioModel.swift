@@ -252,9 +252,10 @@ public final class StdioModel: Model {
     }
 
     /// The worker ended between its choice and the request's sending: the request never reached
-    /// it, so the loss is one to retry.
+    /// it, so the loss is one to retry. A fault it committed while idle is this request's to report.
     private func lostBeforeSending(_ worker: WorkerDispatcher) -> LooplError {
         if state.withLock({ $0.closed }) { return LooplError(.closed, "The stdio model was closed while a request ran.") }
+        if let fault = worker.takeUndeliveredFault() { return fault }
         let why = worker.fault.map { ": \($0.message)" } ?? "."
         return LooplError(.processFailed, "The worker (\(worker.connection.commandText)) was lost before the request was sent\(why)",
                           engineLoss: .restarting)
