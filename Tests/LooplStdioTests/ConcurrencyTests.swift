@@ -52,7 +52,7 @@ import Testing
     func aCrashFailsEveryRequestInFlight() async throws {
         let marker = Fixtures.markerPath()
         defer { try? FileManager.default.removeItem(atPath: marker) }
-        let model = try await Self.start(["--fault", "crash", "--fault-after", "3", "--fault-once", marker, "--delay-ms", "20"])
+        let model = try await Self.start(["--fault", "crash", "--fault-after", "3", "--fault-when-running", "4", "--fault-once", marker])
         let first = model.workerPID
         let results = await Fixtures.together(model, Self.hellos, options: .greedy(maxTokens: 8))
         for result in results {
@@ -77,7 +77,7 @@ import Testing
     func aFaultFailsEveryRequestInFlight(_ fault: String, _ code: LooplError.Code, _ fragment: String) async throws {
         let marker = Fixtures.markerPath()
         defer { try? FileManager.default.removeItem(atPath: marker) }
-        let model = try await Self.start(["--fault", fault, "--fault-after", "2", "--fault-once", marker], idle: .seconds(2))
+        let model = try await Self.start(["--fault", fault, "--fault-after", "2", "--fault-when-running", "4", "--fault-once", marker], idle: .seconds(2))
         let results = await Fixtures.together(model, Self.hellos, options: .greedy(maxTokens: 8))
         for result in results {
             guard case .failure(let error as LooplError) = result else {

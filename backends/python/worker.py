@@ -6,7 +6,7 @@ from a JSON file, serves several requests at once on threads of their own, and c
 demand, once per fault the host must survive:
 
     python3 worker.py [--script FILE] [--echo] [--delay-ms N] [--concurrency N] [--serial] [--hold FILE]
-                      [--protocol 1|2] [--notify] [--fault MODE] [--fault-after N] [--fault-once FILE]
+                      [--protocol 1|2] [--notify] [--fault MODE] [--fault-after N] [--fault-when-running K] [--fault-once FILE]
 
 Start here to wrap a Python runtime (MLX, transformers): replace `ScriptedRuntime.turn` with
 calls into the runtime, and keep the framing, the cancellation and the error shapes.
@@ -114,11 +114,16 @@ class Output:
 class Fault:
     """The misbehaviour asked for on the command line, at most once when --fault-once is given."""
 
-    def __init__(self, mode, after, once_file):
+    def __init__(self, mode, after, running, once_file):
         self.mode = mode
         self.after = after
+        self.running = running
         self.once_file = once_file
         self.lock = threading.Lock()
+
+    def pending(self):
+        """Whether the misbehaviour is still to come."""
+        return self.mode is not None and not (self.once_file and os.path.exists(self.once_file))
 
     def armed(self, mode):
         if self.mode != mode:
@@ -449,6 +454,8 @@ class Worker:
 
         def emit(params):
             if sent[0] == fault.after:
+                if fault.pending():
+                    self.wait_for_running(fault.running)
                 self.misbehave(request_id)
             self.out.event(request_id, params)
             sent[0] += 1
@@ -475,6 +482,15 @@ class Worker:
             self.out.send({"method": "$/log", "params": {"message": "idle"}})
         if fault.armed("after-result"):
             self.out.event(request_id, {"type": "text", "text": "too late"})
+
+    def wait_for_running(self, count, timeout=10):
+        """Waits, for at most `timeout` seconds, until `count` requests run."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                if len(self.running) >= count:
+                    return
+            time.sleep(0.01)
 
     def misbehave(self, request_id):
         """Breaks the protocol in the way --fault asks, in the middle of a turn."""
@@ -523,6 +539,8 @@ def main():
                         help="the highest protocol version spoken; 1 refuses version 2 as an older worker does")
     parser.add_argument("--fault", choices=FAULTS, help="misbehave in this way")
     parser.add_argument("--fault-after", type=int, default=1, help="events of a turn before misbehaving (default 1)")
+    parser.add_argument("--fault-when-running", type=int, default=1, metavar="K",
+                        help="before misbehaving, wait (up to 10 s) until K requests run (default 1)")
     parser.add_argument("--notify", action="store_true",
                         help="send a $/log notification before and after each turn (hosts must ignore them)")
     parser.add_argument("--fault-once", metavar="FILE",
@@ -535,7 +553,7 @@ def main():
     if args.script:
         with open(args.script, encoding="utf-8") as file:
             script = json.load(file)
-    fault = Fault(args.fault, args.fault_after, args.fault_once)
+    fault = Fault(args.fault, args.fault_after, args.fault_when_running, args.fault_once)
     if fault.armed("exit-at-start"):
         log("exiting at start, as asked")
         sys.exit(3)
