@@ -54,6 +54,6 @@ import Testing
         for outcome in outcomes {
             #expect(outcome.count == 3 && outcome.allSatisfy { $0.contains("did not answer tools/call") }, "\(outcome)")
         }
-        for pid in started { #expect(await MCPIsolationTests.gone(pid), "server \(pid) outlived the client's shutdown") }
+        for pid in started { #expect(await ProcessWatch.waitUntilGone(pid, timeout: .seconds(3)), "server \(pid) outlived the client's shutdown") }
     }
 }

@@ -8,18 +8,6 @@ import Testing
 /// An MCP server is a third party: it sees only the environment it is given, and what it starts
 /// ends with it.
 @Suite(.serialized) struct MCPIsolationTests {
-    /// Whether `pid` is gone (or only a zombie), within `seconds`.
-    static func gone(_ pid: Int32, within seconds: Double = 3) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        repeat {
-            if kill(pid, 0) != 0 { return true }
-            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-            if let close = stat.lastIndex(of: ")"), stat[close...].dropFirst(2).first == "Z" { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        } while Date() < deadline
-        return false
-    }
-
     static func temporary(_ name: String) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)").path
     }
@@ -38,7 +26,7 @@ import Testing
         await client.shutdown()
         let started = (try? String(contentsOfFile: pids, encoding: .utf8))?.split(separator: "\n").compactMap { Int32($0) } ?? []
         #expect(started.count == 2)
-        for pid in started { #expect(await Self.gone(pid), "grandchild \(pid) outlived the client's shutdown") }
+        for pid in started { #expect(await ProcessWatch.waitUntilGone(pid, timeout: .seconds(3)), "grandchild \(pid) outlived the client's shutdown") }
     }
 
     /// The host's secrets stay in the host; the server sees PATH and what its entry sets.

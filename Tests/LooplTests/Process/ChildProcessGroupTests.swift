@@ -6,18 +6,6 @@ import Testing
 /// Each child leads its own process group: the terminal's Ctrl-C does not reach it, and its
 /// teardown ends what it started.
 @Suite struct ChildProcessGroupTests {
-    /// Whether `pid` is gone (or only a zombie), within `seconds`.
-    static func gone(_ pid: Int32, within seconds: Double = 3) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        repeat {
-            if kill(pid, 0) != 0 { return true }
-            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-            if let close = stat.lastIndex(of: ")"), stat[close...].dropFirst(2).first == "Z" { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        } while Date() < deadline
-        return false
-    }
-
     /// The first line the child writes, as a pid.
     static func firstPid(of child: ChildProcess) async -> Int32? {
         var bytes: [UInt8] = []
@@ -41,7 +29,7 @@ import Testing
         let child = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "sleep 300 & echo $!; wait"], output: .stream)
         let grandchild = try #require(await Self.firstPid(of: child))
         await child.terminate(grace: .seconds(1))
-        #expect(await Self.gone(grandchild), "grandchild \(grandchild) outlived its parent's teardown")
+        #expect(await ProcessWatch.waitUntilGone(grandchild, timeout: .seconds(3)), "grandchild \(grandchild) outlived its parent's teardown")
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -50,7 +38,7 @@ import Testing
         let grandchild = try #require(await Self.firstPid(of: child))
         #expect(await child.waitForExit() == 0)
         await child.terminate(grace: .seconds(1))
-        #expect(await Self.gone(grandchild), "grandchild \(grandchild) outlived its parent's teardown")
+        #expect(await ProcessWatch.waitUntilGone(grandchild, timeout: .seconds(3)), "grandchild \(grandchild) outlived its parent's teardown")
     }
 
     /// A Ctrl-C goes to the terminal's foreground group: the host's. `loopl-test-host ctrl-c` plays
@@ -71,6 +59,6 @@ import Testing
         #expect(lines.dropFirst().first == "child running", "host said \(text.debugDescription)")
         try host.write(Array("exit\n".utf8))
         #expect(await host.waitForExit() == 0)
-        #expect(await Self.gone(child))
+        #expect(await ProcessWatch.waitUntilGone(child, timeout: .seconds(3)))
     }
 }
