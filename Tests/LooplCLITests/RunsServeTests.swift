@@ -72,13 +72,7 @@ import Testing
     func aRunWaitsForItsApprovalAndThePostReleasesIt() throws {
         // The approval timeout is the default 300 s: a run ended by a cancel or a hang-up ends long before.
         try ServeTests.requireModel()
-        let config = try ServeProcess.config([
-            "default": "llama",
-            "backends": ["llama": ["kind": "llama", "model": .string(LooplHome.defaultModel), "threads": 2, "contextLength": 8192]],
-            "tools": ["calc": ["approval": "ask"]],
-            "serve": ["sessionsDir": .string(FileManager.default.temporaryDirectory.appendingPathComponent("loopl-sessions-\(UUID())").path)],
-        ])
-        let server = try ServeProcess([], config: config)
+        let server = try ServeProcess([], config: try ServeProcess.askingConfig())
         try Self.check(server, ["approve", "deny", "cancel-waiting"])
         #expect(server.stop().status == 0)
     }

@@ -100,12 +100,19 @@ final class ServeProcess {
     /// A config with the default model in process (`llama`, parallel `parallel`) under the aliases
     /// given, and the `extra` backends.
     static func llamaConfig(parallel: Int = 4, maxQueue: Int = 64, aliases: [String] = ["gpt-4o-mini"], serve: JSONObject = [:],
-                            extra: JSONObject = [:]) throws -> String {
+                            extra: JSONObject = [:], tools: JSONObject = [:]) throws -> String {
         var backends: JSONObject = [
             "llama": ["kind": "llama", "model": .string(LooplHome.defaultModel), "threads": 2, "contextLength": 8192,
                       "parallel": .integer(parallel), "maxQueue": .integer(maxQueue), "aliases": .array(aliases.map { .string($0) })],
         ]
         for (name, entry) in extra { backends[name] = entry }
-        return try config(["default": "llama", "serve": .object(serve), "backends": .object(backends)])
+        return try config(["default": "llama", "serve": .object(serve), "backends": .object(backends), "tools": .object(tools)])
+    }
+
+    /// The llama backend with the calculator asking before each call, and sessions kept in a
+    /// folder of their own.
+    static func askingConfig() throws -> String {
+        let sessions = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-sessions-\(UUID())").path
+        return try llamaConfig(serve: ["sessionsDir": .string(sessions)], tools: ["calc": ["approval": "ask"]])
     }
 }

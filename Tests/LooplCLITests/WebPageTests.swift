@@ -60,13 +60,7 @@ import Testing
     @Test(.timeLimit(.minutes(30)))
     func denyGivesTheErrorResultAndApproveRunsTheTool() throws {
         try ServeTests.requireModel()
-        let config = try ServeProcess.config([
-            "default": "llama",
-            "backends": ["llama": ["kind": "llama", "model": .string(LooplHome.defaultModel), "threads": 2, "contextLength": 8192]],
-            "tools": ["calc": ["approval": "ask"]],
-            "serve": ["sessionsDir": .string(FileManager.default.temporaryDirectory.appendingPathComponent("loopl-sessions-\(UUID())").path)],
-        ])
-        let server = try ServeProcess([], config: config)
+        let server = try ServeProcess([], config: try ServeProcess.askingConfig())
         try Self.page(server, ["approval", "console"])
         #expect(server.stop().status == 0)
     }
