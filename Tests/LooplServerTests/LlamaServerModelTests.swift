@@ -11,20 +11,13 @@ import Testing
 /// The backend on a real child llama-server and the default model. One server at a time.
 @Suite(.serialized) struct LlamaServerModelTests {
     /// A child that renders with llama-server's own template (`/v1/chat/completions`).
-    static func model(context: Int = 2048, parallel: Int = 4) async throws -> LlamaServerModel {
-        try await LlamaServerModel.start(.init(rendering: .server, contextLength: context, parallel: parallel, threads: 2))
+    static func configuration(context: Int = 2048, parallel: Int = 4) -> LlamaServerModel.Configuration {
+        .init(rendering: .server, contextLength: context, parallel: parallel, threads: 2)
     }
 
     /// Runs `body` on a fresh child model and always closes it.
     static func withModel(context: Int = 2048, parallel: Int = 4, _ body: (LlamaServerModel) async throws -> Void) async throws {
-        let model = try await Self.model(context: context, parallel: parallel)
-        do {
-            try await body(model)
-        } catch {
-            await model.close()
-            throw error
-        }
-        await model.close()
+        try await ServerConcurrencyTests.withModel(Self.configuration(context: context, parallel: parallel), body)
     }
 
     /// Streams a long answer until the first text arrives, then hands the consumer task back;
@@ -66,7 +59,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(10)))
     func conformance() async throws {
-        let model = try await Self.model()
+        let model = try await LlamaServerModel.start(Self.configuration())
         let suite = ModelConformance(model: model, places: 4)
         try await suite.checkPlainAnswer()
         try await suite.checkMaxTokens()
