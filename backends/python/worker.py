@@ -129,9 +129,9 @@ class Fault:
         if self.mode != mode:
             return False
         with self.lock:
+            if not self.pending():
+                return False
             if self.once_file:
-                if os.path.exists(self.once_file):
-                    return False
                 with open(self.once_file, "w") as marker:
                     marker.write(mode + "\n")
             return True
