@@ -25,10 +25,18 @@ package final class APIServer: Sendable {
         let loopl = LooplRoutes(chat: chat, toolkit: toolkit, store: SessionStore(directory: settings.sessionsDir),
                                 defaultModel: directory.names.defaultBackend, approval: settings.approval,
                                 approvalTimeout: settings.approvalTimeout)
-        let routes = Routes(directory: directory, key: key, chat: chat, responses: responses, messages: MessagesEndpoint(chat: chat),
-                            cors: CORSPolicy(origins: settings.corsOrigins, keyed: key != nil), metricsPublic: settings.metricsPublic,
-                            loopl: loopl)
-        http = try HTTPServer.listen(host: host, port: port, limits: limits, errorBody: Routes.errorBody,
+        let hosts = HostCheck(listening: host, allowed: settings.allowedHosts)
+        // The order every request passes them in.
+        let checks = RequestChecks(stages: [
+            hosts,
+            BrowserCheck(hosts: hosts, origins: settings.corsOrigins),
+            CORSPolicy(origins: settings.corsOrigins, keyed: key != nil),
+            KeyCheck(key: key),
+            JSONBodyCheck(),
+        ])
+        let routes = Routes(directory: directory, chat: chat, responses: responses, messages: MessagesEndpoint(chat: chat),
+                            checks: checks, metricsPublic: settings.metricsPublic, loopl: loopl)
+        http = try HTTPServer.listen(host: host, port: port, limits: limits, errorBody: Routes.errorBody, headers: WebPage.headers,
                                      listening: listening) { request, responder in
             await routes.handle(request, responder)
         }
@@ -45,14 +53,14 @@ package final class APIServer: Sendable {
     }
 }
 
-/// Which endpoint answers a request, after the key check.
+/// Which endpoint answers a request, after the checks.
 private struct Routes: Sendable {
     let directory: ModelDirectory
-    let key: APIKey?
     let chat: ChatEndpoint
     let responses: ResponsesEndpoint
     let messages: MessagesEndpoint
-    let cors: CORSPolicy
+    /// What every request passes before its endpoint.
+    let checks: RequestChecks
     /// Whether `/metrics` answers without the key.
     let metricsPublic: Bool
     let loopl: LooplRoutes
@@ -61,18 +69,14 @@ private struct Routes: Sendable {
 
     func handle(_ request: HTTPRequest, _ responder: HTTPResponder) async {
         let path = request.path.hasPrefix("/v1/") ? String(request.path.dropFirst(3)) : request.path
-        responder.include(headers: cors.headers(for: request))
-        if cors.answerPreflight(request, responder) { return }
+        let route = traits(path, request)
+        guard checks.admit(request, to: route, responder) else { return }
         if path == "/health" {
             return get(request, responder) { ["status": "ok"] }
         }
         if path == "/metrics", metricsPublic { return metrics(request, responder) }
         if let file = WebPage.file(at: request.path) { return get(request, responder, file) }
-        let anthropic = path == "/messages" || path.hasPrefix("/messages/")
-        if let key, !key.accepts(authorization: request.headers["authorization"], xAPIKey: request.headers["x-api-key"]) {
-            return anthropic ? responder.respond(anthropic: .unauthorized) : responder.respond(.unauthorized)
-        }
-        if anthropic { return await routeMessages(path, request, responder) }
+        if route.errors == .anthropic { return await routeMessages(path, request, responder) }
         if path.hasPrefix("/loopl/v1/") { return await loopl.handle(String(path.dropFirst("/loopl/v1".count)), request, responder) }
         switch path {
         case "/models":
@@ -98,6 +102,14 @@ private struct Routes: Sendable {
         default:
             responder.respond(.notFound(request.path))
         }
+    }
+
+    /// What the checks need to know of the endpoint at `path` (without `/v1`).
+    private func traits(_ path: String, _ request: HTTPRequest) -> RouteTraits {
+        var route = RouteTraits()
+        if path == "/messages" || path.hasPrefix("/messages/") { route.errors = .anthropic }
+        route.needsKey = !(path == "/health" || (path == "/metrics" && metricsPublic) || WebPage.file(at: request.path) != nil)
+        return route
     }
 
     /// Anthropic's Messages endpoints, answering errors in its shape.

@@ -17,6 +17,9 @@ package struct ServeSettings: Sendable {
     package var responsesDir: String?
     /// The browser origins allowed to call the API (`serve.corsOrigins`); none by default.
     package var corsOrigins: [String] = []
+    /// The names the server answers to besides its own addresses (`serve.allowedHosts`), each with
+    /// any port; `*` answers to every name.
+    package var allowedHosts: [String] = []
     /// Whether `GET /metrics` answers without the API key (`serve.metricsPublic`, default false).
     package var metricsPublic = false
     /// How long an agent run waits for a call's approval before the call is denied
@@ -51,6 +54,10 @@ package struct ServeSettings: Sendable {
         if let bad = corsOrigins.first(where: { !CORSPolicy.isOrigin($0) }) {
             throw reader.error("corsOrigins entry '\(bad)' is not an origin such as https://app.example.com (scheme and host, no path), or *")
         }
+        allowedHosts = try reader.optionalStrings("allowedHosts") ?? []
+        if let bad = allowedHosts.first(where: { !Self.isHostName($0) }) {
+            throw reader.error("allowedHosts entry '\(bad)' is not a host name such as proxy.example.com, an address (IPv6 in brackets) or *; give no scheme, port or path: an entry matches its name with any port")
+        }
         metricsPublic = try reader.optionalBool("metricsPublic") ?? false
         if let seconds = try reader.optionalDouble("approvalTimeoutSeconds") {
             guard (1...86_400).contains(seconds) else { throw reader.error("approvalTimeoutSeconds must be 1 to 86400") }
@@ -58,6 +65,11 @@ package struct ServeSettings: Sendable {
         }
         sessionsDir = try reader.optionalString("sessionsDir")
         try reader.finish()
+    }
+
+    /// Whether `text` is `*` or a name a `Host` header can carry, without a port.
+    static func isHostName(_ text: String) -> Bool {
+        text == "*" || HostCheck.split(text).map { $0.port == nil && !text.hasSuffix(":") } ?? false
     }
 
     /// The API key: `flag`, else `$LOOPL_API_KEY`, else the first line of ``apiKeyFile``; nil

@@ -99,8 +99,8 @@ struct HTTPConnection {
     /// Answers one request with the handler; true when the connection stays open for the next one.
     func serve(_ request: HTTPRequest) -> Bool {
         let core = core
-        let responder = HTTPResponder(request: request, limits: core.limits, errorBody: core.errorBody, wakeup: wakeup,
-                                      stopping: { core.isStopping })
+        let responder = HTTPResponder(request: request, port: core.port, limits: core.limits, headers: core.headers,
+                                      errorBody: core.errorBody, wakeup: wakeup, stopping: { core.isStopping })
         responder.start(core.handler)
         guard pump(responder) else {
             waitForHandler(responder)

@@ -49,7 +49,7 @@ package struct HTTPRequest: Sendable, Equatable {
 
 extension Substring {
     /// The text without leading and trailing spaces and tabs.
-    var trimmingSpaces: Substring {
+    package var trimmingSpaces: Substring {
         var text = self
         while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
         while let last = text.last, last == " " || last == "\t" { text.removeLast() }

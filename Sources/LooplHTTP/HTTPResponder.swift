@@ -24,7 +24,7 @@ package final class HTTPResponder: Sendable {
         var keepAlive: (interval: Duration, bytes: [UInt8])?
         /// The handler's task, to cancel when the client leaves.
         var task: Task<Void, Never>?
-        /// Headers every answer carries besides its own (CORS's, for an allowed origin).
+        /// Headers every answer carries besides its own (the server's, and CORS's for an allowed origin).
         var extraHeaders: [(String, String)] = []
     }
 
@@ -34,6 +34,8 @@ package final class HTTPResponder: Sendable {
     let wakeup: Wakeup
     /// The request answered.
     let request: HTTPRequest
+    /// The port the server listens on: the one a client names in its `Host`.
+    package let port: Int
     /// The server's limits (`maxUnsentBytes`).
     let limits: HTTPLimits
     /// The server's error bodies, for the 500 of a handler that did not answer.
@@ -41,14 +43,17 @@ package final class HTTPResponder: Sendable {
     /// Whether the server is shutting down (answers then close their connection).
     let stopping: @Sendable () -> Bool
 
-    /// A responder for `request` on the connection woken by `wakeup`.
-    init(request: HTTPRequest, limits: HTTPLimits, errorBody: @escaping HTTPServer.ErrorBody, wakeup: Wakeup,
-         stopping: @escaping @Sendable () -> Bool) {
+    /// A responder for `request` to the server on `port`, on the connection woken by `wakeup`; its
+    /// answer carries `headers`.
+    init(request: HTTPRequest, port: Int, limits: HTTPLimits, headers: [(String, String)], errorBody: @escaping HTTPServer.ErrorBody,
+         wakeup: Wakeup, stopping: @escaping @Sendable () -> Bool) {
         self.request = request
+        self.port = port
         self.limits = limits
         self.errorBody = errorBody
         self.wakeup = wakeup
         self.stopping = stopping
+        state.withLock { $0.extraHeaders = headers }
     }
 
     /// Adds `headers` to the answer, whichever the handler sends; call it before answering.

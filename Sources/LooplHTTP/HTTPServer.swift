@@ -31,9 +31,10 @@ package final class HTTPServer: Sendable {
     /// Binds and listens on `host:port` (SO_REUSEADDR; port 0 picks a free port) and starts serving
     /// with `handler`, after calling `listening` with the bound port (so that what it prints comes
     /// before any answer). The server's own error answers (400, 408, 413, 500, 503, ...) take their
-    /// body from `errorBody`.
+    /// body from `errorBody`. Every answer, the server's own included, carries `headers`.
     package static func listen(host: String, port: Int, limits: HTTPLimits = .init(),
                                errorBody: @escaping ErrorBody = HTTPServer.plainErrorBody,
+                               headers: [(String, String)] = [],
                                listening: (Int) -> Void = { _ in },
                                handler: @escaping Handler) throws(HTTPServerError) -> HTTPServer {
         let (fd, bound) = try HTTPListener.open(host: host, port: port)
@@ -41,7 +42,7 @@ package final class HTTPServer: Sendable {
             close(fd)
             throw .cannotBind(host: host, port: port, reason: "the process is out of file descriptors")
         }
-        let core = HTTPServerCore(limits: limits, handler: handler, errorBody: errorBody)
+        let core = HTTPServerCore(port: bound, limits: limits, headers: headers, handler: handler, errorBody: errorBody)
         listening(bound)
         let thread = Thread { HTTPServer.accept(fd, wakeup: wakeup, core: core) }
         thread.name = "loopl http accept"

@@ -17,8 +17,12 @@ final class HTTPServerCore: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
+    /// The port the server listens on.
+    let port: Int
     /// The bounds every connection keeps.
     let limits: HTTPLimits
+    /// The headers every answer carries.
+    let headers: [(String, String)]
     /// Answers each request.
     let handler: HTTPServer.Handler
     /// The bodies of the server's own error answers.
@@ -27,8 +31,11 @@ final class HTTPServerCore: Sendable {
     let state = Mutex(State())
 
     /// The shared state of a server starting with these.
-    init(limits: HTTPLimits, handler: @escaping HTTPServer.Handler, errorBody: @escaping HTTPServer.ErrorBody) {
+    init(port: Int, limits: HTTPLimits, headers: [(String, String)], handler: @escaping HTTPServer.Handler,
+         errorBody: @escaping HTTPServer.ErrorBody) {
+        self.port = port
         self.limits = limits
+        self.headers = headers
         self.handler = handler
         self.errorBody = errorBody
     }
@@ -96,7 +103,7 @@ final class HTTPServerCore: Sendable {
     /// A server error answer, with `Connection: close`.
     func errorResponse(_ status: Int, _ message: String) -> [UInt8] {
         let (contentType, body) = errorBody(status, message)
-        return HTTPResponseHead.bytes(status: status, headers: [("Content-Type", contentType)],
+        return HTTPResponseHead.bytes(status: status, headers: headers + [("Content-Type", contentType)],
                                       framing: .length(body.count), keepAlive: false) + body
     }
 }

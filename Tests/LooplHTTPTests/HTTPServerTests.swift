@@ -126,6 +126,24 @@ func startServer(_ limits: HTTPLimits = .init(), errorBody: @escaping HTTPServer
         await server.shutdown(grace: .seconds(1))
     }
 
+    @Test func everyAnswerCarriesTheServersHeaders() async throws {
+        let server = try HTTPServer.listen(host: "127.0.0.1", port: 0, headers: [("X-Server", "yes")]) { request, responder in
+            if request.path == "/stream" {
+                responder.startStream(status: 200, headers: [])
+                responder.finish()
+            } else if request.path == "/answer" {
+                await echo(request, responder)
+            }
+        }
+        let client = try TestClient(port: server.port)
+        for path in ["/answer", "/stream", "/silent"] {
+            #expect(try await client.exchange("GET \(path) HTTP/1.1\r\n\r\n").headers["X-Server"] == "yes", "\(path)")
+        }
+        let malformed = try TestClient(port: server.port)
+        #expect(try await malformed.exchange("GET / HTTP/1.1\r\nContent-Length: x\r\n\r\n").headers["X-Server"] == "yes", "the server's 400")
+        await server.shutdown(grace: .seconds(1))
+    }
+
     @Test func aChunkedRequestGets411() async throws {
         let server = try startServer(handler: echo)
         let client = try TestClient(port: server.port)

@@ -68,6 +68,9 @@ struct ServeCommand: Command {
         if key == nil, !["127.0.0.1", "localhost", "::1"].contains(host) {
             console.err("warning: Listening on \(host) without an API key: anyone who reaches this address can use the models. Set --api-key, LOOPL_API_KEY or serve.apiKeyFile.")
         }
+        if settings.allowedHosts.contains("*") {
+            console.err("warning: serve.allowedHosts is \"*\": the server answers to any host name, so a web page whose name is made to point at this machine (DNS rebinding) can read its answers. List the names it is reached by instead.")
+        }
         let directory = try ModelDirectory(config: config, served: backends)
         if preload { try await directory.preload() }
         let server = try APIServer(directory: directory, host: host, port: port, key: key, settings: settings,

@@ -3,8 +3,9 @@ import LooplHTTP
 /// Which browser origins may call the API (`serve.corsOrigins`), and the headers they get: a
 /// preflight (`OPTIONS` with `Access-Control-Request-Method`) is answered for them only, and an
 /// answer to one of them names it. `*` allows every origin; it is sent as `*` only when the server
-/// has no API key, else the request's origin is named instead.
-struct CORSPolicy: Sendable {
+/// has no API key, else the request's origin is named instead. Origins that are not listed never
+/// get this far (``BrowserCheck``).
+struct CORSPolicy: RequestStage {
     let origins: [String]
     /// Whether the server asks for a key: then no wildcard is sent.
     let keyed: Bool
@@ -34,6 +35,12 @@ struct CORSPolicy: Sendable {
     func headers(for request: HTTPRequest) -> [(String, String)] {
         guard let value = allowed(request.headers["origin"]) else { return [] }
         return [("Access-Control-Allow-Origin", value), ("Vary", "Origin")]
+    }
+
+    /// Adds the headers for the request's origin to its answer; answers a preflight and stops there.
+    func admits(_ request: HTTPRequest, to route: RouteTraits, _ responder: HTTPResponder) -> Bool {
+        responder.include(headers: headers(for: request))
+        return !answerPreflight(request, responder)
     }
 
     /// Whether `request` is a CORS preflight.

@@ -1,3 +1,5 @@
+import LooplHTTP
+
 /// The key a client must send to use the API, as `Authorization: Bearer KEY` (the scheme in any
 /// case) or `x-api-key: KEY`.
 ///
@@ -16,23 +18,16 @@ package struct APIKey: Sendable, CustomStringConvertible, CustomDebugStringConve
     package func accepts(authorization: String?, xAPIKey: String?) -> Bool {
         var accepted = false
         if let authorization, let token = Self.bearerToken(authorization) { accepted = matches(token) || accepted }
-        if let xAPIKey { accepted = matches(Self.trimmed(Substring(xAPIKey))) || accepted }
+        if let xAPIKey { accepted = matches(Substring(xAPIKey).trimmingSpaces) || accepted }
         return accepted
     }
 
     /// The token of a `Bearer` credential; nil for another scheme.
     static func bearerToken(_ header: String) -> Substring? {
-        let value = trimmed(Substring(header))
+        let value = Substring(header).trimmingSpaces
         guard let space = value.firstIndex(where: { $0 == " " || $0 == "\t" }),
               value[..<space].lowercased() == "bearer" else { return nil }
-        return trimmed(value[space...])
-    }
-
-    private static func trimmed(_ text: Substring) -> Substring {
-        var text = text
-        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
-        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
-        return text
+        return value[space...].trimmingSpaces
     }
 
     /// Compares every byte of the key whatever the candidate holds, so the time taken tells nothing
