@@ -8,8 +8,8 @@ import Testing
 /// The checks before every endpoint: the host, the browser's origin, the body's type, and the
 /// headers on every answer.
 @Suite struct RequestChecksTests {
-    static func request(_ method: String = "GET", _ target: String = "/v1/models", version: String = "HTTP/1.1",
-                        _ headers: [(String, String)], body: String = "") -> HTTPRequest {
+    static func request(_ headers: [(String, String)], method: String = "GET", target: String = "/v1/models",
+                        version: String = "HTTP/1.1", body: String = "") -> HTTPRequest {
         HTTPRequest(method: method, target: target, version: version, headers: HTTPHeaders(headers), body: Array(body.utf8))
     }
 
@@ -57,10 +57,10 @@ import Testing
         let refusal = { (request: HTTPRequest) in Self.hosts.refusal(request, to: RouteTraits(), port: 8080) }
         let foreign = refusal(Self.request([("Host", "rebind.evil.example:8080")]))
         #expect(foreign?.status == 421 && foreign?.message.contains("serve.allowedHosts") == true)
-        #expect(refusal(Self.request("GET", "http://evil.example:8080/v1/models", [("Host", "localhost:8080")]))?.status == 421)
-        #expect(refusal(Self.request("GET", "http://localhost:8080/v1/models", [("Host", "localhost:8080")])) == nil)
+        #expect(refusal(Self.request([("Host", "localhost:8080")], target: "http://evil.example:8080/v1/models"))?.status == 421)
+        #expect(refusal(Self.request([("Host", "localhost:8080")], target: "http://localhost:8080/v1/models")) == nil)
         #expect(refusal(Self.request([]))?.status == 400)
-        #expect(refusal(Self.request(version: "HTTP/1.0", [])) == nil)
+        #expect(refusal(Self.request([], version: "HTTP/1.0")) == nil)
         #expect(refusal(Self.request([("Host", "localhost:8080"), ("Host", "evil.example")]))?.status == 400)
         #expect(refusal(Self.request([("Host", "localhost:8080")])) == nil)
     }
@@ -92,7 +92,7 @@ import Testing
 
     @Test func aBodyMustBeDeclaredJSONUnlessTheRouteReadsForms() {
         let refusal = { (type: String?, bodies: RouteTraits.Bodies) in
-            JSONBodyCheck().refusal(Self.request("POST", "/v1/chat/completions", type.map { [("Content-Type", $0)] } ?? [], body: "{}"),
+            JSONBodyCheck().refusal(Self.request(type.map { [("Content-Type", $0)] } ?? [], method: "POST", body: "{}"),
                                     to: RouteTraits(bodies: bodies), port: 8080)
         }
         for type in ["application/json", "application/json; charset=utf-8", "Application/JSON;charset=UTF-8", " application/json "] {
@@ -105,7 +105,7 @@ import Testing
         }
         #expect(refusal(nil, .jsonOrForm) == nil && refusal("application/x-www-form-urlencoded", .jsonOrForm) == nil)
         #expect(refusal("text/plain", .jsonOrForm)?.status == 415)
-        #expect(JSONBodyCheck().refusal(Self.request("POST", "/x", [("Content-Type", "text/plain")]), to: RouteTraits(), port: 8080) == nil)
+        #expect(JSONBodyCheck().refusal(Self.request([("Content-Type", "text/plain")], method: "POST"), to: RouteTraits(), port: 8080) == nil)
     }
 
     @Test func allowedHostsAreNamesWithoutAPort() throws {
