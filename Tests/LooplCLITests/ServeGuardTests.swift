@@ -12,52 +12,42 @@ import Testing
         ]])
     }
 
-    static func check(_ server: ServeProcess, _ checks: [String], key: String? = nil, extra: [String] = [],
-                      sourceLocation: SourceLocation = #_sourceLocation) throws {
+    /// Starts `loopl serve ARGUMENTS` with `serve` as its config's serve object, runs guard_check.py's
+    /// `checks` on it and stops it; returns what it printed before listening.
+    @discardableResult
+    static func check(_ checks: [String], serve: JSONObject = [:], _ arguments: [String] = [], key: String? = nil,
+                      extra: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let server = try ServeProcess(arguments + (key.map { ["--api-key", $0] } ?? []), config: try config(serve: serve))
         try server.expect("guard_check.py", ["--port", String(server.port)] + (key.map { ["--key", $0] } ?? []) + extra,
                           checks: checks, sourceLocation: sourceLocation)
+        #expect(server.stop().status == 0, sourceLocation: sourceLocation)
+        return server.banner
     }
 
     @Test(.timeLimit(.minutes(3)))
     func aHostTheServerDoesNotAnswerToGets421() throws {
-        let server = try ServeProcess([], config: try Self.config())
-        try Self.check(server, ["hosts"])
-        #expect(server.stop().status == 0)
-        let proxied = try ServeProcess([], config: try Self.config(serve: ["allowedHosts": ["Proxy.example"]]))
-        try Self.check(proxied, ["allowed-hosts"], extra: ["--allowed", "proxy.example"])
-        #expect(!proxied.banner.contains("warning:"), "\(proxied.banner)")
-        #expect(proxied.stop().status == 0)
-        let any = try ServeProcess([], config: try Self.config(serve: ["allowedHosts": ["*"]]))
-        try Self.check(any, ["any-host"])
-        #expect(any.banner.contains("warning: serve.allowedHosts is \"*\""), "\(any.banner)")
-        #expect(any.stop().status == 0)
+        try Self.check(["hosts"])
+        let proxied = try Self.check(["allowed-hosts"], serve: ["allowedHosts": ["Proxy.example"]], extra: ["--allowed", "proxy.example"])
+        #expect(!proxied.contains("warning:"), "\(proxied)")
+        let any = try Self.check(["any-host"], serve: ["allowedHosts": ["*"]])
+        #expect(any.contains("warning: serve.allowedHosts is \"*\""), "\(any)")
     }
 
     @Test(.timeLimit(.minutes(3)))
     func aPageOfAnotherSiteGets403BeforeTheKey() throws {
-        let keyed = try ServeProcess(["--api-key", "secret"], config: try Self.config())
-        try Self.check(keyed, ["browsers"], key: "secret")
-        #expect(keyed.stop().status == 0)
-        let open = try ServeProcess([], config: try Self.config())
-        try Self.check(open, ["browsers"])
-        #expect(open.stop().status == 0)
-        let desktop = try ServeProcess([], config: try Self.config(serve: ["corsOrigins": ["app://loopl-desktop"]]))
-        try Self.check(desktop, ["listed-origin"], extra: ["--origin", "app://loopl-desktop"])
-        #expect(desktop.stop().status == 0)
+        try Self.check(["browsers"], key: "secret")
+        try Self.check(["browsers"])
+        try Self.check(["listed-origin"], serve: ["corsOrigins": ["app://loopl-desktop"]], extra: ["--origin", "app://loopl-desktop"])
     }
 
     @Test(.timeLimit(.minutes(3)))
     func aBodyNotSentAsJSONGets415AndStartsNothing() throws {
         let sessions = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-sessions-\(UUID())").path
-        let server = try ServeProcess([], config: try Self.config(serve: ["sessionsDir": .string(sessions)]))
-        try Self.check(server, ["json-bodies"], extra: ["--sessions-dir", sessions])
-        #expect(server.stop().status == 0)
+        try Self.check(["json-bodies"], serve: ["sessionsDir": .string(sessions)], extra: ["--sessions-dir", sessions])
     }
 
     @Test(.timeLimit(.minutes(3)))
     func everyAnswerCarriesThePagesHeaders() throws {
-        let server = try ServeProcess(["--api-key", "secret"], config: try Self.config())
-        try Self.check(server, ["headers"], key: "secret")
-        #expect(server.stop().status == 0)
+        try Self.check(["headers"], key: "secret")
     }
 }
