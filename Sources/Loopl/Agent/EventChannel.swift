@@ -2,7 +2,7 @@ import Synchronization
 
 /// A buffered, single-consumer async sequence. Unlike AsyncStream, the consumer's cancellation
 /// does not end it at once: it calls `onCancel`, and the producer sends its last events and finishes.
-public final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
+package final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
     private struct State {
         var buffer: [Element] = []
         var finished = false
@@ -15,7 +15,7 @@ public final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
 
     private enum Step { case element(Element), end((any Error)?), wait }
 
-    public init() {}
+    package init() {}
 
     /// Called once when the consuming task is cancelled.
     func setOnCancel(_ action: @escaping @Sendable () -> Void) {
@@ -43,15 +43,15 @@ public final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
         waiter?.resume()
     }
 
-    public struct AsyncIterator: AsyncIteratorProtocol {
+    package struct AsyncIterator: AsyncIteratorProtocol {
         let channel: EventChannel
 
-        public mutating func next() async throws -> Element? {
+        package mutating func next() async throws -> Element? {
             try await channel.next()
         }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(channel: self) }
+    package func makeAsyncIterator() -> AsyncIterator { AsyncIterator(channel: self) }
 
     private func next() async throws -> Element? {
         while true {
