@@ -23,7 +23,7 @@ var targets: [Target] = [
     .target(name: "LooplAPI", dependencies: ["Loopl", "LooplHTTP", "LooplWeb"], swiftSettings: strict),
     // The transcript page that `loopl serve` serves at `/`, its files built into the binary.
     .target(name: "LooplWeb", exclude: ["README.md"],
-            resources: ["index.html", "style.css", "app.js", "transcript.js", "favicon.svg"].map { .embedInCode("Page/" + $0) },
+            resources: ["index.html", "style.css", "app.js", "api.js", "view.js", "transcript.js", "favicon.svg"].map { .embedInCode("Page/" + $0) },
             swiftSettings: strict),
     .testTarget(name: "LooplAPITests", dependencies: ["LooplAPI"], swiftSettings: strict),
     .testTarget(name: "LooplMCPTests", dependencies: ["LooplMCP", "LooplHTTP", "LooplTestKit"], swiftSettings: strict),
