@@ -56,7 +56,7 @@ public actor Agent {
     /// turn whose engine was lost is first retried (``AgentOptions/turnRetries``, `.retrying`).
     /// While a run goes on, another `stream` or ``resume()`` ends at once with
     /// ``LooplError/Code/agentBusy``: one Agent is one conversation; many Agents may share a model.
-    public nonisolated func stream(_ userText: String) -> some AsyncSequence<AgentEvent, any Error> & Sendable {
+    public nonisolated func stream(_ userText: String) -> EventChannel<AgentEvent> {
         start(userText)
     }
 
@@ -64,7 +64,7 @@ public actor Agent {
     /// killed): runs the calls of the last assistant turn that have no result yet, then goes on
     /// with the model; a conversation that ends with a user message or a tool result goes on with
     /// the model. One that is not interrupted finishes at once, with 0 iterations.
-    public nonisolated func resume() -> some AsyncSequence<AgentEvent, any Error> & Sendable {
+    public nonisolated func resume() -> EventChannel<AgentEvent> {
         start(nil)
     }
 

@@ -2,7 +2,7 @@ import Synchronization
 
 /// A buffered, single-consumer async sequence. Unlike AsyncStream, the consumer's cancellation
 /// does not end it at once: it calls `onCancel`, and the producer sends its last events and finishes.
-package final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
+public final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
     private struct State {
         var buffer: [Element] = []
         var finished = false
@@ -15,7 +15,7 @@ package final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
 
     private enum Step { case element(Element), end((any Error)?), wait }
 
-    package init() {}
+    public init() {}
 
     /// Called once when the consuming task is cancelled.
     func setOnCancel(_ action: @escaping @Sendable () -> Void) {
@@ -43,15 +43,15 @@ package final class EventChannel<Element: Sendable>: AsyncSequence, Sendable {
         waiter?.resume()
     }
 
-    package struct AsyncIterator: AsyncIteratorProtocol {
+    public struct AsyncIterator: AsyncIteratorProtocol {
         let channel: EventChannel
 
-        package mutating func next() async throws -> Element? {
+        public mutating func next() async throws -> Element? {
             try await channel.next()
         }
     }
 
-    package func makeAsyncIterator() -> AsyncIterator { AsyncIterator(channel: self) }
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(channel: self) }
 
     private func next() async throws -> Element? {
         while true {

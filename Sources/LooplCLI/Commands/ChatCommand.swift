@@ -84,7 +84,7 @@ struct ChatCommand: Command {
 
     /// Shows one run's events as they come, saving the conversation to `path` after every complete
     /// message and at the end; Ctrl-C cancels it. Returns the Ctrl-C presses (2: quit).
-    private func turn(_ events: some AsyncSequence<AgentEvent, any Error> & Sendable, agent: Agent, path: String, view: TranscriptView,
+    private func turn(_ events: EventChannel<AgentEvent>, agent: Agent, path: String, view: TranscriptView,
                       console: Console, interrupts: Interrupts) async throws -> Int {
         let toTerminal = isatty(1) == 1
         let turn = Task {
