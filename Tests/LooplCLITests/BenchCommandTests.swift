@@ -105,7 +105,7 @@ import Testing
     @Test func parallelIsRaisedWhereTheKindTakesIt() throws {
         let config = try LooplConfig.builtIn(kinds: BackendFactory.kinds)
         var warnings: [String] = []
-        let raised = Bench.raisingParallel(config, to: 8, for: ["llama", "server", "stdio"], kinds: BackendFactory.kinds) { warnings.append($0) }
+        let raised = Bench.raisingParallel(config, to: 8, for: ["llama", "server", "stdio"], kinds: try BackendFactory.kinds) { warnings.append($0) }
         // Every built-in kind takes 'parallel'.
         for name in ["llama", "server", "stdio"] {
             #expect(raised.backends[name]?.section["parallel"] == 8, "\(name): \(String(describing: raised.backends[name]?.section))")
@@ -118,7 +118,7 @@ import Testing
         #expect(kept.backends["x"]?.section["parallel"] == nil && warnings.count == 1 && warnings[0].contains("'x'"), "\(warnings)")
         #expect(raised.backends["isolated"]?.section["parallel"] == nil, "a backend not measured is left alone")
         var none: [String] = []
-        let same = Bench.raisingParallel(config, to: 4, for: ["llama"], kinds: BackendFactory.kinds) { none.append($0) }
+        let same = Bench.raisingParallel(config, to: 4, for: ["llama"], kinds: try BackendFactory.kinds) { none.append($0) }
         #expect(same.backends["llama"]?.section == config.backends["llama"]?.section && none.isEmpty)
     }
 }
