@@ -18,11 +18,12 @@ var targets: [Target] = [
     // Loopl's own HTTP/1.1 server, for `loopl serve`, and its HTTP client, for servers and MCP servers.
     .target(name: "LooplHTTP", dependencies: ["Loopl"], swiftSettings: strict),
     .testTarget(name: "LooplHTTPTests", dependencies: ["LooplHTTP"], swiftSettings: strict),
-    // The HTTP APIs that `loopl serve` speaks (OpenAI chat completions), over any backend.
+    // The HTTP APIs that `loopl serve` speaks (OpenAI chat completions, completions and responses, Anthropic messages,
+    // the runs of the page), over any backend.
     .target(name: "LooplAPI", dependencies: ["Loopl", "LooplHTTP", "LooplWeb"], swiftSettings: strict),
     // The transcript page that `loopl serve` serves at `/`, its files built into the binary.
     .target(name: "LooplWeb", exclude: ["README.md"],
-            resources: ["index.html", "style.css", "app.js", "transcript.js", "favicon.svg"].map { .embedInCode("Page/" + $0) },
+            resources: ["index.html", "style.css", "app.js", "api.js", "view.js", "transcript.js", "favicon.svg"].map { .embedInCode("Page/" + $0) },
             swiftSettings: strict),
     .testTarget(name: "LooplAPITests", dependencies: ["LooplAPI"], swiftSettings: strict),
     .testTarget(name: "LooplMCPTests", dependencies: ["LooplMCP", "LooplHTTP", "LooplTestKit"], swiftSettings: strict),
@@ -61,8 +62,12 @@ if withLlama {
         .systemLibrary(name: "CLlama", pkgConfig: "llama",
                        providers: [.apt(["(run scripts/bootstrap: it builds llama.cpp and its llama.pc)"])]),
         .target(name: "LooplLlama", dependencies: ["Loopl", "CLlama"], swiftSettings: strict),
-        .target(name: "LooplCLI", dependencies: ["Loopl", "LooplAPI", "LooplHTTP", "LooplLlama", "LooplMCP", "LooplServer", "LooplStdio",
-                                                "LooplTerminal"],
+        // The speed harness of `loopl bench`, with its goals as data (goals.json, also read by scripts/bench-goals).
+        .target(name: "LooplBench", dependencies: ["Loopl", "LooplLlama", "LooplServer"],
+                resources: [.embedInCode("goals.json")], swiftSettings: strict),
+        .testTarget(name: "LooplBenchTests", dependencies: ["LooplBench", "LooplTestKit"], swiftSettings: strict),
+        .target(name: "LooplCLI", dependencies: ["Loopl", "LooplAPI", "LooplBench", "LooplHTTP", "LooplLlama", "LooplMCP", "LooplServer",
+                                                "LooplStdio", "LooplTerminal"],
                 swiftSettings: strict),
         .executableTarget(name: "loopl", dependencies: ["LooplCLI"], swiftSettings: strict),
         .testTarget(name: "LooplLlamaTests", dependencies: ["LooplLlama", "CLlama", "LooplTestKit"], swiftSettings: strict),

@@ -6,18 +6,19 @@ import Glibc
 ///
 /// `LOOPL_HOME` moves the whole cache (default `~/.cache/loopl`); `LOOPL_MODEL` points at another
 /// model file.
-public enum LooplHome {
+@usableFromInline package enum LooplHome {
     /// The default model's file name.
     package static let defaultModelFile = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
     /// The cache folder.
-    public static var directory: String {
+    package static var directory: String {
         if let home = environment("LOOPL_HOME"), !home.isEmpty { return home }
         return (environment("HOME") ?? "/root") + "/.cache/loopl"
     }
 
-    /// The default model's path: every backend's model when its configuration names none.
-    public static var defaultModel: String {
+    /// The default model's path: every backend's model when its configuration names none (a
+    /// default argument of the backends' public configurations, hence usable from inline code).
+    @usableFromInline package static var defaultModel: String {
         environment("LOOPL_MODEL") ?? directory + "/models/" + defaultModelFile
     }
 

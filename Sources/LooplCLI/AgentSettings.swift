@@ -29,7 +29,7 @@ struct AgentSettings: Sendable {
         config = try arguments.value(O.config)
         tools = try arguments.list(O.tools) ?? []
         for tool in tools where !BuiltInTools.names.contains(tool) {
-            throw UsageError("Unknown tool '\(tool)': use calc, time or files.")
+            throw UsageError(BuiltInTools.unknown(tool))
         }
         mcp = try arguments.list(O.mcp) ?? []
         root = try arguments.value(O.root) ?? FileManager.default.currentDirectoryPath

@@ -11,7 +11,7 @@ enum ServeToolkit {
         let servers = config.mcpServers
         return AgentToolkit(builtIn: BuiltInTools.names, mcpServers: servers.keys.sorted()) { tools, mcp in
             for tool in tools where !BuiltInTools.names.contains(tool) {
-                throw APIError.invalidRequest("Unknown tool '\(tool)': use calc, time or files.", param: "tools")
+                throw APIError.invalidRequest(BuiltInTools.unknown(tool), param: "tools")
             }
             let builtIn = try BuiltInTools.make(tools, root: root, approvals: BuiltInTools.approvals(config.tools))
             guard !mcp.isEmpty else { return AgentToolkit.Made(tools: builtIn) }

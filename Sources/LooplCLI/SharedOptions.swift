@@ -21,7 +21,7 @@ enum SharedOptions {
     // The prompt and the tools.
     static let system = CLIOption("system", "TEXT", defaultHelp: "none, or the session's", help: "The system prompt.")
     static let systemFile = CLIOption("system-file", "FILE", help: "The system prompt, read from FILE.")
-    static let tools = CLIOption("tools", "LIST", defaultHelp: "none", help: "Tools to enable, comma-separated: calc, time, files.")
+    static let tools = CLIOption("tools", "LIST", defaultHelp: "none", help: "Tools to enable, comma-separated: \(BuiltInToolSet.listed()).")
     static let mcp = CLIOption("mcp", "LIST", defaultHelp: "none", help: "MCP servers of the config's mcpServers to enable, "
                                    + "comma-separated, or all {default}; their tools are named SERVER_TOOL (loopl tools).")
     static let root = CLIOption("root", "DIR", defaultHelp: "the current folder", help: "The folder the files tools may read.")

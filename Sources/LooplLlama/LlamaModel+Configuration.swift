@@ -8,7 +8,7 @@ extension LlamaModel {
         /// The most requests served at once (llama.cpp's sequences), 1 to 256.
         public static let parallelRange = 1...256
 
-        /// The GGUF file; default ``LooplHome/defaultModel``.
+        /// The GGUF file; default the default model (`$LOOPL_MODEL`, else the one `scripts/bootstrap` fetched).
         public var model: String
         /// Each conversation's context length in tokens; nil (the default) is the smaller of the
         /// model's training context and 4096. The KV cache holds `parallel` times as many.

@@ -47,7 +47,7 @@ extension LlamaServerModel {
             case custom(any PromptRenderer)
         }
 
-        /// Default: a child on ``LooplHome/defaultModel``.
+        /// Default: a child on the default model (`$LOOPL_MODEL`, else the one `scripts/bootstrap` fetched).
         public var target: Target
         /// Who renders the prompt; nil (the default) is `.loopl` for a child and `.server` when attaching.
         public var rendering: Rendering?

@@ -12,6 +12,8 @@ package enum WebPage {
         switch path {
         case "/", "/index.html": File(contentType: "text/html; charset=utf-8", bytes: PackageResources.index_html)
         case "/app.js": File(contentType: "text/javascript; charset=utf-8", bytes: PackageResources.app_js)
+        case "/api.js": File(contentType: "text/javascript; charset=utf-8", bytes: PackageResources.api_js)
+        case "/view.js": File(contentType: "text/javascript; charset=utf-8", bytes: PackageResources.view_js)
         case "/transcript.js": File(contentType: "text/javascript; charset=utf-8", bytes: PackageResources.transcript_js)
         case "/style.css": File(contentType: "text/css; charset=utf-8", bytes: PackageResources.style_css)
         case "/favicon.svg", "/favicon.ico": File(contentType: "image/svg+xml", bytes: PackageResources.favicon_svg)
@@ -20,5 +22,5 @@ package enum WebPage {
     }
 
     /// Every path ``file(at:)`` answers, once each.
-    package static let paths = ["/", "/app.js", "/transcript.js", "/style.css", "/favicon.svg"]
+    package static let paths = ["/", "/app.js", "/api.js", "/view.js", "/transcript.js", "/style.css", "/favicon.svg"]
 }

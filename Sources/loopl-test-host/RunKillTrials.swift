@@ -19,12 +19,14 @@ struct RunKillTrials {
     static let slowTool = "wait_slow"
 
     static let prompt = "Add 1+2, 3+4 and 5+6."
+    /// The built-in set the run enables (`--tools calc`): the calculator the script calls.
+    static let tools = BuiltInToolSet.calc
     static let script: JSONValue = [
         "name": "killtest", "version": "1", "contextMax": 8192, "nativeToolCalls": true,
         "turns": [
-            ["chunks": ["Adding", " the", " first", " pair."], "toolCalls": [["name": "calculator", "arguments": ["expression": "1+2"]]]],
+            ["chunks": ["Adding", " the", " first", " pair."], "toolCalls": [["name": .string(CalculatorTool.name), "arguments": ["expression": "1+2"]]]],
             ["chunks": ["Now", " a", " pause."], "toolCalls": [["name": .string(slowTool), "arguments": ["seconds": 0.4]]]],
-            ["chunks": ["And", " the", " third."], "toolCalls": [["name": "calculator", "arguments": ["expression": "5+6"]]]],
+            ["chunks": ["And", " the", " third."], "toolCalls": [["name": .string(CalculatorTool.name), "arguments": ["expression": "5+6"]]]],
             ["chunks": ["The", " sums", " are", " 3,", " 7", " and", " 11."]],
         ],
     ]
@@ -126,7 +128,7 @@ struct RunKillTrials {
             "mcpServers": ["wait": ["command": "python3", "args": [.string(server), "legacy"]]],
         ]
         try configValue.jsonText().write(toFile: config, atomically: true, encoding: .utf8)
-        return (["--config", config, "--session", session, "--tools", "calc", "--mcp", "all", "--json", "--max-iterations", "12"], session)
+        return (["--config", config, "--session", session, "--tools", Self.tools.name, "--mcp", "all", "--json", "--max-iterations", "12"], session)
     }
 
     func run() async throws -> JSONValue {

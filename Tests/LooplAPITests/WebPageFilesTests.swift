@@ -27,6 +27,20 @@ import Testing
         }
     }
 
+    /// The page runs under `script-src 'self'`: every script is a file of its own, and each is short.
+    @Test func scriptsAreFilesOfTheirOwn() throws {
+        let html = String(decoding: try #require(WebPage.file(at: "/")).bytes, as: UTF8.self)
+        let tags = html.components(separatedBy: "<script").dropFirst()
+        let empty = #"^ type="module" src="/[a-z]+\.js"></script>"#
+        #expect(!tags.isEmpty && tags.allSatisfy { $0.range(of: empty, options: .regularExpression) != nil }, "\(html)")
+        #expect(html.range(of: #"\son[a-z]+="#, options: .regularExpression) == nil, "an inline handler in \(html)")
+        for page in WebPage.paths where page.hasSuffix(".js") {
+            let lines = String(decoding: try #require(WebPage.file(at: page)).bytes, as: UTF8.self).split(separator: "\n").count
+            #expect(lines <= 250, "\(page) has \(lines) lines")
+        }
+        #expect(WebPage.paths.filter { $0.hasSuffix(".js") } == ["/app.js", "/api.js", "/view.js", "/transcript.js"])
+    }
+
     @Test func sessionsDirIsAServeSetting() throws {
         #expect(try ServeSettings(section: ["sessionsDir": "/tmp/s"]).sessionsDir == "/tmp/s")
         #expect(ServeSettings().sessionsDir == nil)

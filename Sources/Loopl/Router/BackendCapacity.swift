@@ -1,17 +1,17 @@
 /// How many requests a backend serves at once (`parallel`) and how many more may wait for a
 /// place (`maxQueue`), as its section sets them: the one admission setting of every kind.
-public struct BackendCapacity: Sendable, Hashable {
-    public var parallel: Int
-    public var maxQueue: Int
+package struct BackendCapacity: Sendable, Hashable {
+    package var parallel: Int
+    package var maxQueue: Int
 
-    public init(parallel: Int = 4, maxQueue: Int = 64) {
+    package init(parallel: Int = 4, maxQueue: Int = 64) {
         self.parallel = parallel
         self.maxQueue = maxQueue
     }
 
     /// Reads `parallel` and `maxQueue` from `section` over `defaults`, checked: `parallel` within
     /// `range` (the kind's own bound), `maxQueue` 0 or more.
-    public static func read(from section: inout ConfigSection, defaults: BackendCapacity = BackendCapacity(),
+    package static func read(from section: inout ConfigSection, defaults: BackendCapacity = BackendCapacity(),
                             range: ClosedRange<Int> = 1...1024) throws -> BackendCapacity {
         var capacity = defaults
         try section.read("parallel", into: &capacity.parallel)

@@ -26,15 +26,27 @@ public struct BackendKind: Sendable {
 
     /// A kind that reads its section into a `Configuration` (every key it reads, with the
     /// defaults of that type) and starts a model from it. `problem` says what keeps a configured
-    /// backend from running now (a missing file or binary), or nil. `override` writes command-line
-    /// ``BackendOverrides`` into a section (default: its `model`, `threads`, `contextLength` and
-    /// `gpuLayers` keys). `capacity` gives the configuration's `parallel` and `maxQueue`, which
-    /// bound the backend's `maxConcurrent`.
+    /// backend from running now (a missing file or binary), or nil. Command-line overrides write
+    /// the section's `model`, `threads`, `contextLength` and `gpuLayers` keys.
     public init<Configuration: Sendable>(
         name: String, builtIn: JSONObject? = nil, alsoBuiltInAs: [String] = [],
         read: @escaping @Sendable (inout ConfigSection) throws -> Configuration,
         problem: @escaping @Sendable (Configuration) -> String? = { _ in nil },
-        capacity: @escaping @Sendable (Configuration) -> BackendCapacity? = { _ in nil },
+        start: @escaping @Sendable (Configuration) async throws -> any Model
+    ) {
+        self.init(name: name, builtIn: builtIn, alsoBuiltInAs: alsoBuiltInAs, read: read, problem: problem, capacity: { _ in nil },
+                  start: start)
+    }
+
+    /// A kind as above whose `override` writes command-line ``BackendOverrides`` into a section
+    /// (default: its `model`, `threads`, `contextLength` and `gpuLayers` keys), and whose
+    /// `capacity` gives the configuration's `parallel` and `maxQueue`, which bound the backend's
+    /// `maxConcurrent`.
+    package init<Configuration: Sendable>(
+        name: String, builtIn: JSONObject? = nil, alsoBuiltInAs: [String] = [],
+        read: @escaping @Sendable (inout ConfigSection) throws -> Configuration,
+        problem: @escaping @Sendable (Configuration) -> String? = { _ in nil },
+        capacity: @escaping @Sendable (Configuration) -> BackendCapacity?,
         override: @escaping @Sendable (inout JSONObject, BackendOverrides) -> Void = { section, overrides in
             for (key, value) in overrides.keys { section[key] = value }
         },

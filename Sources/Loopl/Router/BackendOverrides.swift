@@ -1,16 +1,16 @@
 /// Settings that a command line puts over every configured backend (`-m`, `-t`, `-c`, `-ngl`):
 /// each ``BackendKind`` writes them into its own section.
-public struct BackendOverrides: Sendable, Hashable {
+package struct BackendOverrides: Sendable, Hashable {
     /// The GGUF file to run instead of the configured one.
-    public var model: String?
+    package var model: String?
     /// CPU threads.
-    public var threads: Int?
+    package var threads: Int?
     /// Context length in tokens.
-    public var contextLength: Int?
+    package var contextLength: Int?
     /// Layers to offload to a GPU.
-    public var gpuLayers: Int?
+    package var gpuLayers: Int?
 
-    public init(model: String? = nil, threads: Int? = nil, contextLength: Int? = nil, gpuLayers: Int? = nil) {
+    package init(model: String? = nil, threads: Int? = nil, contextLength: Int? = nil, gpuLayers: Int? = nil) {
         self.model = model
         self.threads = threads
         self.contextLength = contextLength
@@ -18,11 +18,11 @@ public struct BackendOverrides: Sendable, Hashable {
     }
 
     /// True when it overrides nothing.
-    public var isEmpty: Bool { self == BackendOverrides() }
+    package var isEmpty: Bool { self == BackendOverrides() }
 
     /// The overrides as config keys (`model`, `threads`, `contextLength`, `gpuLayers`): what a
     /// kind whose section has those keys writes.
-    public var keys: JSONObject {
+    package var keys: JSONObject {
         var keys = JSONObject()
         if let model { keys["model"] = .string(model) }
         if let threads { keys["threads"] = .integer(threads) }
@@ -32,7 +32,7 @@ public struct BackendOverrides: Sendable, Hashable {
     }
 
     /// The overrides as `loopl worker` options, for a stdio backend that runs Loopl's own worker.
-    public var workerArguments: [String] {
+    package var workerArguments: [String] {
         [model.map { ["--model", $0] }, threads.map { ["--threads", String($0)] },
          contextLength.map { ["--ctx-size", String($0)] }, gpuLayers.map { ["--gpu-layers", String($0)] }]
             .compactMap { $0 }.flatMap { $0 }

@@ -21,7 +21,7 @@ public struct LooplConfig: Sendable {
     /// Where it was read from; nil for the built-in defaults.
     public var source: String?
     /// Which of the places ``load(explicit:kinds:environment:folder:)`` looks in it came from.
-    public var origin: Origin = .builtIn
+    package var origin: Origin = .builtIn
 
     /// Parses a config file's text; `kinds` are the backend kinds that entries may name. Relative
     /// paths in it are taken as relative to `folder`, the file's folder, when given (``ConfigPaths``).
@@ -81,7 +81,7 @@ public struct LooplConfig: Sendable {
     }
 
     /// Where a loaded config came from.
-    public enum Origin: Sendable, Equatable {
+    package enum Origin: Sendable, Equatable {
         /// No file: the built-in defaults.
         case builtIn
         /// `--config FILE`.
@@ -135,7 +135,7 @@ public struct LooplConfig: Sendable {
     }
 
     /// Writes `overrides` over every backend (the command line's `-m`, `-t`, `-c`, `-ngl`).
-    public mutating func apply(_ overrides: BackendOverrides) throws {
+    package mutating func apply(_ overrides: BackendOverrides) throws {
         guard !overrides.isEmpty else { return }
         backends = try backends.mapValues { try $0.overridden(by: overrides) }
     }

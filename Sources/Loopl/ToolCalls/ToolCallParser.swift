@@ -6,19 +6,19 @@
 /// each family's own channel) is returned as reasoning; it is read for calls only when no closing
 /// marker ends it. When ``toolNames`` is set, a call to any other name is rejected and its text
 /// stays in the content.
-public struct ToolCallParser: Sendable {
+package struct ToolCallParser: Sendable {
     /// What a model's text contains.
-    public struct Result: Sendable, Hashable {
+    package struct Result: Sendable, Hashable {
         /// The visible text, markup removed, without leading or trailing spaces and line breaks.
-        public var content: String
+        package var content: String
         /// The calls, in the order written.
-        public var toolCalls: [ToolCall]
+        package var toolCalls: [ToolCall]
         /// The thinking, when there was any.
-        public var reasoning: String?
+        package var reasoning: String?
         /// Calls that were not accepted (their text is in `content`).
-        public var rejected: [RejectedCall]
+        package var rejected: [RejectedCall]
 
-        public init(content: String, toolCalls: [ToolCall], reasoning: String? = nil, rejected: [RejectedCall] = []) {
+        package init(content: String, toolCalls: [ToolCall], reasoning: String? = nil, rejected: [RejectedCall] = []) {
             self.content = content
             self.toolCalls = toolCalls
             self.reasoning = reasoning
@@ -27,7 +27,7 @@ public struct ToolCallParser: Sendable {
 
         /// The result as `loopl parse` prints it: `content`, `tool_calls` (each `name` and
         /// `arguments`), and `reasoning` and `rejected` when there are any.
-        public var jsonValue: JSONValue {
+        package var jsonValue: JSONValue {
             var object: JSONObject = [
                 "content": .string(content),
                 "tool_calls": .array(toolCalls.map { ["name": .string($0.name), "arguments": .object($0.arguments)] }),
@@ -43,15 +43,15 @@ public struct ToolCallParser: Sendable {
     }
 
     /// A call that was written but not accepted.
-    public struct RejectedCall: Sendable, Hashable {
-        public var name: String
-        public var arguments: JSONObject
+    package struct RejectedCall: Sendable, Hashable {
+        package var name: String
+        package var arguments: JSONObject
         /// Why it was not accepted, in a sentence.
-        public var reason: String
+        package var reason: String
         /// The markup the call came in (kept in the content, but for a call to a model's built-in tool).
-        public var text: String
+        package var text: String
 
-        public init(name: String, arguments: JSONObject, reason: String, text: String) {
+        package init(name: String, arguments: JSONObject, reason: String, text: String) {
             self.name = name
             self.arguments = arguments
             self.reason = reason
@@ -60,7 +60,7 @@ public struct ToolCallParser: Sendable {
     }
 
     /// A piece of a streamed turn.
-    public enum Event: Sendable, Hashable {
+    package enum Event: Sendable, Hashable {
         /// Visible text.
         case text(String)
         /// Thinking.
@@ -73,9 +73,9 @@ public struct ToolCallParser: Sendable {
         case rejected(RejectedCall)
     }
 
-    public let format: ToolCallFormat
+    package let format: ToolCallFormat
     /// The declared tools; nil accepts any name.
-    public let toolNames: Set<String>?
+    package let toolNames: Set<String>?
     private var stream: ToolCallStream
 
     /// - Parameters:
@@ -86,14 +86,14 @@ public struct ToolCallParser: Sendable {
     ///     marker (`</think>` under `.auto`). false: it did not, and the text streams at once. nil
     ///     (unknown): text before a first bare closing marker is thinking, so the start of the turn
     ///     is held until that marker, a call, or the end.
-    public init(format: ToolCallFormat = .auto, toolNames: Set<String>? = nil, startsInReasoning: Bool? = nil) {
+    package init(format: ToolCallFormat = .auto, toolNames: Set<String>? = nil, startsInReasoning: Bool? = nil) {
         self.init(format: format, toolNames: toolNames, schemas: [:], startsInReasoning: startsInReasoning)
     }
 
     /// A parser that accepts only `tools`, and uses their parameter schemas where a family writes
     /// values as bare text (Qwen3-Coder, GLM, MiniMax, DeepSeek V3.2): a parameter declared as a
     /// string keeps its text even when it reads as a number.
-    public init(format: ToolCallFormat = .auto, tools: [ToolSpec], startsInReasoning: Bool? = nil) {
+    package init(format: ToolCallFormat = .auto, tools: [ToolSpec], startsInReasoning: Bool? = nil) {
         var schemas: [String: JSONObject] = [:]
         for tool in tools { schemas[tool.name] = tool.parameters["properties"]?.objectValue ?? [:] }
         self.init(format: format, toolNames: Set(tools.map(\.name)), schemas: schemas, startsInReasoning: startsInReasoning)
@@ -112,7 +112,7 @@ public struct ToolCallParser: Sendable {
     private let startsInReasoning: Bool?
 
     /// Parses a complete turn.
-    public func parse(_ text: String) -> Result {
+    package func parse(_ text: String) -> Result {
         var parser = ToolCallParser(format: format, toolNames: toolNames, schemas: schemas, startsInReasoning: startsInReasoning)
         return ToolCallParser.result(of: parser.feed(text) + parser.finish())
     }
@@ -128,13 +128,13 @@ public struct ToolCallParser: Sendable {
     }
 
     /// Adds streamed text; returns what is now certain.
-    public mutating func feed(_ delta: String) -> [Event] {
+    package mutating func feed(_ delta: String) -> [Event] {
         stream.feed(delta)
     }
 
     /// Ends the stream: what was held back is decided (a call missing only its closing tag is a call;
     /// anything else incomplete is text). The parser is then ready for a new turn.
-    public mutating func finish() -> [Event] {
+    package mutating func finish() -> [Event] {
         defer {
             stream = ToolCallStream(markers: MarkerTable.of(format), toolNames: toolNames, schemas: schemas,
                                     startsInReasoning: startsInReasoning)
@@ -143,7 +143,7 @@ public struct ToolCallParser: Sendable {
     }
 
     /// The result that a sequence of events adds up to.
-    public static func result(of events: [Event]) -> Result {
+    package static func result(of events: [Event]) -> Result {
         var content = ""
         var reasoning: String?
         var calls: [ToolCall] = []
@@ -181,7 +181,7 @@ public struct ToolCallParser: Sendable {
     /// Whether a rendered prompt leaves thinking open at its end (`<think>` or a family's own
     /// opening marker: `[THINK]`, `<seed:think>`, ...), so that the model's text starts inside
     /// thinking; pass the answer as `startsInReasoning`.
-    public static func promptOpensReasoning(_ prompt: String) -> Bool {
+    package static func promptOpensReasoning(_ prompt: String) -> Bool {
         let trimmed = prompt.trimmingWhitespace()
         return reasoningOpeners.contains { trimmed.hasSuffix($0) }
     }

@@ -4,7 +4,8 @@ import Foundation
 /// number (200*15% is 30), parentheses, and sqrt, abs, round, floor, ceil, min, max, pi and e.
 /// A real parser: nothing is ever run as code.
 package struct CalculatorTool: Tool {
-    package let name = "calculator"
+    package static let name = "calculator"
+    package var name: String { Self.name }
     package let description = "Evaluate an arithmetic expression. Write the question's numbers with symbols: plus +, minus -, times *, divided by /, squared ^2, X percent of Y as Y*X%. For example 17*23 or (45-17)/4."
     /// The expression is numbers and operators only, so a grammar keeps a small model from
     /// writing words or placeholders (`{2} + 2`) where the numbers go.

@@ -2,7 +2,8 @@ import Foundation
 
 /// Tells the current date and time, in the machine's time zone and in UTC.
 package struct DateTimeTool: Tool {
-    package let name = "current_time"
+    package static let name = "current_time"
+    package var name: String { Self.name }
     package let description = "Get the current date and time."
     package let parameters: JSONValue = ["type": "object", "properties": [:]]
     private let now: @Sendable () -> Date

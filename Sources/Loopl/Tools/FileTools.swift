@@ -3,7 +3,8 @@ import Foundation
 /// Lists a folder inside the root (``FileRoot``): names, with `/` after folders and after links
 /// to folders inside the root.
 package struct ListFilesTool: Tool {
-    package let name = "list_files"
+    package static let name = "list_files"
+    package var name: String { Self.name }
     package let description = "List the files and folders in a folder (a path relative to the working folder; '.' for itself)."
     package let parameters: JSONValue = [
         "type": "object",
@@ -54,7 +55,8 @@ package struct ListFilesTool: Tool {
 
 /// Reads a text file inside the root (``FileRoot``), the first 64 KiB of it.
 package struct ReadFileTool: Tool {
-    package let name = "read_file"
+    package static let name = "read_file"
+    package var name: String { Self.name }
     package let description = "Read a text file (a path relative to the working folder)."
     package let parameters: JSONValue = [
         "type": "object",

@@ -26,10 +26,10 @@ struct ToolsCommand: Command {
     }
 
     func run(_ console: Console) async throws -> ExitCode {
-        let settings = [("calc", [CalculatorTool()] as [any Tool]), ("time", [DateTimeTool()]),
-                        ("files", try fileTools())]
+        let root = FileManager.default.currentDirectoryPath
+        let settings = try BuiltInToolSet.all.map { ($0.name, try $0.tools(root: root)) }
         let hub = try MCPHub(servers: try BackendFactory.config(path: options.config, console: console).mcpServers)
-        let builtIn = settings.flatMap { option, tools in tools.map { (option, $0 as any Tool) } }
+        let builtIn = settings.flatMap { option, tools in tools.map { (option, $0) } }
         let started = await hub.start(hub.clients, taken: Set(builtIn.map(\.1.name)))
         await hub.shutdown()
         var servers: [JSONValue] = []
@@ -73,11 +73,6 @@ struct ToolsCommand: Command {
             console.out(text)
         }
         return started.failures.isEmpty ? .success : .failure
-    }
-
-    private func fileTools() throws -> [any Tool] {
-        let root = try FileRoot(FileManager.default.currentDirectoryPath)
-        return [ListFilesTool(root: root), ReadFileTool(root: root)]
     }
 
     private static func entry(_ tool: any Tool) -> JSONObject {

@@ -1,6 +1,6 @@
 import Loopl
 
-/// The llama.cpp binaries that `scripts/bootstrap` builds and pins, under ``LooplHome/directory``.
+/// The llama.cpp binaries that `scripts/bootstrap` builds and pins, under the cache folder (`$LOOPL_HOME`, default `~/.cache/loopl`).
 ///
 /// Each path can be moved by an environment variable: `LOOPL_LLAMA_SERVER`, `LOOPL_LLAMA_BENCH`,
 /// `LOOPL_LLAMA_BATCHED_BENCH`, `LOOPL_RPC_SERVER`.

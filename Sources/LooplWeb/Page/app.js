@@ -1,98 +1,17 @@
 // The transcript page: settings, the prompt, the sessions sidebar, and the run's events folded
-// into the transcript (transcript.js) as they stream from POST /loopl/v1/runs.
+// into the transcript (transcript.js) as they stream from POST /loopl/v1/runs (api.js), drawn
+// as they change (view.js).
+import { api, json, postJSON, readEvents } from './api.js';
 import { Transcript } from './transcript.js';
+import { TranscriptView, element, showMetrics } from './view.js';
 
 const $ = (id) => document.getElementById(id);
 const state = { transcript: new Transcript(), session: sessionStorage.getItem('loopl.session'), run: null, toolsOn: false };
+const view = new TranscriptView($('transcript'));
 
-/** Asks the server, adding the key when one was given; a 401 asks for the key once and tries again. */
-async function api(path, options = {}) {
-  const send = () => {
-    const headers = { ...(options.headers || {}) };
-    const key = sessionStorage.getItem('loopl.key');
-    if (key) headers.Authorization = `Bearer ${key}`;
-    return fetch(path, { ...options, headers });
-  };
-  let response = await send();
-  if (response.status === 401) {
-    await askKey();
-    response = await send();
-  }
-  return response;
-}
-
-/** Shows the key dialog once, however many requests were refused. */
-let keyAsked = null;
-function askKey() {
-  keyAsked ??= new Promise((resolve) => {
-    $('key-form').onsubmit = () => {
-      sessionStorage.setItem('loopl.key', $('key').value);
-      keyAsked = null;
-      resolve();
-    };
-    $('key-dialog').showModal();
-  });
-  return keyAsked;
-}
-
-async function json(path, options) {
-  const response = await api(path, options);
-  const body = await response.json();
-  if (!response.ok) throw new Error(body.error ? body.error.message : `HTTP ${response.status}`);
-  return body;
-}
-
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function pretty(value) {
-  if (typeof value === 'string') {
-    try { return JSON.stringify(JSON.parse(value), null, 2); } catch { return value; }
-  }
-  return JSON.stringify(value, null, 2);
-}
-
-function toolCard(item) {
-  const card = element('details', 'tool');
-  const summary = element('summary');
-  const fn = item.call.function || {};
-  summary.append(element('span', 'name', fn.name || item.call.name || 'tool'), ' ');
-  if (item.result) {
-    summary.append(element('span', item.result.isError ? 'bad' : 'ok', item.result.isError ? '✗' : '✓'));
-    if (item.result.durationMs !== undefined) summary.append(' ', element('span', 'time', `${Math.round(item.result.durationMs)} ms`));
-  } else {
-    summary.append(element('span', 'time', '…'));
-  }
-  card.append(summary, element('h3', '', 'Arguments'), element('pre', 'arguments', pretty(fn.arguments ?? {})));
-  if (item.result) card.append(element('h3', '', 'Result'), element('pre', 'result', pretty(item.result.content)));
-  return card;
-}
-
-const decisions = { once: 'Approved', run: 'Approved for this run', deny: 'Denied' };
-
-/** A call that waits for approval: its arguments, and Approve / Deny buttons until it is decided. */
-function approvalCard(item) {
-  const card = element('div', 'approval');
-  const fn = item.call.function || {};
-  const head = element('div', 'head');
-  head.append(element('span', 'name', fn.name || 'tool'), ' ',
-              element('span', 'decision', item.decision ? decisions[item.decision] || item.decision : 'waits for your approval'));
-  card.append(head, element('pre', 'arguments', pretty(fn.arguments ?? {})));
-  if (item.decision === null && state.run) {
-    const buttons = element('div', 'buttons');
-    for (const [decision, label] of [['once', 'Approve'], ['run', 'Approve for this run'], ['deny', 'Deny']]) {
-      const button = element('button', decision, label);
-      button.type = 'button';
-      button.onclick = () => decide(item, decision, buttons);
-      buttons.append(button);
-    }
-    card.append(buttons);
-  }
-  return card;
+/** Draws what changed in the transcript. */
+function render() {
+  view.render(state.transcript.items, { running: Boolean(state.run), decide });
 }
 
 /** Sends the decision on a waiting call; the run's approvalAnswered event then marks the card. */
@@ -100,61 +19,9 @@ async function decide(item, decision, buttons) {
   for (const button of buttons.children) button.disabled = true;
   const path = `/loopl/v1/runs/${encodeURIComponent(state.run)}/approvals/${encodeURIComponent(item.call.id)}`;
   try {
-    await json(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ decision }) });
+    await json(path, postJSON({ decision }));
   } catch (error) {
     handle({ error: { message: String(error.message || error) } });
-  }
-}
-
-function thinking(item, open) {
-  const details = element('details', 'thinking');
-  details.open = open;
-  const seconds = item.ended !== undefined ? ((item.ended - item.started) / 1000).toFixed(1) : null;
-  const done = item.ended !== undefined || item.started === undefined;
-  details.append(element('summary', '', done ? (seconds ? `Thought for ${seconds} s` : 'Thought') : 'Thinking…'),
-                 element('div', '', item.text));
-  return details;
-}
-
-/** Draws the transcript from its items, keeping the cards the user opened open. */
-function render() {
-  const view = $('transcript');
-  const opened = new Set([...view.querySelectorAll('details[open]')].map((node) => node.dataset.index));
-  const stick = view.scrollTop + view.clientHeight >= view.scrollHeight - 8;
-  view.replaceChildren();
-  let iteration = 0;
-  state.transcript.items.forEach((item, index) => {
-    if (item.kind === 'user') iteration = 0;
-    if (item.iteration > 1 && item.iteration !== iteration) {
-      const line = element('hr', 'iteration');
-      line.setAttribute('aria-label', `iteration ${item.iteration}`);
-      view.append(line);
-    }
-    if (item.kind !== 'user') iteration = item.iteration;
-    let node;
-    switch (item.kind) {
-      case 'user': node = element('div', 'user', item.text); break;
-      case 'assistant': node = element('div', 'assistant', item.text); break;
-      case 'reasoning': node = thinking(item, opened.has(String(index))); break;
-      case 'toolCall': node = toolCard(item); node.open = opened.has(String(index)); break;
-      case 'approval': node = approvalCard(item); break;
-      case 'warning': node = element('div', 'warning', `⚠ ${item.text}`); break;
-      default: node = element('div', item.error ? 'note error' : 'note', item.text);
-    }
-    node.dataset.index = String(index);
-    view.append(node);
-  });
-  if (stick) view.scrollTop = view.scrollHeight;
-}
-
-function showMetrics(metrics) {
-  if (!metrics) return;
-  if (metrics.ttftMs !== undefined) $('ttft').textContent = Math.round(metrics.ttftMs);
-  if (metrics.tokensPerSecond !== undefined) $('speed').textContent = metrics.tokensPerSecond.toFixed(1);
-  if (metrics.contextMax) {
-    $('context').max = metrics.contextMax;
-    $('context').value = metrics.contextUsed;
-    $('context-text').textContent = `${metrics.contextUsed} / ${metrics.contextMax}`;
   }
 }
 
@@ -181,35 +48,24 @@ function settingsBody(prompt) {
   return body;
 }
 
-/** Reads the server-sent events of a run and folds each into the transcript. */
-async function readEvents(response) {
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let end;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = block.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6)).join('\n');
-      if (data) handle(JSON.parse(data));
-    }
-  }
+/** True while some thinking is open: the next event that is not thinking closes it, and its line changes. */
+function thinkingOpen() {
+  return state.transcript.items.some((item) => item.kind === 'reasoning' && item.started !== undefined && item.ended === undefined);
 }
 
+/** Folds one event (or an error) into the transcript and draws it when the transcript changed. */
 function handle(event) {
   if (event.error) {
     state.transcript.note(`error: ${event.error.message}`);
     state.transcript.items[state.transcript.items.length - 1].error = true;
-  } else {
-    state.transcript.apply(event);
-    if (event.event === 'metrics') showMetrics(event.metrics);
-    if (event.event === 'finished') $('status').textContent = `${event.reason} after ${event.iterations} iteration${event.iterations === 1 ? '' : 's'}`;
+    render();
+    return;
   }
-  render();
+  const open = thinkingOpen();
+  const changed = state.transcript.apply(event);
+  if (event.event === 'metrics') showMetrics(event.metrics);
+  if (event.event === 'finished') $('status').textContent = `${event.reason} after ${event.iterations} iteration${event.iterations === 1 ? '' : 's'}`;
+  if (changed || (open && !thinkingOpen())) render();
 }
 
 async function send(prompt) {
@@ -220,9 +76,7 @@ async function send(prompt) {
   state.transcript.user(prompt);
   render();
   try {
-    const response = await api('/loopl/v1/runs', {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(settingsBody(prompt)),
-    });
+    const response = await api('/loopl/v1/runs', postJSON(settingsBody(prompt)));
     if (!response.ok) {
       const body = await response.json().catch(() => ({}));
       handle({ error: { message: body.error ? body.error.message : `HTTP ${response.status}` } });
@@ -233,7 +87,7 @@ async function send(prompt) {
     state.session = response.headers.get('Loopl-Session-Id');
     sessionStorage.setItem('loopl.session', state.session);
     loadSessions();
-    await readEvents(response);
+    await readEvents(response, handle);
   } catch (error) {
     handle({ error: { message: String(error.message || error) } });
   } finally {
@@ -308,8 +162,8 @@ function toolToggled(event) {
   state.toolsOn = selectedTools().length > 0;
 }
 
-async function start() {
-  const [settings, models] = await Promise.all([json('/loopl/v1/settings'), json('/v1/models')]);
+/** The settings form: the models, and a checkbox for each built-in tool set and MCP server the server offers. */
+function showSettings(settings, models) {
   for (const model of models.data) {
     const option = element('option', '', model.id);
     option.value = model.id;
@@ -328,6 +182,11 @@ async function start() {
     $('tools').append(box, text);
   }
   state.toolsOn = selectedTools().length > 0;
+}
+
+async function start() {
+  const [settings, models] = await Promise.all([json('/loopl/v1/settings'), json('/v1/models')]);
+  showSettings(settings, models);
   $('composer').onsubmit = (event) => {
     event.preventDefault();
     const prompt = $('prompt').value;

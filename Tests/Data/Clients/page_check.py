@@ -139,11 +139,17 @@ def check_calculator(page, args):
            "switching a tool on did not take scripts/agent's defaults")
     page.send(PROMPT)
     page.wait(lambda d: page.text(".user") == PROMPT, 30, "the user bubble")
+    # Only what changed is drawn again: the bubble, and the card once it has its result, stay the same nodes.
+    page.driver.execute_script("document.querySelector('#transcript > .user').keptNode = true")
     page.shot("calculator-sent")
     page.wait(lambda d: page.all(".tool .ok"), SLOW, "the calculator card with its ✓")
+    page.driver.execute_script("document.querySelector('#transcript > .tool').keptNode = true")
     card = page.find(".tool")
     expect("calculator" in card.find_element(By.CSS_SELECTOR, "summary").text, "the card reads %r" % card.text)
     page.wait(lambda d: page.text("#status").startswith("answered"), SLOW, "the answer")
+    kept = page.driver.execute_script(
+        "return ['.user', '.tool'].map((kind) => document.querySelector('#transcript > ' + kind).keptNode === true)")
+    expect(kept == [True, True], "the bubble and the card were drawn again though they did not change: %s" % kept)
     card = page.find(".tool")
     card.find_element(By.CSS_SELECTOR, "summary").click()
     page.wait(lambda d: page.find(".tool").get_attribute("open") is not None, 10, "the card to expand")

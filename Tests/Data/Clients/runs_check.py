@@ -158,7 +158,7 @@ def check_missing_key(server, args):
     expect(status == 401 and json.loads(payload)["error"]["code"] == "invalid_api_key", "without the key: %d %s" % (status, payload))
     status, _, payload = server.request("GET", "/loopl/v1/sessions", key=False)
     expect(status == 401, "sessions without the key: %d" % status)
-    for path in ["/", "/app.js", "/transcript.js", "/style.css", "/favicon.svg", "/favicon.ico"]:
+    for path in ["/", "/app.js", "/api.js", "/view.js", "/transcript.js", "/style.css", "/favicon.svg", "/favicon.ico"]:
         status, headers, payload = server.request("GET", path, key=False)
         expect(status == 200 and payload, "the page's %s without the key: %d" % (path, status))
     return "401 for the API, 200 for the page's files"

@@ -102,7 +102,7 @@ import Testing
         config = try LooplConfig(json: #"{"default": "a", "backends": {"a": {"kind": "other"}}}"#, kinds: [threaded])
         try config.apply(BackendOverrides(model: "/m.gguf", threads: 3))
         #expect(try config.backend("a").section == ["kind": "other", "model": "/m.gguf", "threads": 3])
-        let custom = BackendKind(name: "other", read: { section in try section.optionalStrings("command") },
+        let custom = BackendKind(name: "other", read: { section in try section.optionalStrings("command") }, capacity: { _ in nil },
                                  override: { section, overrides in section["command"] = .array(overrides.workerArguments.map(JSONValue.string)) },
                                  start: { _ in ScriptedModel(turns: []) })
         config = try LooplConfig(json: #"{"default": "a", "backends": {"a": {"kind": "other"}}}"#, kinds: [custom])

@@ -1,6 +1,6 @@
 import Foundation
 import Loopl
-@testable import LooplCLI
+@testable import LooplBench
 import Testing
 
 /// The arithmetic of `loopl bench`: quartiles and percentiles, the aggregate decode speed of
@@ -134,20 +134,6 @@ import Testing
         #expect(BatchedBenchReference.arguments(model: "m", threads: 1, prompt: 300, generate: 128, concurrency: [3]).contains("1536"))
     }
 
-    @Test func concurrencyListsAreCheckedSortedAndDeduplicated() throws {
-        #expect(try BenchCommand.counts("4,1,4, 2") == [1, 2, 4])
-        #expect(try BenchCommand.counts(nil) == [])
-        for bad in ["0", "65", "a", "1,,2", ""] {
-            #expect(throws: UsageError.self) { try BenchCommand.counts(bad) }
-        }
-    }
-
-    @Test func concurrencyRejectsWhatItCannotMeasure() async {
-        #expect(await CapturedConsole.run(["bench", "--concurrency", "1,4", "--max-tokens", "1"]).status == .usage)
-        #expect(await CapturedConsole.run(["bench", "--concurrency", "1,4", "--prompt", "hi"]).status == .usage)
-        #expect(await CapturedConsole.run(["bench", "--concurrency", "0"]).status == .usage)
-    }
-
     /// The agent conversations side by side: the same shape, their own numbers, right results.
     @Test func agentConversationVariantsDiffer() {
         let first = AgentConversation.iterations(variant: 0), second = AgentConversation.iterations(variant: 1)
@@ -157,28 +143,5 @@ import Testing
         // (18*23 + 100) / 3 = 171.333333
         #expect(second[1].last?.text == "414" && second[3].last?.text == "171.333333")
         #expect(AgentConversation.iterations(variant: 2)[3].last?.text == "179")  // (19*23 + 100) / 3, a whole number
-    }
-}
-
-/// `--concurrency` above the default `parallel` raises it on the backends measured.
-@Suite struct BenchParallelTests {
-    @Test func parallelIsRaisedWhereTheKindTakesIt() throws {
-        let config = try LooplConfig.builtIn(kinds: BackendFactory.kinds)
-        var warnings: [String] = []
-        let raised = BenchCommand.raisingParallel(config, to: 8, for: ["llama", "server", "stdio"]) { warnings.append($0) }
-        // Every built-in kind takes 'parallel'.
-        for name in ["llama", "server", "stdio"] {
-            #expect(raised.backends[name]?.section["parallel"] == 8, "\(name): \(String(describing: raised.backends[name]?.section))")
-        }
-        #expect(warnings.isEmpty, "\(warnings)")
-        // A kind that takes no 'parallel' is left as it is, and named.
-        let other = BackendKind(name: "other", read: { _ in 0 }, start: { _ in throw LooplError(.invalidConfiguration, "not started") })
-        let otherConfig = try LooplConfig(json: #"{"default": "x", "backends": {"x": {"kind": "other"}}}"#, kinds: [other])
-        let kept = BenchCommand.raisingParallel(otherConfig, to: 8, for: ["x"]) { warnings.append($0) }
-        #expect(kept.backends["x"]?.section["parallel"] == nil && warnings.count == 1 && warnings[0].contains("'x'"), "\(warnings)")
-        #expect(raised.backends["isolated"]?.section["parallel"] == nil, "a backend not measured is left alone")
-        var none: [String] = []
-        let same = BenchCommand.raisingParallel(config, to: 4, for: ["llama"]) { none.append($0) }
-        #expect(same.backends["llama"]?.section == config.backends["llama"]?.section && none.isEmpty)
     }
 }

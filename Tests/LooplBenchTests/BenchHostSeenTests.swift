@@ -1,5 +1,5 @@
 import Loopl
-@testable import LooplCLI
+@testable import LooplBench
 import Testing
 
 /// `loopl bench` reads speeds as the host sees them, keeps the engine's own beside them, and
@@ -35,9 +35,9 @@ import Testing
 
     /// An agent turn that evaluated nothing is a reporting error, not a perfect cache.
     @Test func agentTurnEvaluatingNothingIsAnError() throws {
-        #expect(try BenchCommand.agentCounts(Metrics(promptTokens: 298, cachedPromptTokens: 297), backend: "llama") == (298, 297))
-        #expect(throws: LooplError.self) { try BenchCommand.agentCounts(Metrics(promptTokens: 298, cachedPromptTokens: 298), backend: "llama") }
-        #expect(throws: LooplError.self) { try BenchCommand.agentCounts(Metrics(promptTokens: 298, cachedPromptTokens: 300), backend: "llama") }
+        #expect(try Bench.agentCounts(Metrics(promptTokens: 298, cachedPromptTokens: 297), backend: "llama") == (298, 297))
+        #expect(throws: LooplError.self) { try Bench.agentCounts(Metrics(promptTokens: 298, cachedPromptTokens: 298), backend: "llama") }
+        #expect(throws: LooplError.self) { try Bench.agentCounts(Metrics(promptTokens: 298, cachedPromptTokens: 300), backend: "llama") }
     }
 
     /// The agent goal is unclamped, and a later iteration's TTFT must bear its cache count out.

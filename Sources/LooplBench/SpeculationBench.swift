@@ -38,10 +38,10 @@ struct SpeculationBench {
     /// Each conversation's context length.
     let context = 2048
 
-    func run(_ console: Console) async throws -> String {
+    func run(_ log: Bench.Log) async throws -> String {
         let backends = try await start()
         do {
-            let samples = try await rounds(backends, console)
+            let samples = try await rounds(backends, log)
             for backend in backends { await backend.close() }
             return Self.table(samples, workload: workload, conversations: conversations)
         } catch {
@@ -50,7 +50,7 @@ struct SpeculationBench {
         }
     }
 
-    private func rounds(_ backends: [any Model], _ console: Console) async throws -> [[Sample]] {
+    private func rounds(_ backends: [any Model], _ log: Bench.Log) async throws -> [[Sample]] {
         var samples = Array(repeating: [Sample](), count: backends.count)
         var options = GenerationOptions.greedy(maxTokens: maxTokens)
         options.backend.ignoreEndOfGeneration = true
@@ -59,7 +59,7 @@ struct SpeculationBench {
             for offset in 0..<backends.count {
                 let index = (round + offset) % backends.count, backend = backends[index]
                 let sample = try await measure(backend, options)
-                console.err("round \(round)\(round > warmup ? "" : " (warm-up)") \(Self.rows[index]): \(String(format: "%.1f", sample.tokensPerSecond)) tok/s, \(sample.accepted)/\(sample.drafted) drafted tokens accepted")
+                log("round \(round)\(round > warmup ? "" : " (warm-up)") \(Self.rows[index]): \(String(format: "%.1f", sample.tokensPerSecond)) tok/s, \(sample.accepted)/\(sample.drafted) drafted tokens accepted")
                 if round > warmup { samples[index].append(sample) }
             }
         }

@@ -1,9 +1,9 @@
 import Loopl
 
-extension BenchCommand {
+extension Bench {
     /// `--concurrency`: each round starts every backend once and runs each N on it, N streams
     /// at once, then llama-batched-bench over every N with the same prompt and token counts.
-    func runThroughput(router: Router, report: inout BenchReport, console: Console) async throws {
+    func runThroughput(router: Router, report: inout BenchReport, log: Bench.Log) async throws {
         var options = GenerationOptions.greedy(maxTokens: maxTokens)
         options.backend.ignoreEndOfGeneration = true
         var warmOptions = options
@@ -29,21 +29,21 @@ extension BenchCommand {
                                                           conversation: "bench-\(step.round)-\(count)")
                     let lengths = Set(round.streams.map(\.promptTokens))
                     if lengths.count > 1 {
-                        console.err("warning: the \(count) prompts of \(name) have \(lengths.sorted().map(String.init).joined(separator: ", ")) tokens, not one length")
+                        log("warning: the \(count) prompts of \(name) have \(lengths.sorted().map(String.init).joined(separator: ", ")) tokens, not one length")
                     }
                     promptLength = max(promptLength, lengths.max() ?? 0)
                     if step.measured { rounds[name, default: [:]][count, default: []].append(round) }
                     speeds.append("\(count): " + (round.aggregateDecode.map { String(format: "%.1f", $0) } ?? "-"))
                 }
                 await backend.close()
-                console.err("\(label) \(name): aggregate decode tok/s at " + speeds.joined(separator: ", "))
+                log("\(label) \(name): aggregate decode tok/s at " + speeds.joined(separator: ", "))
             case .reference:
                 let results = try await BatchedBenchReference.measure(model: model, threads: threads, prompt: promptLength,
                                                                       generate: maxTokens, concurrency: concurrency, runner: referenceRunner)
                 if step.measured {
                     for result in results { referenceRounds[result.sequences, default: []].append(result) }
                 }
-                console.err("\(label) llama-batched-bench: S_TG at "
+                log("\(label) llama-batched-bench: S_TG at "
                             + results.map { "\($0.sequences): " + String(format: "%.1f", $0.decodeTokensPerSecond) }.joined(separator: ", "))
             }
         }
@@ -67,14 +67,15 @@ extension BenchCommand {
 
     /// `config` with `parallel` raised to `parallel` on each of `names` that serves fewer, so that
     /// N streams started together run together; a kind that takes no `parallel` is left as it is.
-    static func raisingParallel(_ config: LooplConfig, to parallel: Int, for names: [String], warn: (String) -> Void) -> LooplConfig {
+    static func raisingParallel(_ config: LooplConfig, to parallel: Int, for names: [String], kinds: [BackendKind],
+                               warn: (String) -> Void) -> LooplConfig {
         var config = config
         for name in names {
             guard let backend = config.backends[name], (backend.section["parallel"]?.intValue ?? defaultParallel) < parallel else { continue }
             var section = backend.section
             section["parallel"] = .integer(parallel)
             let text = JSONValue.object(["default": .string(name), "backends": .object([name: .object(section)])]).jsonText()
-            if let raised = try? LooplConfig(json: text, kinds: BackendFactory.kinds).backends[name] {
+            if let raised = try? LooplConfig(json: text, kinds: kinds).backends[name] {
                 config.backends[name] = raised
             } else {
                 warn("warning: backend '\(name)' takes no 'parallel': streams beyond the \(defaultParallel) it serves at once wait in its queue")

@@ -80,12 +80,12 @@ struct PromptCacheBench {
         return samples
     }
 
-    func run(_ console: Console) async throws -> String {
-        let samples = try await rounds(console)
+    func run(_ log: Bench.Log) async throws -> String {
+        let samples = try await rounds(log)
         return Self.table.text(samples, sameTextRows: [Self.cached]) + Self.speedups(samples)
     }
 
-    func rounds(_ console: Console) async throws -> CacheBenchTable.Samples {
+    func rounds(_ log: Bench.Log) async throws -> CacheBenchTable.Samples {
         let options = GenerationOptions.greedy(maxTokens: maxTokens)
         var samples: CacheBenchTable.Samples = [:]
         for round in 1...(warmup + runs) {
@@ -93,7 +93,7 @@ struct PromptCacheBench {
             for row in rows {
                 let turns = try await row.turns(messages, options)
                 guard turns.count == 2 else { throw LooplError(.protocolViolation, "\(row.name) ran \(turns.count) turns, not 2.") }
-                console.err("round \(round)\(round > warmup ? "" : " (warm-up)") \(row.name): TTFT \(turns.map { Int($0.ttftMs) }) ms, "
+                log("round \(round)\(round > warmup ? "" : " (warm-up)") \(row.name): TTFT \(turns.map { Int($0.ttftMs) }) ms, "
                             + "evaluated \(turns.map(\.evaluatedTokens)) of \(turns.map(\.promptTokens))")
                 guard round > warmup else { continue }
                 samples[row.name, default: [:]]["first", default: []].append([turns[0]])

@@ -1,6 +1,6 @@
 import Foundation
 import Loopl
-@testable import LooplCLI
+@testable import LooplBench
 import Testing
 
 /// `loopl bench --agent --think-template`: iteration k+1 evaluates only what was added since
@@ -8,7 +8,8 @@ import Testing
 /// it (DeepSeek R1) costs the thinking again.
 @Suite struct ReasoningReplayTests {
     static func template(_ name: String) throws -> String {
-        try String(contentsOf: CommandLineConventionTests.root.appendingPathComponent("Tests/Data/Templates/templates/\(name).jinja"),
+        try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Tests/Data/Templates/templates/\(name).jinja"),
                    encoding: .utf8)
     }
 

@@ -1,5 +1,5 @@
 import Loopl
-@testable import LooplCLI
+@testable import LooplBench
 import LooplTestKit
 import Synchronization
 import Testing
@@ -51,7 +51,7 @@ import Testing
             SharedPrefixBench.Row(name: name) { model }
         }
         let bench = SharedPrefixBench(rows: rows, runs: 2, warmup: 1, maxTokens: 4)
-        let samples = try await bench.rounds(models, CapturedConsole().console)
+        let samples = try await bench.rounds(models, { _ in })
         for (name, model) in zip(SharedPrefixBench.table.rows, models) {
             #expect(samples[name]?["together"]?.map(\.count) == [4, 4] && samples[name]?["after"]?.map(\.count) == [4, 4], "\(name)")
             let requests = model.requests
@@ -86,7 +86,7 @@ import Testing
                 }
             }
         }
-        let samples = try await PromptCacheBench(rows: rows, runs: 3, warmup: 1, maxTokens: 4).rounds(CapturedConsole().console)
+        let samples = try await PromptCacheBench(rows: rows, runs: 3, warmup: 1, maxTokens: 4).rounds({ _ in })
         #expect(opened.withLock { $0 } == 3 * 4 * 2)
         for name in PromptCacheBench.table.rows {
             #expect(samples[name]?["first"]?.map(\.count) == [1, 1, 1] && samples[name]?["second"]?.map(\.count) == [1, 1, 1], "\(name)")

@@ -4,7 +4,7 @@ import Loopl
 /// given in the prompt (drafts from the prompt hold), and `free`, a story (they mostly fail).
 /// The passage is in triple quotes: without them, the default model writes about the passage
 /// instead of repeating it.
-enum SpeculationWorkload: String, Sendable, CaseIterable {
+package enum SpeculationWorkload: String, Sendable, CaseIterable {
     case copy
     case free
 

@@ -2,9 +2,10 @@ import Foundation
 
 /// A speed goal of docs/bench.md, read off a ``BenchReport``: what was measured, the goal, and
 /// whether it was met. `loopl bench` prints them under its table; scripts/bench fails on a miss.
+/// The goals themselves are data: ``GoalSpec``, from `goals.json`.
 struct BenchGoal: Sendable, Equatable {
-    enum Unit: Sendable, Equatable {
-        case ratio, milliseconds, tokens
+    enum Unit: String, Sendable, Equatable {
+        case ratio, milliseconds = "ms", tokens, megabytesPerSecond = "MB/s"
     }
 
     /// What is measured, such as "server decode vs llama".
@@ -28,32 +29,29 @@ struct BenchGoal: Sendable, Equatable {
         single(report) + throughput(report) + agent(report)
     }
 
+    /// The goal `id` of `goals.json` for `backend`; nil when the data has no such goal.
+    private static func goal(_ id: String, _ backend: String = inProcess, count: Int? = nil, measured: Double,
+                             iqr: Double? = nil) -> BenchGoal? {
+        GoalSpec.named(id)?.goal(backend: backend, count: count, measured: measured, iqr: iqr)
+    }
+
     /// The single-stream goals: decode and prefill against llama-bench, and TTFT overheads.
     private static func single(_ report: BenchReport) -> [BenchGoal] {
-        var goals: [BenchGoal] = []
+        var goals: [BenchGoal?] = []
         let local = report.backends.first { $0.backend == inProcess }
         for row in report.backends {
             if row.backend == inProcess {
-                if let ratio = row.decodeRatio {
-                    goals.append(BenchGoal(name: "\(row.backend) decode vs llama-bench", measured: ratio, goal: 0.98, atLeast: true,
-                                           unit: .ratio, iqr: row.decodeRatioRounds?.iqr))
-                }
-                if let ratio = row.prefillRatio {
-                    goals.append(BenchGoal(name: "\(row.backend) prefill vs llama-bench", measured: ratio, goal: 0.97, atLeast: true,
-                                           unit: .ratio, iqr: row.prefillRatioRounds?.iqr))
-                }
+                if let ratio = row.decodeRatio { goals.append(goal("decode", measured: ratio, iqr: row.decodeRatioRounds?.iqr)) }
+                if let ratio = row.prefillRatio { goals.append(goal("prefill", measured: ratio, iqr: row.prefillRatioRounds?.iqr)) }
             } else if let local {
-                goals.append(BenchGoal(name: "\(row.backend) decode vs \(inProcess)",
-                                       measured: row.decodeTokensPerSecond.median / local.decodeTokensPerSecond.median,
-                                       goal: 0.96, atLeast: true, unit: .ratio,
-                                       iqr: Quartiles.ofRatios(row.decodeByRound, local.decodeByRound)?.iqr))
+                goals.append(goal("decodeVsLocal", row.backend, measured: row.decodeTokensPerSecond.median / local.decodeTokensPerSecond.median,
+                                  iqr: Quartiles.ofRatios(row.decodeByRound, local.decodeByRound)?.iqr))
             }
             if let overhead = row.overheadMs {
-                goals.append(BenchGoal(name: "\(row.backend) TTFT overhead", measured: overhead.median,
-                                       goal: row.backend == inProcess ? 3 : 10, atLeast: false, unit: .milliseconds))
+                goals.append(goal(row.backend == inProcess ? "overhead.local" : "overhead", row.backend, measured: overhead.median))
             }
         }
-        return goals
+        return goals.compactMap { $0 }
     }
 
     /// The goals of `--concurrency` at 1 and 4 streams: in process against llama-batched-bench
@@ -62,19 +60,17 @@ struct BenchGoal: Sendable, Equatable {
         func row(_ backend: String, _ count: Int) -> ThroughputRow? {
             report.throughput.first { $0.backend == backend && $0.concurrency == count }
         }
-        func ratio(_ name: String, _ row: ThroughputRow, over base: ThroughputRow, goal: Double) -> BenchGoal {
-            BenchGoal(name: name, measured: row.aggregateDecode.median / base.aggregateDecode.median, goal: goal, atLeast: true,
-                      unit: .ratio, iqr: Quartiles.ofRatios(row.byRound, base.byRound)?.iqr)
+        func ratio(_ id: String, _ backend: String, _ row: ThroughputRow, over base: ThroughputRow) -> BenchGoal? {
+            goal(id, backend, measured: row.aggregateDecode.median / base.aggregateDecode.median,
+                 iqr: Quartiles.ofRatios(row.byRound, base.byRound)?.iqr)
         }
-        var goals: [BenchGoal] = []
+        var goals: [BenchGoal?] = []
         let backends = report.throughput.map(\.backend).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-        for (count, inProcessGoal, othersGoal) in [(1, 0.98, 0.96), (4, 0.95, 0.95)] {
+        for count in [1, 4] {
             guard let local = row(inProcess, count) else { continue }
-            if let reference = row(ThroughputRow.reference, count) {
-                goals.append(ratio("\(inProcess) at \(count) vs \(ThroughputRow.reference)", local, over: reference, goal: inProcessGoal))
-            }
+            if let reference = row(ThroughputRow.reference, count) { goals.append(ratio("at\(count).local", inProcess, local, over: reference)) }
             for backend in backends where backend != inProcess && backend != ThroughputRow.reference {
-                if let other = row(backend, count) { goals.append(ratio("\(backend) at \(count) vs \(inProcess)", other, over: local, goal: othersGoal)) }
+                if let other = row(backend, count) { goals.append(ratio("at\(count)", backend, other, over: local)) }
             }
         }
         if let one = row(inProcess, 1), let four = row(inProcess, 4),
@@ -83,10 +79,9 @@ struct BenchGoal: Sendable, Equatable {
             let engineScaling = engineFour.aggregateDecode.median / engineOne.aggregateDecode.median
             func perRound(_ high: [Double], _ low: [Double]) -> [Double] { zip(high, low).map { $0 / $1 } }
             let rounds = Quartiles.ofRatios(perRound(four.byRound, one.byRound), perRound(engineFour.byRound, engineOne.byRound))
-            goals.append(BenchGoal(name: "\(inProcess) scaling 1 to 4 vs \(ThroughputRow.reference)", measured: scaling / engineScaling,
-                                   goal: 0.9, atLeast: true, unit: .ratio, iqr: rounds?.iqr))
+            goals.append(goal("scaling", measured: scaling / engineScaling, iqr: rounds?.iqr))
         }
-        return goals
+        return goals.compactMap { $0 }
     }
 
     /// In agent mode, per backend and concurrency: iterations after the first evaluate only their
@@ -102,21 +97,15 @@ struct BenchGoal: Sendable, Equatable {
             let steps = report.agent.filter { $0.backend == backend && $0.concurrency == concurrency }
             let later = steps.filter { $0.iteration > 1 }
             guard let worst = later.map({ $0.evaluatedTokens - $0.newTokens }).max() else { return [] }
-            let name = concurrency == 1 ? "\(backend) agent" : "\(backend) agent, \(concurrency) conversations"
-            var goals = [BenchGoal(name: "\(name): evaluated beyond the new tokens", measured: Double(worst),
-                                   goal: 8, atLeast: false, unit: .tokens)]
+            let together = concurrency == 1 ? "" : ".together"
+            var goals = [goal("agent.evaluated" + together, backend, count: concurrency, measured: Double(worst))]
             let first = steps.filter { $0.iteration == 1 }.map(\.ttftMs).max() ?? 0
             if first > 0, let slowest = later.map(\.ttftMs).max() {
-                goals.append(BenchGoal(name: "\(name): later TTFT vs the first", measured: slowest / first,
-                                       goal: agentTTFTRatio, atLeast: false, unit: .ratio))
+                goals.append(goal("agent.ttft" + together, backend, count: concurrency, measured: slowest / first))
             }
-            return goals
+            return goals.compactMap { $0 }
         }
     }
-
-    /// The most that a later agent iteration's TTFT may be of the first's: they evaluate about a
-    /// quarter of the first prompt's tokens when the cache is reused, the whole prompt when not.
-    static let agentTTFTRatio = 0.75
 
     /// The goals as an aligned table, each line ending in `ok` or `MISSED`; empty without goals.
     /// A ratio shows the interquartile range of its per-round ratios beside it.
@@ -141,6 +130,7 @@ struct BenchGoal: Sendable, Equatable {
         case .ratio: String(format: "%.3fx", value)
         case .milliseconds: String(format: "%.1f ms", value)
         case .tokens: String(format: "%.0f", value)
+        case .megabytesPerSecond: String(format: "%.0f MB/s", value)
         }
     }
 }

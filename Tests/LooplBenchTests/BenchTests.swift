@@ -3,7 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 import Loopl
-@testable import LooplCLI
+@testable import LooplBench
 import Testing
 
 /// `loopl bench`: its plan, its JSON schema, its chart, and a real run of the three backends.
@@ -161,6 +161,24 @@ import Testing
         #expect(BenchGoal.table([]) == "")
     }
 
+    /// The goals are data (goals.json, which scripts/bench-goals reads too): every entry is read,
+    /// and every goal the bench reports is one of them.
+    @Test func goalsComeFromTheirDataFile() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/LooplBench/goals.json")
+        let entries = try #require(try JSONValue(parsing: String(contentsOf: url, encoding: .utf8))["goals"]?.arrayValue)
+        #expect(GoalSpec.all.count == entries.count && entries.count > 10)
+        #expect(GoalSpec.named("decode").map { $0.threshold == 0.98 && $0.atLeast && $0.unit == .ratio } == true)
+        let ids = ["decode", "prefill", "decodeVsLocal", "overhead.local", "overhead", "at1.local", "at4.local", "at1", "at4", "scaling",
+                   "agent.evaluated", "agent.evaluated.together", "agent.ttft", "agent.ttft.together"]
+        #expect(ids.filter { GoalSpec.named($0) == nil } == [])
+        let reported = BenchGoal.goals(for: Self.sample) + BenchGoal.goals(for: Self.throughputSample)
+        #expect(reported.count >= 12)
+        for goal in reported {
+            #expect(GoalSpec.all.contains { $0.threshold == goal.goal && $0.atLeast == goal.atLeast }, "\(goal.name)")
+        }
+    }
+
     /// The goals of docs/bench.md for --concurrency, with the spread of their per-round ratios.
     @Test func throughputGoalsAreReadOffTheRows() throws {
         let goals = BenchGoal.goals(for: Self.throughputSample)
@@ -186,85 +204,6 @@ import Testing
         }
         let missed = BenchGoal.goals(for: flat).filter { !$0.met }.map(\.name)
         #expect(missed == ["llama at 4 vs llama-batched-bench", "llama scaling 1 to 4 vs llama-batched-bench"])
-    }
-
-    @Test func promptAndPromptTokensExcludeEachOther() async {
-        let result = await CapturedConsole.run(["bench", "--prompt", "hi", "--prompt-tokens", "20"])
-        #expect(result.status == .usage)
-    }
-
-    /// One run of each backend with tiny token counts through the real binary: correctness only.
-    @Test(.timeLimit(.minutes(10))) func realRunOfTheThreeBackends() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-bench-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try ToolingCommandTests.loopl(["bench", "--backends", "llama,server,stdio", "--runs", "1", "--warmup", "0",
-                                                    "--prompt-tokens", "32", "--max-tokens", "4", "--threads", "2",
-                                                    "--json", directory + "/b.json", "--svg", directory + "/b.svg"])
-        #expect(result.status == 0, "\(result.err)")
-        let report = try BenchReport(json: JSONValue(parsing: String(contentsOfFile: directory + "/b.json", encoding: .utf8)))
-        #expect(report.backends.map(\.backend) == ["llama", "server", "stdio"])
-        for row in report.backends {
-            #expect(row.decodeTokensPerSecond.median > 0 && row.prefillTokensPerSecond.median > 0, "\(row.backend)")
-            #expect(row.overheadMs != nil, "\(row.backend) reports the engine's prompt time")
-            #expect(row.hostRSSMiB > 0)
-        }
-        #expect(report.backends[0].childRSSMiB == 0 && report.backends[1].childRSSMiB > 0 && report.backends[2].childRSSMiB > 0)
-        #expect(report.reference != nil)
-        #expect(result.out.contains("llama-bench"))
-        #expect(result.out.contains("llama decode vs llama-bench") && result.out.contains("stdio decode vs llama"), "\(result.out)")
-        #expect(FileManager.default.fileExists(atPath: directory + "/b.svg"))
-
-        let agent = try ToolingCommandTests.loopl(["bench", "--agent", "--backends", "llama,server,stdio", "--runs", "1", "--warmup", "0",
-                                                   "--max-tokens", "2", "--json", directory + "/a.json"])
-        #expect(agent.status == 0, "\(agent.err)")
-        let steps = try BenchReport(json: JSONValue(parsing: String(contentsOfFile: directory + "/a.json", encoding: .utf8))).agent
-        #expect(steps.count == 3 * AgentConversation.iterations().count)
-        // After the first iteration every backend reuses its cache: it evaluates about the new tokens only.
-        for step in steps where step.iteration > 1 {
-            #expect(step.cachedPromptTokens > 0 && step.evaluatedTokens <= step.newTokens + 8, "\(step)")
-        }
-    }
-
-    /// `--concurrency 1,2` on the three backends with tiny token counts, and llama-batched-bench
-    /// at the same N, through the real binary: correctness only.
-    @Test(.timeLimit(.minutes(10))) func realConcurrencyRunOfTheThreeBackends() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-bench-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try ToolingCommandTests.loopl(["bench", "--backends", "llama,server,stdio", "--concurrency", "1,2", "--runs", "1",
-                                                    "--warmup", "0", "--max-tokens", "8", "--threads", "2",
-                                                    "--json", directory + "/c.json", "--svg", directory + "/c.svg"])
-        #expect(result.status == 0, "\(result.err)")
-        let report = try BenchReport(json: JSONValue(parsing: String(contentsOfFile: directory + "/c.json", encoding: .utf8)))
-        #expect(report.concurrency == [1, 2])
-        #expect(report.throughput.map(\.backend) == ["llama", "server", "stdio", "llama-batched-bench"] + ["llama", "server", "stdio", "llama-batched-bench"])
-        #expect(report.throughput.map(\.concurrency) == [1, 1, 1, 1, 2, 2, 2, 2])
-        for row in report.throughput {
-            #expect(row.aggregateDecode.median > 0 && row.byRound.count == 1 && row.generatedTokens == 8, "\(row)")
-            #expect(row.promptTokens == report.promptTokens && report.promptTokens > 10, "\(row)")
-            #expect((row.ttftP95Ms ?? 0) >= (row.ttftP50Ms ?? .infinity) && row.interTokenP95Ms != nil && row.wallMs.median > 0, "\(row)")
-            #expect(row.backend == "llama-batched-bench" ? row.decodeRatio == nil : (row.decodeRatio ?? 0) > 0, "\(row)")
-        }
-        #expect(result.out.contains("llama at 1 vs llama-batched-bench") && result.out.contains("stdio at 1 vs llama"), "\(result.out)")
-        #expect(try String(contentsOfFile: directory + "/c.svg", encoding: .utf8).contains("polyline"))
-
-        // Agent mode's conversations side by side run through the same Model calls on every backend: one is enough here.
-        let agent = try ToolingCommandTests.loopl(["bench", "--agent", "--concurrency", "2", "--backends", "llama", "--runs", "1",
-                                                   "--warmup", "0", "--max-tokens", "2", "--json", directory + "/a.json"])
-        #expect(agent.status == 0, "\(agent.err)")
-        let steps = try BenchReport(json: JSONValue(parsing: String(contentsOfFile: directory + "/a.json", encoding: .utf8))).agent
-        #expect(steps.count == 2 * AgentConversation.iterations().count)
-        for conversation in [1, 2] {
-            let turns = steps.filter { $0.conversation == conversation }
-            #expect(turns.map(\.iteration) == [1, 2, 3, 4] && turns.allSatisfy { $0.concurrency == 2 && $0.backend == "llama" }, "\(turns)")
-            #expect(zip(turns.dropFirst(), turns).allSatisfy { $0.promptTokens == $1.promptTokens + $0.newTokens }, "\(turns)")
-            // Interleaved with the other, each conversation keeps its cache: it evaluates about its new tokens only.
-            for turn in turns where turn.iteration > 1 {
-                #expect(turn.cachedPromptTokens > 0 && turn.evaluatedTokens <= turn.newTokens + 8, "\(turn)")
-            }
-        }
-        #expect(agent.out.contains("llama agent, 2 conversations: evaluated beyond the new tokens") && agent.out.contains("  ok"), "\(agent.out)")
     }
 }
 

@@ -4,7 +4,7 @@ import Loopl
 /// prompt, shared by conversations that run side by side (`shared-prefix`, about 1,000 tokens),
 /// or sent again by the same agent in a later process (`prompt-cache`, about 1,500 tokens with
 /// the calculator tool and the chat template).
-enum CacheWorkload: String, Sendable, CaseIterable {
+package enum CacheWorkload: String, Sendable, CaseIterable {
     case sharedPrefix = "shared-prefix"
     case promptCache = "prompt-cache"
 

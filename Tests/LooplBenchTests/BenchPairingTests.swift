@@ -1,5 +1,5 @@
 import Loopl
-@testable import LooplCLI
+@testable import LooplBench
 import LooplTestKit
 import Synchronization
 import Testing
@@ -16,9 +16,10 @@ import Testing
         var recorded: [[String]] { all.withLock { $0 } }
     }
 
-    static func command(_ words: [String], lines: Lines) throws -> (BenchCommand, Router) {
-        var arguments = Arguments(["--backends", "fake", "--warmup", "0", "--max-tokens", "8"] + words)
-        var command = try BenchCommand(arguments: &arguments)
+    static func command(runs: Int, _ configure: (inout Bench) -> Void = { _ in }, lines: Lines) throws -> (Bench, Router) {
+        var command = Bench()
+        (command.backends, command.warmup, command.maxTokens, command.runs) = (["fake"], 0, 8, runs)
+        configure(&command)
         // llama-bench: 1000 tok/s of prefill and 50 of decode; llama-batched-bench: S_TG 100 × N².
         command.referenceRunner = BenchReferenceRunner(
             llamaBench: { line in
@@ -37,7 +38,7 @@ import Testing
         return (command, Router(config: config))
     }
 
-    static func report(_ command: BenchCommand) -> BenchReport {
+    static func report(_ command: Bench) -> BenchReport {
         BenchReport(model: "m.gguf", cores: 2, llamaCppVersion: "test", threads: 2, promptTokens: command.promptTokens,
                     maxTokens: command.maxTokens, runs: command.runs, warmup: command.warmup)
     }
@@ -50,11 +51,11 @@ import Testing
     /// it generated (`-n`) and the prompt it decoded after (`-d`); the ratios divide by them.
     @Test func llamaBenchRunsWithTheBackendsCountsAndTheRatiosDivideByIt() async throws {
         let lines = Lines()
-        let (command, router) = try Self.command(["--runs", "2", "--prompt-tokens", "100"], lines: lines)
+        let (command, router) = try Self.command(runs: 2, { $0.promptTokens = 100 }, lines: lines)
         var report = Self.report(command)
-        try await command.runSpeed(router: router, report: &report, console: CapturedConsole().console)
+        try await command.runSpeed(router: router, report: &report, log: { _ in })
         // The scripted model counts 4 tokens a message and one every 4 characters.
-        let prompt = 4 + (BenchCommand.filler(tokens: 60) + "Summarise.").count / 4
+        let prompt = 4 + (Bench.filler(tokens: 60) + "Summarise.").count / 4
         let depth = 4 + "Tell me a long story about a fox.".count / 4
         #expect(report.promptTokens == prompt)
         let recorded = lines.recorded
@@ -74,9 +75,9 @@ import Testing
     /// token count; each N's ratio divides by the reference at that same N.
     @Test func eachConcurrencyIsPairedWithTheReferenceAtTheSameN() async throws {
         let lines = Lines()
-        let (command, router) = try Self.command(["--runs", "1", "--concurrency", "1,2"], lines: lines)
+        let (command, router) = try Self.command(runs: 1, { $0.concurrency = [1, 2] }, lines: lines)
         var report = Self.report(command)
-        try await command.runThroughput(router: router, report: &report, console: CapturedConsole().console)
+        try await command.runThroughput(router: router, report: &report, log: { _ in })
         let prompt = ConcurrentRound.prompts(count: 3).map { 4 + ($0.last?.text.count ?? 0) / 4 }.max() ?? 0
         #expect(report.promptTokens == prompt)
         let line = try #require(lines.recorded.first)

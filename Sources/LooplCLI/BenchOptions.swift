@@ -1,3 +1,5 @@
+import LooplBench
+
 /// The options of `loopl bench`, each declared once.
 enum BenchOptions {
     static let backends = CLIOption("backends", "LIST", default: "llama", help: "Comma-separated backend names.")

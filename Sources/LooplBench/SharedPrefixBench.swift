@@ -50,11 +50,11 @@ struct SharedPrefixBench {
         ]
     }
 
-    func run(_ console: Console) async throws -> String {
+    func run(_ log: Bench.Log) async throws -> String {
         var models: [any Model] = []
         do {
             for row in rows { models.append(try await row.open()) }
-            let samples = try await rounds(models, console)
+            let samples = try await rounds(models, log)
             for model in models { await model.close() }
             return Self.table.text(samples, sameTextRows: [Self.shared])
         } catch {
@@ -63,7 +63,7 @@ struct SharedPrefixBench {
         }
     }
 
-    func rounds(_ models: [any Model], _ console: Console) async throws -> CacheBenchTable.Samples {
+    func rounds(_ models: [any Model], _ log: Bench.Log) async throws -> CacheBenchTable.Samples {
         var options = GenerationOptions.greedy(maxTokens: maxTokens)
         options.backend.ignoreEndOfGeneration = true
         var samples: CacheBenchTable.Samples = [:]
@@ -71,7 +71,7 @@ struct SharedPrefixBench {
             for (row, model) in zip(rows, models) {
                 let phases = try await Self.round(model, round: round, options: options)
                 let evaluated = phases.mapValues { $0.map(\.evaluatedTokens) }
-                console.err("round \(round)\(round > warmup ? "" : " (warm-up)") \(row.name): evaluated together \(evaluated["together"] ?? []), "
+                log("round \(round)\(round > warmup ? "" : " (warm-up)") \(row.name): evaluated together \(evaluated["together"] ?? []), "
                             + "after \(evaluated["after"] ?? [])")
                 guard round > warmup else { continue }
                 for (phase, list) in phases { samples[row.name, default: [:]][phase, default: []].append(list) }

@@ -1,0 +1,200 @@
+import Foundation
+import Loopl
+import LooplServer
+
+
+/// One run of `loopl bench`: the backends side by side against llama-bench, interleaved run by
+/// run, or one of its other modes (``concurrency``, ``agent``, a workload). `loopl bench` fills it
+/// from its arguments and runs it in process.
+package struct Bench: Sendable {
+    /// Where progress goes, one line at a time (`loopl bench` writes it to standard error).
+    package typealias Log = @Sendable (String) -> Void
+
+    package var backends = ["llama"]
+    package var runs = 5
+    package var warmup = 1
+    /// The long prompt for prefill; nil for a filler prompt of about ``promptTokens`` tokens.
+    package var prompt: String?
+    package var promptTokens = 512
+    package var maxTokens = 128
+    package var threads = 2
+    package var model = LooplHome.defaultModel
+    package var agent = false
+    /// The stream counts of `--concurrency`, ascending; empty without it.
+    package var concurrency: [Int] = []
+    /// The name and source of the chat template of the thinking replay (`--think-template`).
+    package var thinkTemplate: (name: String, source: String)?
+    package var jsonPath: String?
+    package var svgPath: String?
+    package var reference = true
+    /// True when `--prompt-tokens` was given: `--concurrency` pads each stream's prompt to it.
+    package var paddedStreams = false
+    /// The speculative decoding workload of `--workload`.
+    package var workload: SpeculationWorkload?
+    /// The shared-prefix or prompt-cache workload of `--workload`.
+    package var cacheWorkload: CacheWorkload?
+    /// How the references run: the pinned binaries.
+    var referenceRunner = BenchReferenceRunner.pinned
+
+    package init() {}
+
+    /// Runs the bench on the backends of the configuration that `configuration` reads (with the
+    /// kinds it was read with; a workload reads none); the tables and goals for standard output,
+    /// after writing ``jsonPath`` and ``svgPath``.
+    package func run(log: @escaping Log,
+                     configuration: () throws -> (config: LooplConfig, kinds: [BackendKind])) async throws -> String {
+        if let workload {
+            let bench = SpeculationBench(workload: workload, model: model, threads: threads, maxTokens: maxTokens, runs: runs,
+                                         warmup: warmup, conversations: concurrency.last ?? 1)
+            return try await bench.run(log)
+        }
+        if let cacheWorkload { return try await runCache(cacheWorkload, log) }
+        // Each round evaluates its prompt: no backend, nor the workers it starts, loads it from disk.
+        setenv("LOOPL_PROMPT_CACHE", "0", 1)
+        let loaded = try configuration()
+        var config = loaded.config
+        try config.apply(BackendOverrides(model: model, threads: threads))
+        if let most = concurrency.max(), most > Self.defaultParallel {
+            config = Self.raisingParallel(config, to: most, for: backends, kinds: loaded.kinds, warn: log)
+        }
+        let router = Router(config: config)
+        for name in backends { _ = try config.backend(name) }
+        var report = BenchReport(model: (model as NSString).lastPathComponent,
+                                 cores: ProcessInfo.processInfo.activeProcessorCount, llamaCppVersion: LlamaCppInstall.version,
+                                 threads: threads, promptTokens: promptTokens, maxTokens: maxTokens, runs: runs, warmup: warmup)
+        report.concurrency = concurrency
+        var out = ""
+        if let thinkTemplate {
+            let steps = try await ReasoningReplay.run(template: thinkTemplate.source, model: model, reasoning: .auto)
+            out += ReasoningReplay.table(steps, name: thinkTemplate.name) + "\n"
+            report.agent = ReasoningReplay.agentSteps(steps)
+        } else if agent {
+            try await runAgent(router: router, report: &report, log: log)
+        } else if !concurrency.isEmpty {
+            try await runThroughput(router: router, report: &report, log: log)
+        } else {
+            try await runSpeed(router: router, report: &report, log: log)
+        }
+        out += report.table
+        let goals = BenchGoal.table(BenchGoal.goals(for: report))
+        if !goals.isEmpty { out += "\n" + goals }
+        if let jsonPath { try write(report.json.jsonText(style: .python) + "\n", to: jsonPath) }
+        if let svgPath { try write(BenchChart.svg(report), to: svgPath) }
+        return out
+    }
+
+    func runSpeed(router: Router, report: inout BenchReport, log: Log) async throws {
+        // About ten tokens a sentence, and about forty for the template: just under --prompt-tokens.
+        let filler = Self.filler(tokens: promptTokens - 40)
+        let longPrompt: [Message] = [.user(prompt ?? filler + "Summarise.")]
+        let shortPrompt: [Message] = [.user("Tell me a long story about a fox.")]
+        var prefillOptions = GenerationOptions.greedy(maxTokens: 1)
+        prefillOptions.backend.ignoreEndOfGeneration = true
+        var decodeOptions = GenerationOptions.greedy(maxTokens: maxTokens)
+        decodeOptions.backend.ignoreEndOfGeneration = true
+        var samples: [String: [BenchSample]] = [:]
+        var referenceSamples: [(prefill: Double, decode: Double)] = []
+        var measuredPromptTokens = promptTokens
+        var decodeDepth = 0
+        let referenceSettings = LlamaBenchReference.Settings(section: try? router.config.backend(BenchGoal.inProcess).section)
+        for step in BenchPlan(backends: backends, warmup: warmup, runs: runs, reference: reference).steps {
+            let label = "round \(step.round)\(step.measured ? "" : " (warm-up)")"
+            switch step.target {
+            case .backend(let name):
+                let start = ContinuousClock.now
+                let backend = try await router.model(named: name)
+                _ = try await backend.contextSize  // a backend that starts lazily starts here
+                let startup = (ContinuousClock.now - start).milliseconds
+                let prefill = try await Self.streamed { backend.generate(messages: longPrompt, tools: [], options: prefillOptions) }
+                let decode = try await Self.streamed { backend.generate(messages: shortPrompt, tools: [], options: decodeOptions) }
+                let host = Double(ProcessWatch.residentKilobytes()) / 1024
+                let children = Double(ProcessWatch.descendants().map { ProcessWatch.residentKilobytes(of: $0) }.reduce(0, +)) / 1024
+                await backend.close()
+                let evaluated = prefill.metrics.promptTokens - prefill.metrics.cachedPromptTokens
+                measuredPromptTokens = prefill.metrics.promptTokens
+                decodeDepth = decode.metrics.promptTokens
+                let sample = BenchSample(startupMs: startup, prefill: prefill.timing, promptEvalMs: prefill.metrics.promptEvalMs,
+                                         decode: decode.timing, engineDecode: decode.metrics.tokensPerSecond,
+                                         hostRSSMiB: host, childRSSMiB: children)
+                if step.measured { samples[name, default: []].append(sample) }
+                log("\(label) \(name): TTFT \(Int(sample.ttftMs)) ms (\(evaluated) tokens, \(Int(sample.prefillTokensPerSecond)) tok/s), decode \(String(format: "%.1f", sample.decodeTokensPerSecond)) tok/s"
+                            + " (engine's own \(sample.engineDecodeTokensPerSecond.map { String(format: "%.1f", $0) } ?? "-"))")
+            case .reference:
+                let speeds = try await LlamaBenchReference.measure(model: model, threads: threads, prompt: measuredPromptTokens,
+                                                                   generate: maxTokens, depth: decodeDepth, settings: referenceSettings,
+                                                                   runner: referenceRunner)
+                if step.measured { referenceSamples.append(speeds) }
+                log("\(label) llama-bench: prefill \(Int(speeds.prefill)) tok/s, decode \(String(format: "%.1f", speeds.decode)) tok/s")
+            }
+        }
+        report.promptTokens = measuredPromptTokens
+        addSpeedRows(samples, reference: referenceSamples, to: &report)
+    }
+
+    /// The speed report's rows: llama-bench's and each backend's, from their measured rounds.
+    private func addSpeedRows(_ samples: [String: [BenchSample]], reference referenceSamples: [(prefill: Double, decode: Double)],
+                              to report: inout BenchReport) {
+        if let prefill = Spread(referenceSamples.map(\.prefill)), let decode = Spread(referenceSamples.map(\.decode)) {
+            report.reference = BenchReport.Reference(prefillTokensPerSecond: prefill, decodeTokensPerSecond: decode,
+                                                     prefillByRound: referenceSamples.map(\.prefill), decodeByRound: referenceSamples.map(\.decode))
+        }
+        for name in backends {
+            let list = samples[name] ?? []
+            guard let startup = Spread(list.map(\.startupMs)), let ttft = Spread(list.map(\.ttftMs)),
+                  let prefill = Spread(list.map(\.prefillTokensPerSecond)), let decode = Spread(list.map(\.decodeTokensPerSecond)) else { continue }
+            let reference = report.reference
+            report.backends.append(BenchReport.Row(
+                backend: name, startupMs: startup, ttftMs: ttft, overheadMs: Spread(list.compactMap(\.overheadMs)),
+                prefillTokensPerSecond: prefill, decodeTokensPerSecond: decode,
+                prefillByRound: list.map(\.prefillTokensPerSecond), decodeByRound: list.map(\.decodeTokensPerSecond),
+                prefillRatio: reference.map { prefill.median / $0.prefillTokensPerSecond.median },
+                decodeRatio: reference.map { decode.median / $0.decodeTokensPerSecond.median },
+                prefillRatioRounds: reference.flatMap { Quartiles.ofRatios(list.map(\.prefillTokensPerSecond), $0.prefillByRound) },
+                decodeRatioRounds: reference.flatMap { Quartiles.ofRatios(list.map(\.decodeTokensPerSecond), $0.decodeByRound) },
+                hostRSSMiB: list.map(\.hostRSSMiB).max() ?? 0, childRSSMiB: list.map(\.childRSSMiB).max() ?? 0,
+                engineDecodeTokensPerSecond: Spread(list.compactMap(\.engineDecodeTokensPerSecond))))
+        }
+    }
+
+    /// Runs a generation to its end: its final metrics, and when each content event reached the host.
+    static func streamed(_ generate: () -> AsyncThrowingStream<ModelEvent, any Error>) async throws -> (metrics: Metrics, timing: StreamTiming) {
+        let start = ContinuousClock.now
+        func since(_ instant: ContinuousClock.Instant) -> Double { (instant - start).milliseconds }
+        var events: [Double] = []
+        var last: Metrics?
+        for try await event in generate() {
+            switch event {
+            case .text(let text) where text.isEmpty: break
+            case .text, .reasoning, .toolCall: events.append(since(.now))
+            case .metrics(let metrics): last = metrics
+            }
+        }
+        guard let last, last.finished else { throw LooplError(.protocolViolation, "The backend sent no final metrics.") }
+        return (last, StreamTiming(startMs: 0, eventMs: events, endMs: since(.now), generatedTokens: last.generatedTokens,
+                                   promptTokens: last.promptTokens, cachedPromptTokens: last.cachedPromptTokens))
+    }
+
+    /// Runs a generation to its end: its final metrics, and the TTFT as the host sees it.
+    static func timed(_ generate: () -> AsyncThrowingStream<ModelEvent, any Error>) async throws -> (metrics: Metrics, ttftMs: Double) {
+        let start = ContinuousClock.now
+        let stream = generate()
+        var first: ContinuousClock.Instant?
+        var last: Metrics?
+        for try await event in stream {
+            switch event {
+            case .text, .reasoning, .toolCall: if first == nil { first = .now }
+            case .metrics(let metrics): last = metrics
+            }
+        }
+        guard let last, last.finished else { throw LooplError(.protocolViolation, "The backend sent no final metrics.") }
+        return (last, ((first ?? .now) - start).milliseconds)
+    }
+
+    func write(_ text: String, to path: String) throws {
+        do {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            throw LooplError(.io, "Cannot write \(path): \(error.localizedDescription).", underlying: error)
+        }
+    }
+}
