@@ -55,10 +55,9 @@ extension Bench {
                     guard let counts = tokens[key], let runs = ttfts[key] else { continue }
                     for (index, turn) in counts.enumerated() {
                         let previous = index == 0 ? 0 : counts[index - 1].prompt
-                        report.agent.append(BenchReport.AgentStep(
-                            backend: name, concurrency: count, conversation: conversation, iteration: index + 1,
-                            promptTokens: turn.prompt, cachedPromptTokens: turn.cached, newTokens: turn.prompt - previous,
-                            ttftMs: Spread(runs.map { $0[index] })?.median ?? 0))
+                        report.rows.append(.agentStep(name, concurrency: count, conversation: conversation, iteration: index + 1,
+                                                      prompt: turn.prompt, cached: turn.cached, previousPrompt: previous,
+                                                      ttftMs: Spread(runs.map { $0[index] })))
                     }
                 }
             }

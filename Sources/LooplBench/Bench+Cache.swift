@@ -3,7 +3,7 @@ import Loopl
 
 extension Bench {
     /// `--workload shared-prefix|prompt-cache`: the workload's rows side by side, round by round.
-    func runCache(_ workload: CacheWorkload, _ log: Bench.Log) async throws -> String {
+    func runCache(_ workload: CacheWorkload, _ log: Bench.Log) async throws -> (text: String, rows: [BenchRow]) {
         switch workload {
         case .sharedPrefix:
             let rows = SharedPrefixBench.rows(model: model, threads: threads)

@@ -49,16 +49,12 @@ extension Bench {
         }
         report.promptTokens = promptLength
         for count in concurrency {
-            let engine = referenceRounds[count].flatMap(ThroughputRow.init(reference:))
+            let engine = referenceRounds[count].flatMap(BenchRow.init(reference:))
             for name in backends {
-                guard var row = ThroughputRow(backend: name, concurrency: count, rounds: rounds[name]?[count] ?? []) else { continue }
-                if let engine {
-                    row.decodeRatio = row.aggregateDecode.median / engine.aggregateDecode.median
-                    row.decodeRatioRounds = Quartiles.ofRatios(row.byRound, engine.byRound)
-                }
-                report.throughput.append(row)
+                guard let row = BenchRow(backend: name, concurrency: count, rounds: rounds[name]?[count] ?? []) else { continue }
+                report.rows.append(engine.map(row.compared(with:)) ?? row)
             }
-            if let engine { report.throughput.append(engine) }
+            if let engine { report.rows.append(engine) }
         }
     }
 

@@ -43,12 +43,16 @@ package struct Bench: Sendable {
     /// after writing ``jsonPath`` and ``svgPath``.
     package func run(log: @escaping Log,
                      configuration: () throws -> (config: LooplConfig, kinds: [BackendKind])) async throws -> String {
-        if let workload {
-            let bench = SpeculationBench(workload: workload, model: model, threads: threads, maxTokens: maxTokens, runs: runs,
-                                         warmup: warmup, conversations: concurrency.last ?? 1)
-            return try await bench.run(log)
+        var report = BenchReport(model: (model as NSString).lastPathComponent,
+                                 cores: ProcessInfo.processInfo.activeProcessorCount, llamaCppVersion: LlamaCppInstall.version,
+                                 threads: threads, promptTokens: promptTokens, maxTokens: maxTokens, runs: runs, warmup: warmup)
+        report.concurrency = concurrency
+        if workload != nil || cacheWorkload != nil {
+            let (text, rows) = try await runWorkload(log)
+            report.rows = rows
+            try writeJSON(report)
+            return text
         }
-        if let cacheWorkload { return try await runCache(cacheWorkload, log) }
         // Each round evaluates its prompt: no backend, nor the workers it starts, loads it from disk.
         setenv("LOOPL_PROMPT_CACHE", "0", 1)
         let loaded = try configuration()
@@ -59,15 +63,11 @@ package struct Bench: Sendable {
         }
         let router = Router(config: config)
         for name in backends { _ = try config.backend(name) }
-        var report = BenchReport(model: (model as NSString).lastPathComponent,
-                                 cores: ProcessInfo.processInfo.activeProcessorCount, llamaCppVersion: LlamaCppInstall.version,
-                                 threads: threads, promptTokens: promptTokens, maxTokens: maxTokens, runs: runs, warmup: warmup)
-        report.concurrency = concurrency
         var out = ""
         if let thinkTemplate {
             let steps = try await ReasoningReplay.run(template: thinkTemplate.source, model: model, reasoning: .auto)
             out += ReasoningReplay.table(steps, name: thinkTemplate.name) + "\n"
-            report.agent = ReasoningReplay.agentSteps(steps)
+            report.rows = ReasoningReplay.agentSteps(steps)
         } else if agent {
             try await runAgent(router: router, report: &report, log: log)
         } else if !concurrency.isEmpty {
@@ -78,9 +78,17 @@ package struct Bench: Sendable {
         out += report.table
         let goals = BenchGoal.table(BenchGoal.goals(for: report))
         if !goals.isEmpty { out += "\n" + goals }
-        if let jsonPath { try write(report.json.jsonText(style: .python) + "\n", to: jsonPath) }
+        try writeJSON(report)
         if let svgPath { try write(BenchChart.svg(report), to: svgPath) }
         return out
+    }
+
+    /// `--workload`: its table, and its rows.
+    private func runWorkload(_ log: @escaping Log) async throws -> (text: String, rows: [BenchRow]) {
+        if let cacheWorkload { return try await runCache(cacheWorkload, log) }
+        guard let workload else { return ("", []) }
+        return try await SpeculationBench(workload: workload, model: model, threads: threads, maxTokens: maxTokens, runs: runs,
+                                          warmup: warmup, conversations: concurrency.last ?? 1).run(log)
     }
 
     func runSpeed(router: Router, report: inout BenchReport, log: Log) async throws {
@@ -134,26 +142,18 @@ package struct Bench: Sendable {
     /// The speed report's rows: llama-bench's and each backend's, from their measured rounds.
     private func addSpeedRows(_ samples: [String: [BenchSample]], reference referenceSamples: [(prefill: Double, decode: Double)],
                               to report: inout BenchReport) {
+        var reference: BenchRow?
         if let prefill = Spread(referenceSamples.map(\.prefill)), let decode = Spread(referenceSamples.map(\.decode)) {
-            report.reference = BenchReport.Reference(prefillTokensPerSecond: prefill, decodeTokensPerSecond: decode,
-                                                     prefillByRound: referenceSamples.map(\.prefill), decodeByRound: referenceSamples.map(\.decode))
+            var row = BenchRow(name: BenchRow.speedReference, workload: .speed)
+            (row.prefillTokensPerSecond, row.decodeTokensPerSecond) = (prefill, decode)
+            (row.prefillByRound, row.decodeByRound) = (referenceSamples.map(\.prefill), referenceSamples.map(\.decode))
+            reference = row
         }
         for name in backends {
-            let list = samples[name] ?? []
-            guard let startup = Spread(list.map(\.startupMs)), let ttft = Spread(list.map(\.ttftMs)),
-                  let prefill = Spread(list.map(\.prefillTokensPerSecond)), let decode = Spread(list.map(\.decodeTokensPerSecond)) else { continue }
-            let reference = report.reference
-            report.backends.append(BenchReport.Row(
-                backend: name, startupMs: startup, ttftMs: ttft, overheadMs: Spread(list.compactMap(\.overheadMs)),
-                prefillTokensPerSecond: prefill, decodeTokensPerSecond: decode,
-                prefillByRound: list.map(\.prefillTokensPerSecond), decodeByRound: list.map(\.decodeTokensPerSecond),
-                prefillRatio: reference.map { prefill.median / $0.prefillTokensPerSecond.median },
-                decodeRatio: reference.map { decode.median / $0.decodeTokensPerSecond.median },
-                prefillRatioRounds: reference.flatMap { Quartiles.ofRatios(list.map(\.prefillTokensPerSecond), $0.prefillByRound) },
-                decodeRatioRounds: reference.flatMap { Quartiles.ofRatios(list.map(\.decodeTokensPerSecond), $0.decodeByRound) },
-                hostRSSMiB: list.map(\.hostRSSMiB).max() ?? 0, childRSSMiB: list.map(\.childRSSMiB).max() ?? 0,
-                engineDecodeTokensPerSecond: Spread(list.compactMap(\.engineDecodeTokensPerSecond))))
+            guard let row = BenchRow(backend: name, samples: samples[name] ?? []) else { continue }
+            report.rows.append(reference.map(row.compared(with:)) ?? row)
         }
+        if let reference { report.rows.append(reference) }
     }
 
     /// Runs a generation to its end: its final metrics, and when each content event reached the host.
@@ -188,6 +188,11 @@ package struct Bench: Sendable {
         }
         guard let last, last.finished else { throw LooplError(.protocolViolation, "The backend sent no final metrics.") }
         return (last, ((first ?? .now) - start).milliseconds)
+    }
+
+    /// Writes `report` to ``jsonPath``, when given.
+    private func writeJSON(_ report: BenchReport) throws {
+        if let jsonPath { try write(report.json.jsonText(style: .python) + "\n", to: jsonPath) }
     }
 
     func write(_ text: String, to path: String) throws {

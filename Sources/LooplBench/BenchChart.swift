@@ -8,14 +8,14 @@ enum BenchChart {
 
     static func svg(_ report: BenchReport) -> String {
         if !report.throughput.isEmpty { return throughput(report) }
-        let names = report.backends.map(\.backend)
+        let names = report.backends.map(\.name)
         let decode = panel(title: "Decode (tokens/s, higher is better)", names: names,
-                           values: report.backends.map(\.decodeTokensPerSecond.median),
-                           reference: report.reference?.decodeTokensPerSecond.median, x: left)
+                           values: report.backends.map { $0.decodeTokensPerSecond?.median ?? 0 },
+                           reference: report.reference?.decodeTokensPerSecond?.median, x: left)
         // The engine's own time for the prompt, from llama-bench's prefill speed.
-        let engineTTFT = report.reference.map { Double(report.promptTokens) / $0.prefillTokensPerSecond.median * 1000 }
+        let engineTTFT = report.reference?.prefillTokensPerSecond.map { Double(report.promptTokens) / $0.median * 1000 }
         let ttft = panel(title: "TTFT on \(report.promptTokens) tokens (ms, lower is better)", names: names,
-                         values: report.backends.map(\.ttftMs.median), reference: engineTTFT, x: left + panelWidth + 20)
+                         values: report.backends.map { $0.ttftMs?.median ?? 0 }, reference: engineTTFT, x: left + panelWidth + 20)
         let width = Int(left * 2 + panelWidth * 2 + 20), height = Int(top + panelHeight + 50)
         let caption = "\(report.model), \(report.threads) threads, \(report.cores) cores, llama.cpp \(report.llamaCppVersion), median of \(report.runs) runs"
         return """
@@ -64,10 +64,10 @@ enum BenchChart {
     /// Aggregate decode tokens/s against N: a polyline and a dot per backend, N evenly spaced.
     private static func throughput(_ report: BenchReport) -> String {
         let counts = report.concurrency.isEmpty ? Array(Set(report.throughput.map(\.concurrency))).sorted() : report.concurrency
-        let names = report.throughput.map(\.backend).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        let names = report.throughput.map(\.name).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         let width = 640.0, height = 380.0, plotLeft = 70.0, plotTop = top + 20, plotWidth = 420.0, plotHeight = 250.0
         let baseline = plotTop + plotHeight
-        let scale = (report.throughput.map(\.aggregateDecode.median).max() ?? 0) * 1.15
+        let scale = (report.throughput.compactMap(\.decodeTokensPerSecond?.median).max() ?? 0) * 1.15
         func x(_ count: Int) -> Double {
             let index = Double(counts.firstIndex(of: count) ?? 0)
             return counts.count > 1 ? plotLeft + index / Double(counts.count - 1) * plotWidth : plotLeft + plotWidth / 2
@@ -81,13 +81,13 @@ enum BenchChart {
             parts.append("<text x='\(format(x(count)))' y='\(format(baseline + 16))' text-anchor='middle'>\(count)</text>")
         }
         for (index, name) in names.enumerated() {
-            let rows = report.throughput.filter { $0.backend == name }.sorted { $0.concurrency < $1.concurrency }
-            let isReference = name == ThroughputRow.reference
+            let rows = report.throughput.filter { $0.name == name }.sorted { $0.concurrency < $1.concurrency }
+            let isReference = name == BenchRow.throughputReference
             let color = isReference ? "#c14a4a" : colors[index % colors.count]
-            let points = rows.map { "\(format(x($0.concurrency))),\(format(y($0.aggregateDecode.median)))" }.joined(separator: " ")
+            let points = rows.map { "\(format(x($0.concurrency))),\(format(y($0.decodeTokensPerSecond?.median ?? 0)))" }.joined(separator: " ")
             parts.append("<polyline class='\(isReference ? "reference" : "line")' points='\(points)' fill='none' stroke='\(color)' stroke-width='2'\(isReference ? " stroke-dasharray='6 4'" : "")/>")
             for row in rows {
-                parts.append("<circle cx='\(format(x(row.concurrency)))' cy='\(format(y(row.aggregateDecode.median)))' r='3' fill='\(color)'><title>\(escaped(name)) at \(row.concurrency): \(String(format: "%.1f", row.aggregateDecode.median)) tokens/s</title></circle>")
+                parts.append("<circle cx='\(format(x(row.concurrency)))' cy='\(format(y(row.decodeTokensPerSecond?.median ?? 0)))' r='3' fill='\(color)'><title>\(escaped(name)) at \(row.concurrency): \(String(format: "%.1f", row.decodeTokensPerSecond?.median ?? 0)) tokens/s</title></circle>")
             }
             let legendY = plotTop + 10 + Double(index) * 18
             parts.append("<line x1='\(format(plotLeft + plotWidth + 20))' y1='\(format(legendY - 4))' x2='\(format(plotLeft + plotWidth + 40))' y2='\(format(legendY - 4))' stroke='\(color)' stroke-width='2'\(isReference ? " stroke-dasharray='6 4'" : "")/>")

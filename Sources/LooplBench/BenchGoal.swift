@@ -38,17 +38,17 @@ struct BenchGoal: Sendable, Equatable {
     /// The single-stream goals: decode and prefill against llama-bench, and TTFT overheads.
     private static func single(_ report: BenchReport) -> [BenchGoal] {
         var goals: [BenchGoal?] = []
-        let local = report.backends.first { $0.backend == inProcess }
+        let local = report.backends.first { $0.name == inProcess }
         for row in report.backends {
-            if row.backend == inProcess {
+            if row.name == inProcess {
                 if let ratio = row.decodeRatio { goals.append(goal("decode", measured: ratio, iqr: row.decodeRatioRounds?.iqr)) }
                 if let ratio = row.prefillRatio { goals.append(goal("prefill", measured: ratio, iqr: row.prefillRatioRounds?.iqr)) }
             } else if let local {
-                goals.append(goal("decodeVsLocal", row.backend, measured: row.decodeTokensPerSecond.median / local.decodeTokensPerSecond.median,
-                                  iqr: Quartiles.ofRatios(row.decodeByRound, local.decodeByRound)?.iqr))
+                let compared = row.compared(with: local)
+                goals.append(compared.decodeRatio.flatMap { goal("decodeVsLocal", row.name, measured: $0, iqr: compared.decodeRatioRounds?.iqr) })
             }
             if let overhead = row.overheadMs {
-                goals.append(goal(row.backend == inProcess ? "overhead.local" : "overhead", row.backend, measured: overhead.median))
+                goals.append(goal(row.name == inProcess ? "overhead.local" : "overhead", row.name, measured: overhead.median))
             }
         }
         return goals.compactMap { $0 }
@@ -57,28 +57,27 @@ struct BenchGoal: Sendable, Equatable {
     /// The goals of `--concurrency` at 1 and 4 streams: in process against llama-batched-bench
     /// (and its scaling from 1 to 4 against the engine's own), the others against in process.
     private static func throughput(_ report: BenchReport) -> [BenchGoal] {
-        func row(_ backend: String, _ count: Int) -> ThroughputRow? {
-            report.throughput.first { $0.backend == backend && $0.concurrency == count }
+        func row(_ backend: String, _ count: Int) -> BenchRow? {
+            report.throughput.first { $0.name == backend && $0.concurrency == count }
         }
-        func ratio(_ id: String, _ backend: String, _ row: ThroughputRow, over base: ThroughputRow) -> BenchGoal? {
-            goal(id, backend, measured: row.aggregateDecode.median / base.aggregateDecode.median,
-                 iqr: Quartiles.ofRatios(row.byRound, base.byRound)?.iqr)
+        func ratio(_ id: String, _ backend: String, _ row: BenchRow, over base: BenchRow) -> BenchGoal? {
+            let compared = row.compared(with: base)
+            return compared.decodeRatio.flatMap { goal(id, backend, measured: $0, iqr: compared.decodeRatioRounds?.iqr) }
         }
         var goals: [BenchGoal?] = []
-        let backends = report.throughput.map(\.backend).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        let backends = report.throughput.map(\.name).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         for count in [1, 4] {
             guard let local = row(inProcess, count) else { continue }
-            if let reference = row(ThroughputRow.reference, count) { goals.append(ratio("at\(count).local", inProcess, local, over: reference)) }
-            for backend in backends where backend != inProcess && backend != ThroughputRow.reference {
+            if let reference = row(BenchRow.throughputReference, count) { goals.append(ratio("at\(count).local", inProcess, local, over: reference)) }
+            for backend in backends where backend != inProcess && backend != BenchRow.throughputReference {
                 if let other = row(backend, count) { goals.append(ratio("at\(count)", backend, other, over: local)) }
             }
         }
         if let one = row(inProcess, 1), let four = row(inProcess, 4),
-           let engineOne = row(ThroughputRow.reference, 1), let engineFour = row(ThroughputRow.reference, 4) {
-            let scaling = four.aggregateDecode.median / one.aggregateDecode.median
-            let engineScaling = engineFour.aggregateDecode.median / engineOne.aggregateDecode.median
-            func perRound(_ high: [Double], _ low: [Double]) -> [Double] { zip(high, low).map { $0 / $1 } }
-            let rounds = Quartiles.ofRatios(perRound(four.byRound, one.byRound), perRound(engineFour.byRound, engineOne.byRound))
+           let engineOne = row(BenchRow.throughputReference, 1), let engineFour = row(BenchRow.throughputReference, 4),
+           let scaling = four.compared(with: one).decodeRatio, let engineScaling = engineFour.compared(with: engineOne).decodeRatio {
+            func perRound(_ high: BenchRow, _ low: BenchRow) -> [Double] { zip(high.decodeByRound ?? [], low.decodeByRound ?? []).map { $0 / $1 } }
+            let rounds = Quartiles.ofRatios(perRound(four, one), perRound(engineFour, engineOne))
             goals.append(goal("scaling", measured: scaling / engineScaling, iqr: rounds?.iqr))
         }
         return goals.compactMap { $0 }
@@ -90,17 +89,18 @@ struct BenchGoal: Sendable, Equatable {
     /// misreports cannot meet the goal alone.
     private static func agent(_ report: BenchReport) -> [BenchGoal] {
         var groups: [(backend: String, concurrency: Int)] = []
-        for step in report.agent where !groups.contains(where: { $0 == (step.backend, step.concurrency) }) {
-            groups.append((step.backend, step.concurrency))
+        for step in report.agent where !groups.contains(where: { $0 == (step.name, step.concurrency) }) {
+            groups.append((step.name, step.concurrency))
         }
         return groups.flatMap { backend, concurrency -> [BenchGoal] in
-            let steps = report.agent.filter { $0.backend == backend && $0.concurrency == concurrency }
-            let later = steps.filter { $0.iteration > 1 }
-            guard let worst = later.map({ $0.evaluatedTokens - $0.newTokens }).max() else { return [] }
+            let steps = report.agent.filter { $0.name == backend && $0.concurrency == concurrency }
+            let later = steps.filter { ($0.iteration ?? 1) > 1 }
+            guard let worst = later.compactMap({ step in step.evaluatedTokens.flatMap { evaluated in step.newTokens.map { evaluated - $0 } } }).max()
+            else { return [] }
             let together = concurrency == 1 ? "" : ".together"
             var goals = [goal("agent.evaluated" + together, backend, count: concurrency, measured: Double(worst))]
-            let first = steps.filter { $0.iteration == 1 }.map(\.ttftMs).max() ?? 0
-            if first > 0, let slowest = later.map(\.ttftMs).max() {
+            let first = steps.filter { ($0.iteration ?? 1) == 1 }.compactMap(\.ttftMs?.median).max() ?? 0
+            if first > 0, let slowest = later.compactMap(\.ttftMs?.median).max() {
                 goals.append(goal("agent.ttft" + together, backend, count: concurrency, measured: slowest / first))
             }
             return goals.compactMap { $0 }

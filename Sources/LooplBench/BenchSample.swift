@@ -34,7 +34,7 @@ extension BenchSample {
 }
 
 /// Min, median and max of a series.
-struct Spread: Sendable, Equatable {
+struct Spread: Sendable, Equatable, Codable {
     let min: Double, median: Double, max: Double
 
     init?(_ values: [Double]) {
@@ -44,11 +44,4 @@ struct Spread: Sendable, Equatable {
         max = sorted[sorted.count - 1]
         median = sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
-
-    init?(json: JSONValue?) {
-        guard let min = json?["min"]?.doubleValue, let median = json?["median"]?.doubleValue, let max = json?["max"]?.doubleValue else { return nil }
-        (self.min, self.median, self.max) = (min, median, max)
-    }
-
-    var json: JSONValue { ["min": .double(min), "median": .double(median), "max": .double(max)] }
 }

@@ -5,29 +5,20 @@ import Foundation
 /// the phase's total), host-seen decode tok/s p50, and the TTFT's ratio to the Loopl row with the
 /// feature off and to the llama-server row of the same phase.
 struct CacheBenchTable: Sendable {
-    /// One row in one phase.
-    struct Line: Sendable, Equatable {
-        var row: String
-        var phase: String
-        var ttftMs: Double
-        var promptTokens: Int
-        var evaluatedTokens: Int
-        var decodeTokensPerSecond: Double
-        var versusOff: Double?
-        var versusServer: Double?
-    }
-
     /// The samples of each row (by name), phase (by name) and measured round.
     typealias Samples = [String: [String: [[CacheSample]]]]
 
     let title: String
+    /// The rows' workload.
+    let workload: BenchRow.Workload
     let rows: [String]
     let phases: [String]
     /// The row with the feature off, and the llama-server row the others are compared with.
     let off: String, server: String
 
-    func lines(_ samples: Samples) -> [Line] {
-        var lines: [Line] = []
+    /// A row for each row name and phase that has requests.
+    func lines(_ samples: Samples) -> [BenchRow] {
+        var lines: [BenchRow] = []
         for phase in phases {
             let offTTFT = Self.ttft(samples[off]?[phase])
             let serverTTFT = Self.ttft(samples[server]?[phase])
@@ -36,12 +27,13 @@ struct CacheBenchTable: Sendable {
                 let requests = rounds.flatMap { $0 }
                 let totals = rounds.map { Double($0.map(\.evaluatedTokens).reduce(0, +)) }
                 let prompts = rounds.map { Double($0.map(\.promptTokens).reduce(0, +)) }
-                lines.append(Line(row: row, phase: phase, ttftMs: ttft,
-                                  promptTokens: Int((Quartiles(prompts)?.median ?? 0).rounded()),
-                                  evaluatedTokens: Int((Quartiles(totals)?.median ?? 0).rounded()),
-                                  decodeTokensPerSecond: Quartiles(requests.map(\.decodeTokensPerSecond))?.median ?? 0,
-                                  versusOff: offTTFT.flatMap { $0 > 0 ? ttft / $0 : nil },
-                                  versusServer: serverTTFT.flatMap { $0 > 0 ? ttft / $0 : nil }))
+                var line = BenchRow(name: row, workload: workload)
+                (line.phase, line.ttftMs, line.decodeTokensPerSecond) = (phase, Spread(requests.map(\.ttftMs)), Spread(requests.map(\.decodeTokensPerSecond)))
+                line.promptTokens = Int((Quartiles(prompts)?.median ?? 0).rounded())
+                line.evaluatedTokens = Int((Quartiles(totals)?.median ?? 0).rounded())
+                line.ttftVsOff = offTTFT.flatMap { $0 > 0 ? ttft / $0 : nil }
+                line.ttftVsServer = serverTTFT.flatMap { $0 > 0 ? ttft / $0 : nil }
+                lines.append(line)
             }
         }
         return lines
@@ -68,10 +60,10 @@ struct CacheBenchTable: Sendable {
         var out = [title, "row                          phase      TTFT p50 ms  prompt  evaluated  decode tok/s  TTFT vs off  TTFT vs server"]
         for line in lines(samples) {
             let ratio = { (value: Double?) in value.map { String(format: "%.2fx", $0) } ?? "-" }
-            out.append([line.row.column(28), line.phase.column(10), String(format: "%.0f", line.ttftMs).column(12),
-                        String(line.promptTokens).column(7), String(line.evaluatedTokens).column(10),
-                        String(format: "%.1f", line.decodeTokensPerSecond).column(13), ratio(line.versusOff).column(12),
-                        ratio(line.versusServer)].joined(separator: " "))
+            out.append([line.name.column(28), (line.phase ?? "").column(10), String(format: "%.0f", line.ttftMs?.median ?? 0).column(12),
+                        String(line.promptTokens ?? 0).column(7), String(line.evaluatedTokens ?? 0).column(10),
+                        String(format: "%.1f", line.decodeTokensPerSecond?.median ?? 0).column(13), ratio(line.ttftVsOff).column(12),
+                        ratio(line.ttftVsServer)].joined(separator: " "))
         }
         let differing = differing(samples, compared: sameTextRows)
         out.append(differing.isEmpty ? "\(sameTextRows.joined(separator: ", ")) wrote the same text as \(off) in every request"

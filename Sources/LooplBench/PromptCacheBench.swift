@@ -22,7 +22,7 @@ struct PromptCacheBench {
 
     static let table = CacheBenchTable(
         title: "prompt cache: one agent turn on a fresh load, then again on another (medians of the measured rounds)",
-        rows: [cached, uncached, server], phases: ["first", "second"], off: uncached, server: server)
+        workload: .promptCache, rows: [cached, uncached, server], phases: ["first", "second"], off: uncached, server: server)
 
     let rows: [Row]
     let runs: Int
@@ -80,9 +80,10 @@ struct PromptCacheBench {
         return samples
     }
 
-    func run(_ log: Bench.Log) async throws -> String {
+    /// The table printed, and its rows.
+    func run(_ log: Bench.Log) async throws -> (text: String, rows: [BenchRow]) {
         let samples = try await rounds(log)
-        return Self.table.text(samples, sameTextRows: [Self.cached]) + Self.speedups(samples)
+        return (Self.table.text(samples, sameTextRows: [Self.cached]) + Self.speedups(samples), Self.table.lines(samples))
     }
 
     func rounds(_ log: Bench.Log) async throws -> CacheBenchTable.Samples {

@@ -2,7 +2,7 @@ import Loopl
 
 /// The first quartile, median and third quartile of a series, interpolated linearly between
 /// the nearest ranks (numpy's default): a ratio's median and, with ``iqr``, how far its rounds spread.
-struct Quartiles: Sendable, Equatable {
+struct Quartiles: Sendable, Equatable, Codable {
     let q1: Double, median: Double, q3: Double
 
     init?(_ values: [Double]) {
@@ -11,10 +11,6 @@ struct Quartiles: Sendable, Equatable {
         q1 = Self.percentile(sorted: sorted, 25)
         median = Self.percentile(sorted: sorted, 50)
         q3 = Self.percentile(sorted: sorted, 75)
-    }
-
-    init(q1: Double, median: Double, q3: Double) {
-        (self.q1, self.median, self.q3) = (q1, median, q3)
     }
 
     /// The interquartile range: where the middle half of the rounds fall.
@@ -36,11 +32,4 @@ struct Quartiles: Sendable, Equatable {
         let below = Int(rank.rounded(.down)), above = min(below + 1, sorted.count - 1)
         return sorted[below] + (rank - Double(below)) * (sorted[above] - sorted[below])
     }
-
-    init?(json: JSONValue?) {
-        guard let q1 = json?["q1"]?.doubleValue, let median = json?["median"]?.doubleValue, let q3 = json?["q3"]?.doubleValue else { return nil }
-        self.init(q1: q1, median: median, q3: q3)
-    }
-
-    var json: JSONValue { ["q1": .double(q1), "median": .double(median), "q3": .double(q3)] }
 }

@@ -46,16 +46,15 @@ enum ReasoningReplay {
         return replay.steps
     }
 
-    /// The steps as a table, under the template's name.
     /// The replay's steps as the report's agent rows, each with the tokens new since the step before.
-    static func agentSteps(_ steps: [Step]) -> [BenchReport.AgentStep] {
+    static func agentSteps(_ steps: [Step]) -> [BenchRow] {
         steps.enumerated().map { index, step in
-            BenchReport.AgentStep(backend: rowName, iteration: index + 1, promptTokens: step.promptTokens,
-                                  cachedPromptTokens: step.cachedPromptTokens,
-                                  newTokens: step.promptTokens - (index == 0 ? 0 : steps[index - 1].promptTokens), ttftMs: 0)
+            .agentStep(rowName, iteration: index + 1, prompt: step.promptTokens, cached: step.cachedPromptTokens,
+                       previousPrompt: index == 0 ? 0 : steps[index - 1].promptTokens, ttftMs: nil)
         }
     }
 
+    /// The steps as a table, under the template's name.
     static func table(_ steps: [Step], name: String) -> String {
         var lines = ["thinking replay on \(name), cache simulated (not a real model's): per iteration, prompt tokens, tokens the cache held, reused, evaluated, the model's own output"]
         lines.append("iteration  prompt  held  reused  evaluated  generated")

@@ -25,7 +25,7 @@ struct SharedPrefixBench {
 
     static let table = CacheBenchTable(
         title: "shared prefix: 4 conversations with one system prompt start together, then 4 one after another (medians of the measured rounds)",
-        rows: [shared, unshared, cacheRAM, unified], phases: ["together", "after"], off: unshared, server: cacheRAM)
+        workload: .sharedPrefix, rows: [shared, unshared, cacheRAM, unified], phases: ["together", "after"], off: unshared, server: cacheRAM)
 
     let rows: [Row]
     let runs: Int
@@ -50,13 +50,14 @@ struct SharedPrefixBench {
         ]
     }
 
-    func run(_ log: Bench.Log) async throws -> String {
+    /// The table printed, and its rows.
+    func run(_ log: Bench.Log) async throws -> (text: String, rows: [BenchRow]) {
         var models: [any Model] = []
         do {
             for row in rows { models.append(try await row.open()) }
             let samples = try await rounds(models, log)
             for model in models { await model.close() }
-            return Self.table.text(samples, sameTextRows: [Self.shared])
+            return (Self.table.text(samples, sameTextRows: [Self.shared]), Self.table.lines(samples))
         } catch {
             for model in models { await model.close() }
             throw error

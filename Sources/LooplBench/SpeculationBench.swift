@@ -38,12 +38,14 @@ struct SpeculationBench {
     /// Each conversation's context length.
     let context = 2048
 
-    func run(_ log: Bench.Log) async throws -> String {
+    /// The table printed, and its rows.
+    func run(_ log: Bench.Log) async throws -> (text: String, rows: [BenchRow]) {
         let backends = try await start()
         do {
             let samples = try await rounds(backends, log)
             for backend in backends { await backend.close() }
-            return Self.table(samples, workload: workload, conversations: conversations)
+            return (Self.table(samples, workload: workload, conversations: conversations),
+                    Self.results(samples, workload: workload, conversations: conversations))
         } catch {
             for backend in backends { await backend.close() }
             throw error
@@ -120,18 +122,33 @@ struct SpeculationBench {
                       accepted: samples.map(\.acceptedDraftTokens).reduce(0, +), text: samples.map(\.text).joined(separator: "\n\n"))
     }
 
+    /// Each row's decode speed over the measured rounds, its drafted and accepted tokens, and the
+    /// ratios of its median to Loopl's without drafting and to llama-server's.
+    static func results(_ samples: [[Sample]], workload: SpeculationWorkload, conversations: Int = 1) -> [BenchRow] {
+        let medians = samples.map { list in Spread(list.map(\.tokensPerSecond))?.median ?? 0 }
+        func ratio(_ index: Int, over other: Int) -> Double? { medians[other] > 0 ? medians[index] / medians[other] : nil }
+        return samples.enumerated().map { index, list in
+            let table: BenchRow.Workload = switch workload { case .copy: .copy; case .free: .free }
+            var row = BenchRow(name: rows[index], workload: table, concurrency: conversations)
+            (row.decodeTokensPerSecond, row.decodeByRound) = (Spread(list.map(\.tokensPerSecond)), list.map(\.tokensPerSecond))
+            (row.draftedTokens, row.acceptedDraftTokens) = (list.map(\.drafted).reduce(0, +), list.map(\.accepted).reduce(0, +))
+            (row.decodeVsOff, row.decodeVsServer) = (ratio(index, over: 1), ratio(index, over: server))
+            row.decodeVsServerSameKeys = ratio(index, over: serverSameKeys)
+            return row
+        }
+    }
+
     /// The rows' medians, ratios to Loopl without drafting and to llama-server, and whether the
     /// Loopl rows wrote the same text.
     static func table(_ samples: [[Sample]], workload: SpeculationWorkload, conversations: Int = 1) -> String {
-        let medians = samples.map { list in Quartiles(list.map(\.tokensPerSecond))?.median ?? 0 }
         let together = conversations > 1 ? ", \(conversations) conversations at once (summed)" : ""
         var lines = ["speculative decoding, workload \(workload.rawValue)\(together): host-seen decode tok/s (median), drafted tokens accepted, ratios"]
         lines.append("row                        decode tok/s  accepted/drafted  vs loopl none  vs llama-server  vs its q8_0 keys")
-        for (index, list) in samples.enumerated() {
-            let accepted = list.map(\.accepted).reduce(0, +), drafted = list.map(\.drafted).reduce(0, +)
-            let ratios = [1, Self.server, Self.serverSameKeys].map { medians[$0] > 0 ? String(format: "%.2fx", medians[index] / medians[$0]) : "-" }
-            lines.append([rows[index].column(26), String(format: "%.1f", medians[index]).column(13),
-                          "\(accepted)/\(drafted)".column(17), ratios[0].column(14), ratios[1].column(15), ratios[2]].joined(separator: " "))
+        for row in results(samples, workload: workload, conversations: conversations) {
+            let ratios = [row.decodeVsOff, row.decodeVsServer, row.decodeVsServerSameKeys].map { $0.map { String(format: "%.2fx", $0) } ?? "-" }
+            lines.append([row.name.column(26), String(format: "%.1f", row.decodeTokensPerSecond?.median ?? 0).column(13),
+                          "\(row.acceptedDraftTokens ?? 0)/\(row.draftedTokens ?? 0)".column(17), ratios[0].column(14), ratios[1].column(15),
+                          ratios[2]].joined(separator: " "))
         }
         for drafting in [0, Self.failing] {
             let differing = zip(samples[drafting], samples[1]).filter { $0.text != $1.text }

@@ -64,7 +64,7 @@ import Testing
         let streams = (0..<4).map { Self.stream(first: 10 + Double($0) * 200, every: 10, tokens: 17) }
         let round = ConcurrentRound(streams: streams)
         #expect(try #require(round.aggregateDecode) == 100)
-        #expect(ThroughputRow(backend: "serial", concurrency: 4, rounds: [round])?.aggregateDecode.median == 100)
+        #expect(BenchRow(backend: "serial", concurrency: 4, rounds: [round])?.decodeTokensPerSecond?.median == 100)
     }
 
     /// A backend that merges tokens into fewer events: each event counts for its share.
@@ -81,7 +81,7 @@ import Testing
         let empty = StreamTiming(startMs: 0, eventMs: [], endMs: 10, generatedTokens: 0, promptTokens: 40, cachedPromptTokens: 0)
         let round = ConcurrentRound(streams: [Self.stream(first: 10, every: 10, tokens: 5), empty])
         #expect(round.aggregateDecode == nil)
-        #expect(ThroughputRow(backend: "x", concurrency: 2, rounds: [round]) == nil)
+        #expect(BenchRow(backend: "x", concurrency: 2, rounds: [round]) == nil)
         #expect(ConcurrentRound(streams: []).aggregateDecode == nil && ConcurrentRound(streams: []).wallMs == 0)
     }
 
@@ -89,12 +89,12 @@ import Testing
     @Test func rowsPoolStreamsForPercentiles() throws {
         let rounds = [ConcurrentRound(streams: [Self.stream(first: 100, every: 10, tokens: 11), Self.stream(first: 100, every: 10, tokens: 11)]),
                       ConcurrentRound(streams: [Self.stream(first: 300, every: 20, tokens: 11), Self.stream(first: 300, every: 20, tokens: 11)])]
-        let row = try #require(ThroughputRow(backend: "llama", concurrency: 2, rounds: rounds))
-        #expect(row.byRound == [200, 100])
-        #expect(row.aggregateDecode == Spread([200, 100]))
+        let row = try #require(BenchRow(backend: "llama", concurrency: 2, rounds: rounds))
+        #expect(row.decodeByRound == [200, 100])
+        #expect(row.decodeTokensPerSecond == Spread([200, 100]))
         #expect(row.ttftP50Ms == 200 && row.ttftP95Ms.map { abs($0 - 300) < 1e-9 } == true)
         #expect(row.interTokenP95Ms == 20)
-        #expect(row.streamDecode == Spread([100, 100, 50, 50]))
+        #expect(row.streamDecodeTokensPerSecond == Spread([100, 100, 50, 50]))
         #expect(row.promptTokens == 40 && row.generatedTokens == 11)
     }
 
@@ -117,10 +117,10 @@ import Testing
         for result in results {
             #expect(abs(Double(result.sequences * result.generated) / result.generationSeconds - result.decodeTokensPerSecond) < 1e-3)
         }
-        let row = try #require(ThroughputRow(reference: [results[2]]))
-        #expect(row.backend == "llama-batched-bench" && row.concurrency == 4 && row.aggregateDecode.median == 6.454239)
+        let row = try #require(BenchRow(reference: [results[2]]))
+        #expect(row.name == "llama-batched-bench" && row.concurrency == 4 && row.decodeTokensPerSecond?.median == 6.454239)
         #expect(row.ttftP50Ms.map { abs($0 - 4551.885) < 1e-6 } == true)
-        #expect(row.streamDecode?.median == 6.454239 / 4)
+        #expect(row.streamDecodeTokensPerSecond?.median == 6.454239 / 4)
         #expect(throws: LooplError.self) { try BatchedBenchReference.parse(#"{"pp": 40, "speed_tg": 1}"#) }
         #expect(try BatchedBenchReference.parse("no results\n").isEmpty)
     }

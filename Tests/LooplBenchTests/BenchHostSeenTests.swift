@@ -24,7 +24,7 @@ import Testing
         #expect(sample.ttftMs == 2000 && sample.overheadMs == 10)
         #expect(abs(sample.prefillTokensPerSecond - 250) < 1e-9)  // 500 evaluated in 2 s
         var report = BenchTests.sample
-        report.backends[1].engineDecodeTokensPerSecond = Spread([100, 101, 102])
+        report.rows[1].engineDecodeTokensPerSecond = Spread([100, 101, 102])
         let table = report.table
         #expect(table.contains("engine t/s"), "\(table)")
         #expect(table.split(separator: "\n").contains { $0.hasPrefix("server ") && $0.contains("86.5") && $0.contains("101.0") }, "\(table)")
@@ -43,12 +43,12 @@ import Testing
     /// The agent goal is unclamped, and a later iteration's TTFT must bear its cache count out.
     @Test func agentGoalIsUnclampedAndCrossCheckedByTTFT() {
         var report = BenchTests.sample
-        report.agent = [.init(backend: "llama", iteration: 1, promptTokens: 239, cachedPromptTokens: 0, newTokens: 239, ttftMs: 900),
-                        .init(backend: "llama", iteration: 2, promptTokens: 298, cachedPromptTokens: 249, newTokens: 59, ttftMs: 250)]
+        report.rows = [.agentStep("llama", iteration: 1, prompt: 239, cached: 0, previousPrompt: 0, ttftMs: Spread([900])),
+                       .agentStep("llama", iteration: 2, prompt: 298, cached: 249, previousPrompt: 239, ttftMs: Spread([250]))]
         func goal(_ name: String) -> BenchGoal? { BenchGoal.goals(for: report).first { $0.name == "llama agent: " + name } }
         #expect(goal("evaluated beyond the new tokens")?.measured == -10)  // 49 evaluated for 59 new: shown as it is
         #expect(goal("later TTFT vs the first").map { abs($0.measured - 250.0 / 900) < 1e-9 && $0.met } == true)
-        report.agent[1].ttftMs = 880  // the cache count says 49 evaluated, the time says the whole prompt
+        report.rows[1].ttftMs = Spread([880])  // the cache count says 49 evaluated, the time says the whole prompt
         #expect(goal("evaluated beyond the new tokens")?.met == true)
         #expect(goal("later TTFT vs the first")?.met == false)
     }

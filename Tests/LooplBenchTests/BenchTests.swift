@@ -15,19 +15,24 @@ import Testing
     static var sample: BenchReport {
         var report = BenchReport(model: "m.gguf", cores: 2, llamaCppVersion: "0.3.36", threads: 2, promptTokens: 503,
                                  maxTokens: 128, runs: 5, warmup: 1)
+        var reference = BenchRow(name: "llama-bench", workload: .speed)
+        (reference.prefillTokensPerSecond, reference.decodeTokensPerSecond) = (spread(242), spread(95))
+        (reference.prefillByRound, reference.decodeByRound) = ([217.8, 242, 290.4], [85.5, 95, 114])
         for (name, decode) in [("llama", 90.0), ("server", 86.5), ("a<b&\"c'", 10.0)] {
-            report.backends.append(.init(backend: name, startupMs: spread(150), ttftMs: spread(2100), overheadMs: name == "llama" ? spread(1.5) : nil,
-                                         prefillTokensPerSecond: spread(240), decodeTokensPerSecond: spread(decode),
-                                         prefillByRound: [216, 240, 288], decodeByRound: [decode * 0.9, decode, decode * 1.2],
-                                         prefillRatio: 0.99, decodeRatio: decode / 95, prefillRatioRounds: Quartiles([0.9, 0.99, 1.1]),
-                                         decodeRatioRounds: Quartiles([0.9, decode / 95, 1.0]), hostRSSMiB: 240.5, childRSSMiB: 0))
+            var row = BenchRow(name: name, workload: .speed)
+            (row.startupMs, row.ttftMs, row.overheadMs) = (spread(150), spread(2100), name == "llama" ? spread(1.5) : nil)
+            (row.prefillTokensPerSecond, row.decodeTokensPerSecond) = (spread(240), spread(decode))
+            (row.prefillByRound, row.decodeByRound) = ([216, 240, 288], [decode * 0.9, decode, decode * 1.2])
+            (row.prefillRatio, row.decodeRatio) = (0.99, decode / 95)
+            (row.prefillRatioRounds, row.decodeRatioRounds) = (Quartiles([0.9, 0.99, 1.1]), Quartiles([0.9, decode / 95, 1.0]))
+            (row.hostRSSMiB, row.childRSSMiB) = (240.5, 0)
+            report.rows.append(row)
         }
-        report.reference = .init(prefillTokensPerSecond: spread(242), decodeTokensPerSecond: spread(95),
-                                 prefillByRound: [217.8, 242, 290.4], decodeByRound: [85.5, 95, 114])
-        report.agent = [.init(backend: "llama", iteration: 1, promptTokens: 239, cachedPromptTokens: 0, newTokens: 239, ttftMs: 900),
-                        .init(backend: "llama", iteration: 2, promptTokens: 298, cachedPromptTokens: 239, newTokens: 59, ttftMs: 250.5),
-                        .init(backend: "llama", concurrency: 4, conversation: 3, iteration: 2, promptTokens: 298, cachedPromptTokens: 0,
-                              newTokens: 59, ttftMs: 700)]
+        report.rows.append(reference)
+        report.rows += [.agentStep("llama", iteration: 1, prompt: 239, cached: 0, previousPrompt: 0, ttftMs: Spread([900])),
+                        .agentStep("llama", iteration: 2, prompt: 298, cached: 239, previousPrompt: 239, ttftMs: Spread([250.5])),
+                        .agentStep("llama", concurrency: 4, conversation: 3, iteration: 2, prompt: 298, cached: 0, previousPrompt: 239,
+                                   ttftMs: Spread([700]))]
         return report
     }
 
@@ -36,21 +41,20 @@ import Testing
         var report = BenchReport(model: "m.gguf", cores: 2, llamaCppVersion: "0.3.36", threads: 2, promptTokens: 41,
                                  maxTokens: 128, runs: 3, warmup: 1)
         report.concurrency = [1, 4]
-        func row(_ backend: String, _ count: Int, _ rounds: [Double]) -> ThroughputRow {
-            ThroughputRow(backend: backend, concurrency: count, promptTokens: 41, generatedTokens: 128, aggregateDecode: Spread(rounds)!,
-                          byRound: rounds, streamDecode: Spread(rounds.map { $0 / Double(count) }), ttftP50Ms: 300, ttftP95Ms: 420,
-                          interTokenP95Ms: 30, wallMs: Spread([1500, 1600, 1700])!)
+        func row(_ backend: String, _ count: Int, _ rounds: [Double]) -> BenchRow {
+            var row = BenchRow(name: backend, workload: .throughput, concurrency: count)
+            (row.promptTokens, row.generatedTokens, row.decodeTokensPerSecond, row.decodeByRound) = (41, 128, Spread(rounds), rounds)
+            (row.streamDecodeTokensPerSecond, row.wallMs) = (Spread(rounds.map { $0 / Double(count) }), Spread([1500, 1600, 1700]))
+            (row.ttftP50Ms, row.ttftP95Ms, row.interTokenP95Ms) = (300, 420, 30)
+            return row
         }
         for count in [1, 4] {
-            let engine = count == 1 ? [84, 85, 86.0] : [144, 145, 146.0]
+            let engine = row("llama-batched-bench", count, count == 1 ? [84, 85, 86.0] : [144, 145, 146.0])
             for (backend, rounds) in [("llama", count == 1 ? [83, 84, 85.0] : [138, 140, 142.0]),
                                       ("server", count == 1 ? [80, 81, 82.0] : [120, 136, 141.0])] {
-                var measured = row(backend, count, rounds)
-                measured.decodeRatio = measured.aggregateDecode.median / Spread(engine)!.median
-                measured.decodeRatioRounds = Quartiles.ofRatios(rounds, engine)
-                report.throughput.append(measured)
+                report.rows.append(row(backend, count, rounds).compared(with: engine))
             }
-            report.throughput.append(row("llama-batched-bench", count, engine))
+            report.rows.append(engine)
         }
         return report
     }
@@ -72,28 +76,29 @@ import Testing
             #expect(back.json["schemaVersion"] == .integer(BenchReport.schemaVersion))
         }
         #expect(throws: LooplError.self) { try BenchReport(json: ["schemaVersion": 99]) }
-        // A report written before the concurrency fields still reads: one conversation, no rounds.
+        // Version 1's separate lists are refused with the version named, not read as an empty report.
         var old = Self.sample.json
         if case .object(var object) = old {
-            object["agent"] = [["backend": "llama", "iteration": 1, "promptTokens": 9, "cachedPromptTokens": 0, "newTokens": 9, "ttftMs": 1.0]]
-            object["concurrency"] = nil
-            object["throughput"] = nil
+            object["schemaVersion"] = 1
             old = .object(object)
         }
-        let back = try BenchReport(json: old)
-        #expect(back.agent.first?.concurrency == 1 && back.agent.first?.conversation == 1 && back.throughput.isEmpty)
+        #expect(throws: LooplError.self) { try BenchReport(json: old) }
     }
 
-    /// Each throughput row carries backend, concurrency and aggregateDecode, and no other key names an aggregate.
-    @Test func throughputRowsHaveOneAggregate() throws {
-        let rows = try #require(Self.throughputSample.json["throughput"]?.arrayValue)
-        #expect(rows.count == 6)
+    /// Every workload's rows are one record: the same keys name the same figure in every table (the
+    /// aggregate of N streams is `decodeTokensPerSecond`, as one stream's decode is), and a figure
+    /// a row lacks is left out rather than written as null.
+    @Test func everyTableWritesOneRowModel() throws {
+        let rows = (Self.sample.json["rows"]?.arrayValue ?? []) + (Self.throughputSample.json["rows"]?.arrayValue ?? [])
+        #expect(rows.count == 7 + 6)
         for row in rows {
-            let keys = try #require(row.objectValue?.keys)
-            #expect(keys.contains("backend") && keys.contains("concurrency"))
-            #expect(keys.filter { $0.lowercased().contains("aggregate") } == ["aggregateDecode"])
-            #expect(Spread(json: row["aggregateDecode"]) != nil)
+            let object = try #require(row.objectValue)
+            #expect(object["name"]?.stringValue != nil && object["workload"]?.stringValue != nil && object["concurrency"]?.intValue != nil)
+            #expect(!object.values.contains(.null), "\(row)")
+            #expect(object.keys.filter { $0.lowercased().contains("aggregate") } == [])
+            if object["workload"] != "agent" { #expect(object["decodeTokensPerSecond"]?["median"]?.doubleValue != nil, "\(row)") }
         }
+        #expect(Set(rows.compactMap { $0["workload"]?.stringValue }) == ["speed", "agent", "throughput"])
     }
 
     @Test func chartIsWellFormedWithOneBarPerBackend() throws {
@@ -134,7 +139,7 @@ import Testing
     }
 
     /// Each goal of docs/bench.md beside its figure; a miss is marked, and only a miss.
-    @Test func goalsAreShownAndMissesMarked() {
+    @Test func goalsAreShownAndMissesMarked() throws {
         let goals = BenchGoal.goals(for: Self.sample)
         let byName = Dictionary(uniqueKeysWithValues: goals.map { ($0.name, $0) })
         #expect(byName["llama decode vs llama-bench"]?.met == false)  // 90 / 95 = 0.947x against 0.98x
@@ -154,7 +159,8 @@ import Testing
         #expect(table.contains("0.947x   0.050    >= 0.980x  MISSED"), "\(table)")
         #expect(table.contains("1.5 ms       -    <= 3.0 ms  ok"), "\(table)")
         var slow = Self.sample
-        slow.agent[1].cachedPromptTokens = 0
+        let second = try #require(slow.rows.firstIndex { $0.workload == .agent && $0.iteration == 2 })
+        slow.rows[second] = .agentStep("llama", iteration: 2, prompt: 298, cached: 0, previousPrompt: 239, ttftMs: Spread([250.5]))
         #expect(BenchGoal.goals(for: slow).first { $0.name == "llama agent: evaluated beyond the new tokens" }?.met == false)
         // Four conversations interleaved are judged on their own: conversation 3 evaluated its whole prompt again.
         #expect(byName["llama agent, 4 conversations: evaluated beyond the new tokens"].map { $0.measured == 239 && !$0.met } == true)
@@ -197,9 +203,9 @@ import Testing
         #expect(abs(scaling.measured - (140.0 / 84) / (145.0 / 85)) < 1e-9 && scaling.goal == 0.9 && scaling.met)
         #expect(scaling.iqr != nil)
         var flat = Self.throughputSample
-        flat.throughput = flat.throughput.map { row in
+        flat.rows = flat.rows.map { row in
             var row = row
-            if row.backend == "llama", row.concurrency == 4 { row.aggregateDecode = Spread([84, 85, 86])!; row.byRound = [84, 85, 86] }
+            if row.name == "llama", row.concurrency == 4 { (row.decodeTokensPerSecond, row.decodeByRound) = (Spread([84, 85, 86]), [84, 85, 86]) }
             return row
         }
         let missed = BenchGoal.goals(for: flat).filter { !$0.met }.map(\.name)

@@ -12,7 +12,7 @@ import Testing
         CacheSample(ttftMs: ttft, promptTokens: prompt, cachedPromptTokens: cached, decodeTokensPerSecond: ttft, text: text)
     }
 
-    static let table = CacheBenchTable(title: "t", rows: ["on", "off", "server"], phases: ["p", "q"], off: "off", server: "server")
+    static let table = CacheBenchTable(title: "t", workload: .sharedPrefix, rows: ["on", "off", "server"], phases: ["p", "q"], off: "off", server: "server")
 
     /// Each line's TTFT is the median over every request of every round, its evaluated tokens
     /// the median over rounds of each round's total, and its ratios divide by the other rows'
@@ -25,14 +25,14 @@ import Testing
             "server": ["p": [[Self.sample(50)], [Self.sample(50)]], "q": [[Self.sample(20)]]],
         ]
         let lines = Self.table.lines(samples)
-        #expect(lines.map { "\($0.row)/\($0.phase)" } == ["on/p", "off/p", "server/p", "on/q", "off/q", "server/q"])
-        let on = try #require(lines.first { $0.row == "on" && $0.phase == "p" })
-        #expect(on.ttftMs == 25 && on.promptTokens == 200 && on.evaluatedTokens == 25 && on.decodeTokensPerSecond == 25, "\(on)")
-        #expect(on.versusOff == 0.25 && on.versusServer == 0.5, "\(on)")
-        let later = try #require(lines.first { $0.row == "on" && $0.phase == "q" })
-        #expect(later.versusOff == 0.5 && later.versusServer == 0.25, "\(later)")
-        let off = try #require(lines.first { $0.row == "off" && $0.phase == "p" })
-        #expect(off.versusOff == 1 && off.versusServer == 2 && off.evaluatedTokens == 200, "\(off)")
+        #expect(lines.map { "\($0.name)/\($0.phase ?? "")" } == ["on/p", "off/p", "server/p", "on/q", "off/q", "server/q"])
+        let on = try #require(lines.first { $0.name == "on" && $0.phase == "p" })
+        #expect(on.ttftMs?.median == 25 && on.promptTokens == 200 && on.evaluatedTokens == 25 && on.decodeTokensPerSecond?.median == 25, "\(on)")
+        #expect(on.ttftVsOff == 0.25 && on.ttftVsServer == 0.5 && on.workload == .sharedPrefix, "\(on)")
+        let later = try #require(lines.first { $0.name == "on" && $0.phase == "q" })
+        #expect(later.ttftVsOff == 0.5 && later.ttftVsServer == 0.25, "\(later)")
+        let off = try #require(lines.first { $0.name == "off" && $0.phase == "p" })
+        #expect(off.ttftVsOff == 1 && off.ttftVsServer == 2 && off.evaluatedTokens == 200, "\(off)")
     }
 
     @Test func aRowThatWroteOtherTextThanTheOffRowIsNamed() {
@@ -68,8 +68,8 @@ import Testing
         let lines = SharedPrefixBench.table.lines(samples)
         let offTTFT = try #require(CacheBenchTable.ttft(samples[SharedPrefixBench.unshared]?["together"]))
         let serverTTFT = try #require(CacheBenchTable.ttft(samples[SharedPrefixBench.cacheRAM]?["together"]))
-        let shared = try #require(lines.first { $0.row == SharedPrefixBench.shared && $0.phase == "together" })
-        #expect(shared.versusOff == shared.ttftMs / offTTFT && shared.versusServer == shared.ttftMs / serverTTFT)
+        let shared = try #require(lines.first { $0.name == SharedPrefixBench.shared && $0.phase == "together" })
+        #expect(shared.ttftVsOff == shared.ttftMs.map { $0.median / offTTFT } && shared.ttftVsServer == shared.ttftMs.map { $0.median / serverTTFT })
     }
 
     /// Every row opens a model for each of its two turns; each round is paired by phase, and the
@@ -93,5 +93,32 @@ import Testing
         }
         let crafted: CacheBenchTable.Samples = [PromptCacheBench.cached: ["first": [[Self.sample(400)]], "second": [[Self.sample(100)]]]]
         #expect(PromptCacheBench.speedups(crafted) == "\(PromptCacheBench.cached): the second load's TTFT is 0.25x of the first's\n")
+    }
+
+    /// A workload's rows are the report's rows: the speculation rows divide each median by Loopl
+    /// without drafting's and by each llama-server row's, and the rows of both kinds of workload
+    /// come back from the report's JSON as they went in.
+    @Test func workloadRowsAreReportRows() throws {
+        // Six rows (SpeculationBench.rows), two rounds each: row i decodes at 10 × (i + 1) tok/s.
+        let samples = (0..<6).map { index in
+            (0..<2).map { round in
+                SpeculationBench.Sample(tokensPerSecond: Double(10 * (index + 1) + round), drafted: 8, accepted: index, text: "t")
+            }
+        }
+        let rows = SpeculationBench.results(samples, workload: .free, conversations: 2)
+        #expect(rows.map(\.name) == SpeculationBench.rows && rows.allSatisfy { $0.workload == .free && $0.concurrency == 2 })
+        let drafting = try #require(rows.first)
+        #expect(drafting.decodeTokensPerSecond?.median == 10.5 && drafting.decodeByRound == [10, 11])
+        #expect(drafting.decodeVsOff == 10.5 / 20.5 && drafting.decodeVsServer == 10.5 / 40.5 && drafting.decodeVsServerSameKeys == 10.5 / 50.5)
+        #expect(rows[2].draftedTokens == 16 && rows[2].acceptedDraftTokens == 4)
+        #expect(SpeculationBench.table(samples, workload: .free, conversations: 2).contains("0.51x"))
+
+        let cache: CacheBenchTable.Samples = ["on": ["p": [[Self.sample(10)]]], "off": ["p": [[Self.sample(20)]]]]
+        var report = BenchReport(model: "m.gguf", cores: 2, llamaCppVersion: "test", threads: 2, promptTokens: 8, maxTokens: 8,
+                                 runs: 2, warmup: 0)
+        report.rows = rows + Self.table.lines(cache)
+        let back = try BenchReport(json: JSONValue(parsing: report.json.jsonText(style: .python)))
+        #expect(back == report && back.rows.count == 8)
+        #expect(back.rows.last.map { $0.phase == "p" && $0.workload == .sharedPrefix && $0.ttftVsOff == 1 } == true)
     }
 }
