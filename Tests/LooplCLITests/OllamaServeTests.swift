@@ -9,9 +9,9 @@ import Testing
     func theOllamaClientIsServedByTheInProcessModel() throws {
         try ServeTests.requireModel()
         let server = try ServeProcess(["--api-key", "secret"], config: try ServeProcess.llamaConfig())
-        try server.expectOllamaChecks(["root", "version", "tags", "show", "chat", "chat-stream", "num-predict", "format-schema",
-                                       "generate", "generate-raw", "load", "tool-result", "ps", "latest", "errors", "curl"],
-                                      model: "llama", key: "secret")
+        let checks = ["root", "version", "tags", "show", "chat", "chat-stream", "num-predict", "format-schema", "generate",
+                      "generate-raw", "load", "tool-result", "ps", "latest", "errors", "curl"]
+        try server.expectAtRoot("ollama_check.py", checks, model: "llama", key: "secret")
         let stopped = server.stop()
         #expect(stopped.status == 0, "\(stopped.errors)")
     }
@@ -19,17 +19,8 @@ import Testing
     @Test(.timeLimit(.minutes(5)))
     func callsAndThinkingAreLiftedFromWorkers() throws {
         let server = try ServeProcess([], config: ServeProcess.clients + "/serve-workers.json")
-        try server.expectOllamaChecks(["tools"], model: "hermes")
-        try server.expectOllamaChecks(["think"], model: "thinking")
+        try server.expectAtRoot("ollama_check.py", ["tools"], model: "hermes")
+        try server.expectAtRoot("ollama_check.py", ["think"], model: "thinking")
         #expect(server.stop().status == 0)
-    }
-}
-
-extension ServeProcess {
-    /// Runs the `ollama` client checks `names` against `model`; records each failure.
-    func expectOllamaChecks(_ names: [String], model: String, key: String = "none",
-                            sourceLocation: SourceLocation = #_sourceLocation) throws {
-        try expect("ollama_check.py", ["--base-url", "http://127.0.0.1:\(port)", "--api-key", key, "--model", model],
-                   checks: names, sourceLocation: sourceLocation)
     }
 }
