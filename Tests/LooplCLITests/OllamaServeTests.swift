@@ -10,7 +10,7 @@ import Testing
         try ServeTests.requireModel()
         let server = try ServeProcess(["--api-key", "secret"], config: try ServeProcess.llamaConfig())
         let checks = ["root", "version", "tags", "show", "chat", "chat-stream", "num-predict", "format-schema", "generate",
-                      "generate-raw", "load", "tool-result", "ps", "latest", "errors", "curl"]
+                      "generate-raw", "load", "tool-result", "ps", "latest", "errors", "curl", "browsers"]
         try server.expectAtRoot("ollama_check.py", checks, model: "llama", key: "secret")
         let stopped = server.stop()
         #expect(stopped.status == 0, "\(stopped.errors)")

@@ -254,6 +254,20 @@ class Checks:
         expect(page.status_code == 200 and "<html" in page.text.lower(), "a browser gets %s" % short(page.text))
         return "'Ollama is running', and the page for a browser"
 
+    def browsers(self):
+        """A page's form post, which these paths would read as JSON, is stopped by the browser checks."""
+        form = {"Content-Type": "application/x-www-form-urlencoded"}
+        body = json.dumps({"model": self.model, "messages": GREETING, "stream": False}).encode()
+        for path in ["/api/chat", "/api/generate"]:
+            for name, headers in {"an origin": {"Origin": "https://evil.example"}, "cross-site": {"Sec-Fetch-Site": "cross-site"},
+                                  "null": {"Origin": "null"}}.items():
+                answer = self.raw("POST", path, content=body, headers={**form, **headers})
+                expect(answer.status_code == 403 and isinstance(answer.json().get("error"), str),
+                       "%s with %s: %d %s" % (path, name, answer.status_code, short(answer.text, 80)))
+        rebound = self.raw("POST", "/api/chat", content=body, headers={**form, "Host": "rebind.evil.example"})
+        expect(rebound.status_code == 421 and isinstance(rebound.json().get("error"), str), "a rebound name: %d" % rebound.status_code)
+        return "403 for 3 kinds of page on /api/chat and /api/generate, 421 for a rebound name"
+
     def curl(self):
         """Posts as Ollama's document does: `curl URL -d '{...}'`, no JSON content type."""
         def post(path, body):
@@ -290,6 +304,7 @@ CHECKS = {
     "errors": Checks.errors,
     "root": Checks.root,
     "curl": Checks.curl,
+    "browsers": Checks.browsers,
 }
 
 
