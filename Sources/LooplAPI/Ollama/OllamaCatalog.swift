@@ -50,7 +50,7 @@ struct OllamaCatalog: Sendable {
     }
 
     private func facts(of backend: String) -> OllamaModelFacts {
-        OllamaModelFacts(file: directory.section(of: backend)?["model"]?.stringValue, started: started)
+        OllamaModelFacts(backend: backend, file: directory.section(of: backend)?["model"]?.stringValue, started: started)
     }
 
     private func entry(_ name: String, _ facts: OllamaModelFacts, _ extra: JSONObject) -> JSONValue {

@@ -11,17 +11,17 @@ struct OllamaModelFacts: Sendable {
     let size: Int
     /// When the file was last changed (without one: when the server started).
     let modified: Date
-    /// A stable id of the file: the SHA-256 of its path, size and time (not of its bytes, which
-    /// would mean reading gigabytes).
+    /// A stable id of the backend and its file: the SHA-256 of its name and the file's path, size
+    /// and time (not of its bytes, which would mean reading gigabytes).
     let digest: String
 
-    /// The facts of the GGUF file at `path` (nil or unreadable: none).
-    init(file path: String?, started: Date) {
+    /// The facts of `backend`, whose GGUF file is at `path` (nil or unreadable: none).
+    init(backend: String, file path: String?, started: Date) {
         let attributes = path.flatMap { try? FileManager.default.attributesOfItem(atPath: $0) }
         metadata = path.flatMap { try? GGUFMetadata(contentsOf: $0) }
         size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
         modified = attributes?[.modificationDate] as? Date ?? started
-        digest = SHA256.hex(SHA256.digest(Array("\(path ?? ""):\(size):\(modified.timeIntervalSince1970)".utf8)))
+        digest = SHA256.hex(SHA256.digest(Array("\(backend):\(path ?? ""):\(size):\(modified.timeIntervalSince1970)".utf8)))
     }
 
     /// Ollama's `details`: `format` (`gguf`), `family` and `families` (the architecture),

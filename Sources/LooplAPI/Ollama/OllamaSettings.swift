@@ -33,13 +33,22 @@ package struct OllamaSettings: Sendable {
         keepAlive = try body.member("keep_alive").map { field throws(APIError) in try Self.duration(field) }
     }
 
-    /// The backend that answers `name`: a name or alias, `NAME:latest` being `NAME`.
+    /// The backend that answers `name`: a name or alias, `NAME:latest` being `NAME`; else a 404
+    /// worded as Ollama's (`model 'NAME' not found`), which some clients look for.
     package static func backend(for name: String, in names: ModelDirectory.Names) throws(APIError) -> String {
         if name.hasSuffix(":latest"), !names.ids.contains(name) {
             let bare = String(name.dropLast(":latest".count))
             if let backend = try? names.backend(for: bare) { return backend }
         }
-        return try names.backend(for: name)
+        do {
+            return try names.backend(for: name)
+        } catch {
+            guard error.code == "model_not_found" else { throw error }
+            let served = names.ids.map(OllamaCatalog.tagged).joined(separator: ", ")
+            throw APIError(status: 404, type: error.type, code: error.code,
+                           message: "model '\(name)' not found; the models served here are \(served) (the config's backends and aliases).",
+                           param: "model")
+        }
     }
 
     private static func read(options field: RequestField, into options: inout GenerationOptions) throws(APIError) {

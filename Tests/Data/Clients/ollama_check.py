@@ -224,7 +224,7 @@ class Checks:
 
     def errors(self):
         unknown = self.refused(404, lambda: self.client.chat(model="no-such-model", messages=GREETING))
-        expect("no-such-model" in unknown, "the 404 does not name the model: %s" % unknown)
+        expect(unknown.startswith("model 'no-such-model' not found"), "the 404 is not Ollama's: %s" % unknown)
         bad = self.refused(400, lambda: self.chat(messages=GREETING, stream=False, options={"temperature": "hot"}))
         expect("options.temperature" in bad, "the 400 does not name the option: %s" % bad)
         image = self.refused(400, lambda: self.chat(messages=[{**GREETING[0], "images": ["iVBORw0KGgo="]}], stream=False))
