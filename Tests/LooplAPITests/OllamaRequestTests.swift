@@ -62,12 +62,22 @@ import Testing
         #expect(refusal { () throws(APIError) in try chat(#"{"model":"m","format":"yaml"}"#) }?.param == "format")
         #expect(refusal { () throws(APIError) in try chat(#"{"model":"m","think":"lots"}"#) }?.param == "think")
         #expect(refusal { () throws(APIError) in try chat(#"{"model":"m","options":{"top_p":2}}"#) }?.param == "options.top_p")
-        for (field, body) in [("template", #""template":"{{ .Prompt }}""#), ("suffix", #""suffix":"end""#), ("context", #""context":[1,2]"#),
+        for (field, body) in [("template", #""raw":true,"template":"{{ .Prompt }}""#), ("template", #""template":"{{ range .Messages }}""#),
+                              ("template", #""template":"{{ if .System }}x""#), ("suffix", #""suffix":"end""#), ("context", #""context":[1,2]"#),
                               ("system", #""raw":true,"system":"s""#), ("images", #""images":["AA=="]"#)] {
             let error = refusal { () throws(APIError) in try generate(#"{"model":"m","prompt":"p","# + body + "}") }
             #expect(error?.status == 400 && error?.param == field, "\(field): \(String(describing: error))")
         }
         #expect(refusal { () throws(APIError) in try generate(#"{"model":"m","prompt":"p","raw":true,"system":""}"#) } == nil)
+    }
+
+    @Test func aLegacyTemplateIsRenderedIntoARawPrompt() throws {
+        let template = #"{{ if .Prompt }}{{- if .System }}<s>{{ .System }}</s>\n{{ end -}}\n U: {{ .Prompt }}{{ else }}none{{ end }}\nA:{{ .Response }} cut {{ .Prompt }}"#
+        let body = { (system: String) in #"{"model":"m","prompt":"Hi","template":""# + template + "\"" + system + "}" }
+        let read = try generate(body(#","system":"Be brief.""#))
+        #expect(read.raw && read.prompt == "<s>Be brief.</s>\nU: Hi\nA:")
+        #expect(try generate(body("")).prompt == "U: Hi\nA:")
+        #expect(try generate(#"{"model":"m","template":"{{ .Prompt }}"}"#).prompt == "")
     }
 
     @Test func aGeneratedPromptIsTheSystemThenTheUser() throws {

@@ -139,8 +139,15 @@ class Checks:
                and templated.prompt_eval_count != with_system.prompt_eval_count,
                "prompt tokens: raw %d, templated %d, with a system prompt %d" % (
                    raw.prompt_eval_count, templated.prompt_eval_count, with_system.prompt_eval_count))
-        return "%s raw (%d prompt tokens), templated %d, with system %d" % (
-            short(raw.response), raw.prompt_eval_count, templated.prompt_eval_count, with_system.prompt_eval_count)
+        template = "{{ if .System }}{{ .System }}\n{{ end }}Q: {{ .Prompt }}\nA:{{ .Response }} (cut here)"
+        system = "Answer in one word."
+        mine = self.generate(prompt=prompt, system=system, template=template, stream=False)
+        written = self.generate(prompt="%s\nQ: %s\nA:" % (system, prompt), raw=True, stream=False)
+        expect((mine.prompt_eval_count, mine.response) == (written.prompt_eval_count, written.response),
+               "a template gave %d tokens and %s, the prompt it renders %d and %s" % (
+                   mine.prompt_eval_count, short(mine.response), written.prompt_eval_count, short(written.response)))
+        return "%s raw (%d prompt tokens), templated %d, with system %d; a template's prompt is %d tokens" % (
+            short(raw.response), raw.prompt_eval_count, templated.prompt_eval_count, with_system.prompt_eval_count, mine.prompt_eval_count)
 
     def load(self):
         chat = self.client.chat(model=self.model, messages=[])
@@ -230,7 +237,7 @@ class Checks:
         image = self.refused(400, lambda: self.chat(messages=[{**GREETING[0], "images": ["iVBORw0KGgo="]}], stream=False))
         expect("images" in image, "the 400 does not name the images: %s" % image)
         self.refused(400, lambda: self.generate(prompt="x", suffix="y", stream=False))
-        self.refused(400, lambda: self.generate(prompt="x", template="{{ .Prompt }}", stream=False))
+        self.refused(400, lambda: self.generate(prompt="x", template="{{ range .Messages }}{{ end }}", stream=False))
         self.refused(400, lambda: self.chat(messages=GREETING, think="lots", stream=False))
         pulled = self.refused(501, lambda: self.client.pull(self.model))
         embedded = self.refused(501, lambda: self.client.embed(model=self.model, input="x"))
