@@ -34,8 +34,9 @@ package final class APIServer: Sendable {
             KeyCheck(key: key),
             JSONBodyCheck(),
         ])
+        let ollama = OllamaRoutes(endpoint: OllamaEndpoint(chat: chat), catalog: OllamaCatalog(directory: directory))
         let routes = Routes(directory: directory, chat: chat, responses: responses, messages: MessagesEndpoint(chat: chat),
-                            checks: checks, metricsPublic: settings.metricsPublic, loopl: loopl)
+                            checks: checks, metricsPublic: settings.metricsPublic, loopl: loopl, ollama: ollama)
         http = try HTTPServer.listen(host: host, port: port, limits: limits, errorBody: Routes.errorBody, headers: WebPage.headers,
                                      listening: listening) { request, responder in
             await routes.handle(request, responder)
@@ -64,6 +65,8 @@ private struct Routes: Sendable {
     /// Whether `/metrics` answers without the key.
     let metricsPublic: Bool
     let loopl: LooplRoutes
+    /// Ollama's `/api/...` and `/`.
+    let ollama: OllamaRoutes
     /// When the server started: the `created` of every model it lists.
     let started = ChatAnswer.now()
 
@@ -75,8 +78,10 @@ private struct Routes: Sendable {
             return get(request, responder) { ["status": "ok"] }
         }
         if path == "/metrics", metricsPublic { return metrics(request, responder) }
+        if OllamaRoutes.isProbe(request) { return OllamaRoutes.probe(request, responder) }
         if let file = WebPage.file(at: request.path) { return get(request, responder, file) }
         if route.errors == .anthropic { return await routeMessages(path, request, responder) }
+        if route.errors == .ollama { return await ollama.handle(path, request, responder) }
         if path.hasPrefix("/loopl/v1/") { return await loopl.handle(String(path.dropFirst("/loopl/v1".count)), request, responder) }
         switch path {
         case "/models":
@@ -108,7 +113,9 @@ private struct Routes: Sendable {
     private func traits(_ path: String, _ request: HTTPRequest) -> RouteTraits {
         var route = RouteTraits()
         if path == "/messages" || path.hasPrefix("/messages/") { route.errors = .anthropic }
-        route.needsKey = !(path == "/health" || (path == "/metrics" && metricsPublic) || WebPage.file(at: request.path) != nil)
+        if OllamaRoutes.owns(request.path) { (route.errors, route.bodies) = (.ollama, .jsonOrForm) }
+        route.needsKey = !(path == "/health" || (path == "/metrics" && metricsPublic) || WebPage.file(at: request.path) != nil
+                           || OllamaRoutes.isProbe(request))
         return route
     }
 

@@ -59,7 +59,8 @@ package struct ChatCompletionRequest: Sendable {
         options.reasoning = try Self.reasoning(body)
     }
 
-    private static func tools(_ field: RequestField?) throws(APIError) -> [ToolSpec] {
+    /// `tools`: function tools `{"type": "function", "function": {"name", "description", "parameters"}}`.
+    static func tools(_ field: RequestField?) throws(APIError) -> [ToolSpec] {
         guard let field else { return [] }
         var tools: [ToolSpec] = []
         for entry in try field.array() {

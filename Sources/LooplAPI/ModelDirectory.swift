@@ -104,6 +104,18 @@ package actor ModelDirectory {
         }
     }
 
+    /// The config section of `backend` as written (paths made absolute); nil for an unknown name.
+    package nonisolated func section(of backend: String) -> JSONObject? {
+        (try? config.backend(backend))?.section
+    }
+
+    /// The backends started so far, by name, with their models.
+    package func running() -> [(String, any Model)] {
+        slots.keys.sorted().compactMap { backend -> (String, any Model)? in
+            if case .running(let model)? = slots[backend] { (backend, model) } else { nil }
+        }
+    }
+
     /// Starts every served backend now; the first failure is thrown.
     package func preload() async throws {
         for backend in Set(names.backendFor.values).sorted() { _ = try await model(for: backend) }

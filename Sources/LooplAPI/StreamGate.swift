@@ -78,14 +78,14 @@ final class StreamGate: Sendable {
 
     private func openLocked(_ state: inout State) {
         guard state == .waiting else { return }
-        responder.startStream(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")] + headers,
+        responder.startStream(status: 200, headers: [("Content-Type", framing.contentType), ("Cache-Control", "no-cache")] + headers,
                               keepAlive: (keepAlive, framing.ping))
         state = .streaming
     }
 }
 
-/// The bytes of one dialect's stream: its keep-alive ping, what ends it (empty: nothing), and an
-/// error before the head (a body) and after it (an event).
+/// The bytes of one dialect's stream: its keep-alive ping, what ends it (empty: nothing), an
+/// error before the head (a body) and after it (an event), and its content type.
 struct StreamFraming: Sendable {
     /// Sent while the prompt is evaluated, and on an idle stream.
     let ping: [UInt8]
@@ -95,6 +95,8 @@ struct StreamFraming: Sendable {
     let errorBody: @Sendable (APIError) -> [UInt8]
     /// The event of an error after the stream began.
     let errorEvent: @Sendable (APIError) -> [UInt8]
+    /// The stream's `Content-Type`.
+    var contentType = "text/event-stream"
 
     /// OpenAI's: a `: ping` comment, `data: [DONE]`, and the `{"error": ...}` object.
     static let openAI = StreamFraming(ping: SSE.ping, done: SSE.done, errorBody: { $0.body }, errorEvent: { $0.streamEvent })

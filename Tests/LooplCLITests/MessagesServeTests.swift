@@ -48,7 +48,13 @@ extension ServeProcess {
     /// Runs the Anthropic SDK checks `names` against `model`; records each failure.
     func expectAnthropicChecks(_ names: [String], model: String, key: String = "none",
                                sourceLocation: SourceLocation = #_sourceLocation) throws {
-        try expect("anthropic_check.py", ["--base-url", "http://127.0.0.1:\(port)", "--api-key", key, "--model", model],
+        try expectAtRoot("anthropic_check.py", names, model: model, key: key, sourceLocation: sourceLocation)
+    }
+
+    /// Runs the checks `names` of `script`, a client given the server's root, against `model`.
+    func expectAtRoot(_ script: String, _ names: [String], model: String, key: String = "none",
+                      sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try expect(script, ["--base-url", "http://127.0.0.1:\(port)", "--api-key", key, "--model", model],
                    checks: names, sourceLocation: sourceLocation)
     }
 }

@@ -3,7 +3,7 @@ import LooplHTTP
 /// What the checks before an endpoint need to know of it.
 struct RouteTraits: Sendable {
     /// The shape of an endpoint's error answers.
-    enum Errors: Sendable { case openAI, anthropic }
+    enum Errors: Sendable { case openAI, anthropic, ollama }
 
     /// How an endpoint reads a body.
     enum Bodies: Sendable {
@@ -26,6 +26,7 @@ extension HTTPResponder {
         switch route.errors {
         case .openAI: respond(error)
         case .anthropic: respond(anthropic: error)
+        case .ollama: respond(ollama: error)
         }
     }
 }

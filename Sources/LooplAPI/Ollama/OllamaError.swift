@@ -1,0 +1,40 @@
+import Loopl
+import LooplHTTP
+
+extension APIError {
+    /// The error as Ollama writes it: `{"error": "..."}`.
+    package var ollamaJSON: JSONValue { ["error": .string(message)] }
+
+    /// ``ollamaJSON`` as compact UTF-8 JSON, the body of an error answer.
+    package var ollamaBody: [UInt8] { Array(ollamaJSON.jsonText().utf8) }
+
+    /// The error as the line that ends an Ollama stream which already began.
+    package var ollamaStreamLine: [UInt8] { OllamaStream.line(ollamaJSON) }
+
+    /// 400: Ollama's endpoints all name their model.
+    static var ollamaModelRequired: APIError { .invalidRequest("model is required", param: "model") }
+
+    /// 404: an endpoint of Ollama's API that is not served here.
+    static func ollamaNotFound(_ path: String) -> APIError {
+        APIError(status: 404, type: "invalid_request_error", code: "unknown_url",
+                 message: "Unknown request URL \(path): Ollama's endpoints served here are /api/chat, /api/generate, /api/tags, /api/ps, /api/show and /api/version.")
+    }
+}
+
+extension HTTPResponder {
+    /// Answers with `error`'s status and headers and its body in Ollama's shape.
+    func respond(ollama error: APIError) {
+        respond(status: error.status, headers: error.headers + JSONHeaders.contentType, body: error.ollamaBody)
+    }
+}
+
+/// Ollama's streams: newline-delimited JSON (`application/x-ndjson`), no keep-alive bytes (a
+/// blank line would break its clients' line reader), nothing after the last object, and an error
+/// after the head as a last `{"error": ...}` line.
+enum OllamaStream {
+    /// One object of a stream: compact JSON and a newline.
+    static func line(_ json: JSONValue) -> [UInt8] { Array((json.jsonText() + "\n").utf8) }
+
+    static let framing = StreamFraming(ping: [], done: [], errorBody: { $0.ollamaBody }, errorEvent: { $0.ollamaStreamLine },
+                                       contentType: "application/x-ndjson")
+}
