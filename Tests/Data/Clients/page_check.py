@@ -198,6 +198,14 @@ def pending(page):
     return page.all(".approval .buttons button")
 
 
+# Denies any call still waiting and says whether the run has ended; the page redraws its cards on
+# each event, so the clicks are the page's own.
+DENY_THE_REST = """
+for (const later of document.querySelectorAll('.approval .buttons button.deny:not(:disabled)')) later.click();
+return !document.getElementById('send').disabled && !['running', 'stopping'].includes(document.getElementById('status').textContent);
+"""
+
+
 def decide_and_finish(page, button):
     """Clicks `button` on the first waiting call, denies any later one, and waits for the run's end."""
     page.wait(lambda d: pending(page), SLOW, "a call that waits for approval")
@@ -207,12 +215,7 @@ def decide_and_finish(page, button):
     page.shot("approval-" + button)
     card.find_element(By.CSS_SELECTOR, "button." + button).click()
 
-    # Any later call is denied; the page redraws its cards on each event, so the clicks are the page's own.
-    finished = """
-for (const later of document.querySelectorAll('.approval .buttons button.deny:not(:disabled)')) later.click();
-return !document.getElementById('send').disabled && !['running', 'stopping'].includes(document.getElementById('status').textContent);
-"""
-    page.wait(lambda d: d.execute_script(finished), SLOW, "the run to end")
+    page.wait(lambda d: d.execute_script(DENY_THE_REST), SLOW, "the run to end")
     return arguments
 
 
@@ -289,11 +292,7 @@ def check_run_button(page, args):
     card = page.find(".approval")
     expect(card.find_element(By.CSS_SELECTOR, ".name").text == "calculator", "the first card reads %r" % card.text)
     card.find_element(By.CSS_SELECTOR, "button.run").click()
-    finished = """
-for (const later of document.querySelectorAll('.approval .buttons button.deny:not(:disabled)')) later.click();
-return !document.getElementById('send').disabled && !['running', 'stopping'].includes(document.getElementById('status').textContent);
-"""
-    page.wait(lambda d: d.execute_script(finished), 60, "the run to end")
+    page.wait(lambda d: d.execute_script(DENY_THE_REST), 60, "the run to end")
     cards = [(c.find_element(By.CSS_SELECTOR, ".name").text, c.find_element(By.CSS_SELECTOR, ".decision").text) for c in page.all(".approval")]
     expect(cards == [("calculator", "Approved for this run"), ("current_time", "Denied"), ("current_time", "Denied")],
            "the approval cards are %s" % cards)
