@@ -141,25 +141,24 @@ final class DecodeLoop: @unchecked Sendable {
         }
         var step = LlamaModel.Step()
         var room = context.promptBatch
-        step.generating = runs.count { if case .generating = $0.phase { true } else { false } }
+        let generating = runs.count { if case .generating = $0.phase { true } else { false } }
         let drafting = modelDrafter?.evaluated ?? 0
         let modelDrafts = self.modelDrafts(room: room)
         step.draftModelTokens = (modelDrafter?.evaluated ?? 0) - drafting
         for run in runs {
             guard case .generating(let token) = run.phase else { continue }
-            run.draft = modelDrafts?[run.sequence] ?? draft(for: run, after: token, room: room, crowded: step.generating > 1)
+            run.draft = modelDrafts?[run.sequence] ?? draft(for: run, after: token, room: room, crowded: generating > 1)
             room -= run.draft.count
             run.inBatch = 1 + run.draft.count
         }
         // Prompts take what room is left in arrival order, in chunks while others generate.
-        if step.generating > 0 { room = min(Self.promptChunk, room) }
+        if generating > 0 { room = min(Self.promptChunk, room) }
         for run in runs where room > 0 {
             guard case .prompt = run.phase else { continue }
             run.inBatch = run.startChunk(limit: room, now: start)
             room -= run.inBatch
-            step.promptTokens += run.inBatch
         }
-        fill()
+        let entries = fill()
         guard batch.count > 0 else { return step }
         context.abort.watch(runs.lazy.filter { $0.inBatch > 0 }.map(\.request))
         let status = batch.decode(in: pointer)
@@ -168,6 +167,7 @@ final class DecodeLoop: @unchecked Sendable {
             failed(status)
             return step
         }
+        step.batch = entries
         let now = ContinuousClock.now
         var evaluatedPrompts: [Int] = []
         for run in runs where run.inBatch > 0 {
@@ -196,15 +196,16 @@ final class DecodeLoop: @unchecked Sendable {
     /// evaluates a run of consecutive sequences with the same number of tokens in one pass (a
     /// "ubatch") and splits the rest off. A sequence between two in the batch that has nothing
     /// in it gets a padding token, dropped after the step, so that a gap never splits the
-    /// sequences' next tokens into several passes over the weights.
-    private func fill() {
+    /// sequences' next tokens into several passes over the weights. Returns what each sequence put in.
+    private func fill() -> [LlamaModel.Step.Entry] {
         batch.clear()
         var first = Int.max, last = -1
         for run in runs where run.inBatch > 0 {
             first = min(first, run.sequence)
             last = max(last, run.sequence)
         }
-        guard last >= 0 else { return }
+        guard last >= 0 else { return [] }
+        var entries: [LlamaModel.Step.Entry] = []
         for sequence in first...last {
             let position = table.entries[sequence].tokens.count
             guard let run = bySequence[sequence], run.inBatch > 0 else {
@@ -217,6 +218,7 @@ final class DecodeLoop: @unchecked Sendable {
                 for (offset, drafted) in run.draft.enumerated() {
                     batch.add(drafted, at: position + 1 + offset, of: Int32(sequence), logits: true)
                 }
+                entries.append(.init(sequence: sequence, kind: .generated, tokens: 1 + run.draft.count))
                 continue
             }
             guard case .prompt(let unevaluated) = run.phase else { continue }
@@ -226,7 +228,9 @@ final class DecodeLoop: @unchecked Sendable {
                 let index = batch.add(token, at: position + offset, of: Int32(sequence), logits: last)
                 if last { run.output = index }
             }
+            entries.append(.init(sequence: sequence, kind: .prompt, tokens: run.inBatch))
         }
+        return entries
     }
 
     /// Drops the padding tokens' cells.

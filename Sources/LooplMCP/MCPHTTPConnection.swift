@@ -15,7 +15,7 @@ import Synchronization
 /// after the handshake; a GET stream takes the server's own notifications, and DELETE ends the
 /// session. When `initialize` is answered 400, 404 or 405 (and the entry has no `type`), the
 /// endpoint is taken for an HTTP+SSE one: a GET stream, whose `endpoint` event names where to
-/// POST, carries the responses.
+/// POST, carries the responses. An entry of `"type": "sse"` opens that stream before its first message.
 ///
 /// Bodies are bounded: a JSON answer at 16 MiB, an error's body at 64 KiB (only its start is
 /// shown), an event stream's lines and events at ``SSEDecoder/limit``.
@@ -77,6 +77,8 @@ final class MCPHTTPConnection: MCPTransport {
     // MARK: Sending
 
     func send(_ message: RPCMessage, within timeout: Duration) async throws {
+        // An entry of "type": "sse" speaks HTTP+SSE from the start: its stream names where to POST.
+        if endpoint.kind == .sse, state.withLock({ $0.legacyTarget == nil }) { try await openLegacy(within: timeout) }
         if let target = state.withLock({ $0.legacyTarget }) {
             try await postLegacy(message, to: target, within: timeout)
             return

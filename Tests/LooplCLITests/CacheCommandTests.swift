@@ -1,4 +1,5 @@
 import Foundation
+import Loopl
 @testable import LooplCLI
 import LooplLlama
 import Testing
@@ -20,5 +21,41 @@ import Testing
         #expect(PromptCacheListing.entries(in: directory).isEmpty)
         let unknown = await CapturedConsole.run(["cache", "drop"])
         #expect(unknown.status != .success)
+    }
+
+    /// The prompt cache is on by default: `loopl run` with neither a config nor
+    /// LOOPL_PROMPT_CACHE saves its prompt under LOOPL_HOME/prompt-cache, and the next run with
+    /// the same system prompt loads it instead of evaluating it.
+    @Test(.timeLimit(.minutes(5)))
+    func thePromptCacheIsOnByDefault() throws {
+        let model = LooplHome.defaultModel
+        try #require(FileManager.default.fileExists(atPath: model), "run scripts/bootstrap first")
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-default-cache-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "LOOPL_PROMPT_CACHE")
+        environment["LOOPL_HOME"] = home
+        environment["LOOPL_MODEL"] = model
+        let system = (1...12).map { "Rule \($0): answer in plain words and keep to the point of item \($0). " }.joined()
+        var cached: [Int] = []
+        for _ in 0..<2 {
+            let run = Process()
+            run.executableURL = URL(fileURLWithPath: ChatTests.binary)
+            run.arguments = ["run", "--temperature", "0", "--max-tokens", "2", "--json", "--system", system, "Hi"]
+            run.environment = environment
+            run.currentDirectoryURL = URL(fileURLWithPath: home)
+            let out = Pipe()
+            run.standardOutput = out
+            run.standardError = FileHandle.nullDevice
+            try run.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            run.waitUntilExit()
+            #expect(run.terminationStatus == 0, "\(text)")
+            let metrics = try RunTests.events(text).last { $0["event"] == "metrics" }?["metrics"]
+            cached.append(metrics?["cachedPromptTokens"]?.intValue ?? -1)
+        }
+        #expect(!PromptCacheListing.entries(in: home + "/prompt-cache").isEmpty, "nothing was saved under LOOPL_HOME/prompt-cache")
+        #expect(cached[0] == 0 && cached[1] >= 200, "cached prompt tokens of the two runs: \(cached)")
     }
 }

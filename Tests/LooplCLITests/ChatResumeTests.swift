@@ -41,6 +41,23 @@ import Testing
                                                                .assistant("17 times 23 is 391.")])
     }
 
+    /// `a` (approve for this run) at the terminal is for that tool alone: the calculator runs
+    /// unasked after it, while current_time is still asked about (and denied, with `n`).
+    @Test(.timeLimit(.minutes(2)))
+    func approvingForTheRunAtTheTerminalIsForThatToolAlone() throws {
+        let home = try Self.home()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let script = home + "/script.json"
+        try #"{"nativeToolCalls": true, "turns": [{"toolCalls": [{"name": "calculator", "arguments": {"expression": "2+2"}}, {"name": "current_time", "arguments": {}}]}, {"toolCalls": [{"name": "calculator", "arguments": {"expression": "3+3"}}, {"name": "current_time", "arguments": {}}]}, {"chunks": ["Done."]}]}"#
+            .write(toFile: script, atomically: true, encoding: .utf8)
+        let out = try Self.chat([("", "› ", 60), ("Both, twice.\n", "Run it?", 60), ("a\n", "? current_time", 30), ("n\n", "? current_time", 30),
+                                 ("n\n", "› ", 30), ("/quit\n", "", 10)],
+                                ["--tools", "calc,time", "--approve", "ask"], worker: ["--script", script], home: home)
+        #expect(out.components(separatedBy: "? calculator {").count == 2, "\(out)")
+        let results = ApprovalCommandTests.toolResults(try SessionFile.load(home + "/loopl/conversation.json"))
+        #expect(results == ["4", "The user denied this call.", "6", "The user denied this call."], "\(results) \(out)")
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func aRetriedTurnShowsANotice() throws {
         let home = try Self.home()

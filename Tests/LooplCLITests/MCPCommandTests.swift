@@ -63,25 +63,40 @@ import Testing
         }
     }
 
-    /// A server over HTTP (Tests/Data/MCP/http_misbehaving_server.py, well-behaved), listed and enabled like a stdio one.
-    @Test func anHTTPServerIsListedAndEnabledLikeAStdioOne() async throws {
+    /// Tests/Data/MCP/http_misbehaving_server.py in `mode`, its port, and its stderr (the requests it took).
+    static func httpServer(_ mode: String) throws -> (process: Process, port: Int, log: Pipe) {
         let python = Self.realServers + "/python"
         try #require(FileManager.default.isExecutableFile(atPath: python), "\(python) is missing: run scripts/mcp-servers")
         let server = Process()
-        let output = Pipe()
+        let output = Pipe(), log = Pipe()
         server.executableURL = URL(fileURLWithPath: python)
-        server.arguments = [URL(fileURLWithPath: Self.testServer).deletingLastPathComponent().appendingPathComponent("http_misbehaving_server.py").path, "good"]
+        server.arguments = [URL(fileURLWithPath: Self.testServer).deletingLastPathComponent().appendingPathComponent("http_misbehaving_server.py").path, mode]
         server.standardOutput = output
-        server.standardError = FileHandle.nullDevice
+        server.standardError = log
         try server.run()
-        defer {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
-        }
         var line = ""
         while let byte = output.fileHandleForReading.readData(ofLength: 1).first, byte != 0x0A { line.append(Character(UnicodeScalar(byte))) }
-        let port = try #require(Int(line.dropFirst("PORT ".count)), "\(line)")
-        let url = "http://127.0.0.1:\(port)/mcp"
+        guard let port = Int(line.dropFirst("PORT ".count)) else {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+            throw LooplError(.processFailed, "the test server did not print its port: \(line)")
+        }
+        return (server, port, log)
+    }
+
+    /// Kills a server of ``httpServer(_:)`` and returns its log.
+    @discardableResult
+    static func stop(_ server: (process: Process, port: Int, log: Pipe)) -> String {
+        if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) }
+        server.process.waitUntilExit()
+        return String(decoding: server.log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    /// A server over HTTP (Tests/Data/MCP/http_misbehaving_server.py, well-behaved), listed and enabled like a stdio one.
+    @Test func anHTTPServerIsListedAndEnabledLikeAStdioOne() async throws {
+        let server = try Self.httpServer("good")
+        defer { Self.stop(server) }
+        let url = "http://127.0.0.1:\(server.port)/mcp"
         try await withConfig(["web": ["url": .string(url), "headers": ["Authorization": "Bearer hidden-token"]]]) { config in
             let result = await CapturedConsole.run(["tools", "--config", config, "--json"])
             #expect(result.status == .success, "\(result.err)")
@@ -93,6 +108,30 @@ import Testing
             let run = await CapturedConsole.run(["run", "--config", config, "--mcp", "web", "--tool-choice", "web_nope", "Hi"])
             #expect(run.status == .usage && run.err.contains("offered: web_echo"), "\(run.err)")
         }
+    }
+
+    /// `loopl run` on the scripted reference worker, calling an HTTP server's tool twice; the
+    /// server forgets its session after the first call. The second call goes again on a new
+    /// session, the run ends with the answer, and at exit the live session is ended with DELETE.
+    @Test(.timeLimit(.minutes(2)))
+    func aRunOnAServerThatForgetsItsSessionEndsWithTheAnswerAndDeletesTheSession() async throws {
+        let server = try Self.httpServer("forget")
+        defer { Self.stop(server) }
+        let folder = try ScriptedWorker.folder("mcp-forget")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let echo = { (text: String) in ScriptedWorker.call("web_echo", ["text": .string(text)]) }
+        let config = try ScriptedWorker.config(in: folder, turns: [echo("one"), echo("two"), ["chunks": ["Both", " echoed."]]],
+                                               extra: ["mcpServers": ["web": ["url": .string("http://127.0.0.1:\(server.port)/mcp")]]])
+        let run = try ToolingCommandTests.loopl(["run", "--config", config, "--mcp", "web", "--json", "Echo twice."], within: .seconds(60))
+        #expect(run.status == 0, "\(run.err)")
+        let events = run.out.split(separator: "\n").compactMap { try? JSONValue(parsing: String($0)) }
+        let results = events.filter { $0["event"] == "toolFinished" }.map { $0["result"]?["content"] }
+        #expect(results == ["one", "two"], "\(run.out)")
+        #expect(events.last?["event"] == "finished" && run.out.contains("Both echoed."), "\(run.out)")
+        let lines = Self.stop(server).components(separatedBy: "\n")
+        let sessions = lines.filter { $0.hasPrefix("tools/call ") }.compactMap { $0.split(separator: " ").first { $0.hasPrefix("session=") } }
+        #expect(sessions.count == 3 && Set(sessions).count == 2, "\(lines)")
+        #expect(lines.contains("DELETE \(sessions.last ?? "?")"), "the live session was not ended at exit: \(lines)")
     }
 
     @Test func thousandsOfToolsWarnAboutTheContext() async throws {

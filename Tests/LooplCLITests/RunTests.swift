@@ -9,6 +9,44 @@ import Testing
         try output.split(separator: "\n").map { try JSONValue(parsing: String($0)) }
     }
 
+    /// A folder with the files tools' root in it: `root/inside.txt`, `outside.txt` beside the
+    /// root, `root/escape` linking to it, and `root/chain0`, 41 links to inside.txt. Returns the
+    /// folder, the root and the scripted turn that reads `../outside.txt`, `escape`, `chain0` and
+    /// `inside.txt`, in that order.
+    static func filesTree() throws -> (folder: String, root: String, turns: [JSONValue]) {
+        let folder = try ScriptedWorker.folder("files-root")
+        let root = folder + "/root"
+        let files = FileManager.default
+        try files.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try "inside words".write(toFile: root + "/inside.txt", atomically: true, encoding: .utf8)
+        try "outside words".write(toFile: folder + "/outside.txt", atomically: true, encoding: .utf8)
+        try files.createSymbolicLink(atPath: root + "/escape", withDestinationPath: folder + "/outside.txt")
+        for link in 0...40 { try files.createSymbolicLink(atPath: root + "/chain\(link)", withDestinationPath: link == 40 ? "inside.txt" : "chain\(link + 1)") }
+        let reads = ["../outside.txt", "escape", "chain0", "inside.txt"].map { path -> JSONValue in
+            ["name": "read_file", "arguments": ["path": .string(path)]]
+        }
+        return (folder, root, [["toolCalls": .array(reads)], ["chunks": ["Read."]]])
+    }
+
+    /// `loopl run --tools files --root DIR` gives the tools DIR as their root: a path out of it,
+    /// a link out of it and a chain of 41 links are refused, a file inside is read.
+    @Test(.timeLimit(.minutes(2)))
+    func theFilesToolsReadUnderTheRootGiven() throws {
+        let tree = try Self.filesTree()
+        defer { try? FileManager.default.removeItem(atPath: tree.folder) }
+        let config = try ScriptedWorker.config(in: tree.folder, turns: tree.turns)
+        let run = try ToolingCommandTests.loopl(["run", "--config", config, "--tools", "files", "--root", tree.root, "--json", "Read them."],
+                                                within: .seconds(60))
+        #expect(run.status == 0, "\(run.err)")
+        let results = try Self.events(run.out).filter { $0["event"] == "toolFinished" }.compactMap { $0["result"] }
+        try #require(results.count == 4, "\(run.out)")
+        #expect(results[0]["isError"] == true && results[0]["content"]?.stringValue?.contains("outside the tools' root") == true, "\(results[0])")
+        #expect(results[1]["isError"] == true && results[1]["content"]?.stringValue?.contains("outside the tools' root") == true, "\(results[1])")
+        #expect(results[2]["isError"] == true && results[2]["content"]?.stringValue?.contains("symbolic links") == true, "\(results[2])")
+        #expect(results[3]["isError"] == false && results[3]["content"] == "inside words", "\(results[3])")
+        #expect(!run.out.contains("outside words"))
+    }
+
     @Test(.timeLimit(.minutes(10)), arguments: ["llama", "server"])
     func calculatorRunOnEveryBackend(_ backend: String) async throws {
         let result = await CapturedConsole.run(["run", "--backend", backend, "--tools", "calc", "--tool-choice", "required",

@@ -60,6 +60,32 @@ import Testing
         #expect(server.stop().status == 0)
     }
 
+    /// A run's files tools read under the folder `loopl serve` started in: a path out of it, a
+    /// link out of it and a chain of 41 links are refused, a file inside is read.
+    @Test(.timeLimit(.minutes(2)))
+    func aRunsFilesToolsReadUnderTheServersFolder() throws {
+        let tree = try RunTests.filesTree()
+        defer { try? FileManager.default.removeItem(atPath: tree.folder) }
+        let config = try ScriptedWorker.config(in: tree.folder, turns: tree.turns, extra: ["serve": ["sessionsDir": .string(tree.folder + "/sessions")]])
+        let server = try ServeProcess([], config: config, in: tree.root)
+        try Self.check(server, ["files-root"])
+        #expect(server.stop().status == 0)
+    }
+
+    /// Two tools that ask: "run" for one lets its later calls run unasked, and the other is still asked about.
+    @Test(.timeLimit(.minutes(2)))
+    func approvingForTheRunIsForThatToolAlone() throws {
+        let folder = try ScriptedWorker.folder("approve-run")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let both: JSONValue = ["toolCalls": [["name": "calculator", "arguments": ["expression": "2+2"]], ["name": "current_time", "arguments": [:]]]]
+        let config = try ScriptedWorker.config(in: folder, turns: [both, both, ["chunks": ["Done."]]],
+                                               extra: ["tools": ["calc": ["approval": "ask"], "time": ["approval": "ask"]],
+                                                       "serve": ["sessionsDir": .string(folder + "/sessions")]])
+        let server = try ServeProcess([], config: config)
+        try Self.check(server, ["approve-run"])
+        #expect(server.stop().status == 0)
+    }
+
     @Test(.timeLimit(.minutes(20)))
     func cancelStopsARunAndABusySessionIsRefused() throws {
         let (config, _) = try Self.setUp()

@@ -14,11 +14,11 @@ final class ServeProcess {
     let banner: String
     private let errors: FileHandle
 
-    /// Starts `loopl serve --port 0 ARGUMENTS` in the repository root and waits for its line.
-    init(_ arguments: [String], config: String? = nil, environment extra: [String: String] = [:]) throws {
+    /// Starts `loopl serve --port 0 ARGUMENTS` in `folder` (the repository root) and waits for its line.
+    init(_ arguments: [String], config: String? = nil, environment extra: [String: String] = [:], in folder: String = root) throws {
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = ["serve", "--port", "0"] + (config.map { ["--config", $0] } ?? []) + arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: Self.root)
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "LOOPL_API_KEY")
         environment.merge(extra) { $1 }

@@ -7,7 +7,8 @@ import Testing
 @Suite struct ToolingCommandTests {
     static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("loopl")
 
-    static func loopl(_ arguments: [String], input: String = "") throws -> (status: Int32, out: String, err: String) {
+    /// Runs the built `loopl`; one still running after `limit` is killed (and exits with SIGKILL's status).
+    static func loopl(_ arguments: [String], input: String = "", within limit: Duration? = nil) throws -> (status: Int32, out: String, err: String) {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -16,6 +17,10 @@ import Testing
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
+        let pid = process.processIdentifier
+        let killer = DispatchWorkItem { kill(pid, SIGKILL) }
+        if let limit { DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Int(limit.components.seconds)), execute: killer) }
+        defer { killer.cancel() }
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
         let out = stdout.fileHandleForReading.readDataToEndOfFile()

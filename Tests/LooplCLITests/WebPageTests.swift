@@ -65,6 +65,25 @@ import Testing
         #expect(server.stop().status == 0)
     }
 
+    /// On the scripted worker: HTML in the prompt (the session's title), in a file the files tool
+    /// reads and in the answer shows as text and runs nothing; and "Approve for this run" on the
+    /// calculator's card lets its later call run unasked, while current_time is asked about each time.
+    @Test(.timeLimit(.minutes(5)))
+    func untrustedTextIsShownAsTextAndApprovingForTheRunIsPerTool() throws {
+        let folder = try ScriptedWorker.folder("page")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let hostile = #"<img src=x onerror="window.pwned=1">"#
+        try hostile.write(toFile: folder + "/page.html", atomically: true, encoding: .utf8)
+        let both: JSONValue = ["toolCalls": [["name": "calculator", "arguments": ["expression": "2+2"]], ["name": "current_time", "arguments": [:]]]]
+        let turns: [JSONValue] = [ScriptedWorker.call("read_file", ["path": "page.html"]), ["chunks": [.string(hostile), " is what it holds."]],
+                                  both, both, ["chunks": ["Done."]]]
+        let config = try ScriptedWorker.config(in: folder, turns: turns, extra: [
+            "tools": ["calc": ["approval": "ask"], "time": ["approval": "ask"]], "serve": ["sessionsDir": .string(folder + "/sessions")]])
+        let server = try ServeProcess([], config: config, in: folder)
+        try Self.page(server, ["untrusted", "run-button", "console"])
+        #expect(server.stop().status == 0)
+    }
+
     @Test(.timeLimit(.minutes(5)))
     func thePageAsksForTheKeyOnce() throws {
         try ServeTests.requireModel()

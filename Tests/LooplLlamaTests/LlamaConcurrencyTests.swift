@@ -22,7 +22,7 @@ import Testing
 
     /// The shared checks, with whole answers compared: a conversation batched with others gives
     /// the very tokens it gives alone (each sequence attends to a KV stream of its own). The step
-    /// log proves the batching: some step decodes the next token of all four sequences at once.
+    /// log proves the batching: some step's batch decoded the next token of all four sequences.
     /// It shows the cancel too: within a few steps of it, one sequence fewer generates.
     @Test(.timeLimit(.minutes(5)))
     func concurrencyConformance() async throws {
@@ -40,6 +40,29 @@ import Testing
         let cancel = try #require(cancelledAt.withLock { $0 })
         let after = recorded[cancel...].prefix { $0.generating == 4 }.count
         #expect(after <= 3, "\(after) steps after the cancel still decoded four sequences: the cancelled one went on")
+    }
+
+    /// Each step records what its batch decoded: four 24-token streams at once share their
+    /// steps (one step decodes the next token of all four sequences), so fewer than 2 × 24 steps
+    /// decode a generated token, where a loop that decodes one stream a step needs about 4 × 24.
+    @Test(.timeLimit(.minutes(5)))
+    func fourStreamsTogetherShareTheirDecodeSteps() async throws {
+        let model = try Self.load()
+        let suite = ModelConformance(model: model)
+        let steps = Mutex<[LlamaModel.Step]>([])
+        model.observeSteps { step in steps.withLock { $0.append(step) } }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, prompt) in Self.questions.enumerated() {
+                group.addTask { _ = try await suite.run("stream \(index)", prompt, options: Self.exactly(24, conversation: "s\(index)")) }
+            }
+            try await group.waitForAll()
+        }
+        model.observeSteps(nil)
+        let decoding = steps.withLock { $0 }.filter { $0.generating > 0 }
+        let together = decoding.map { Set($0.batch.filter { $0.kind == .generated }.map(\.sequence)) }
+        #expect(together.contains { $0.count == 4 }, "no step decoded the tokens of four sequences: \(together)")
+        #expect(Set(together.flatMap { $0 }).count == 4, "\(together)")
+        #expect(decoding.count < 2 * 24, "four 24-token streams took \(decoding.count) decode steps")
     }
 
     @Test(.timeLimit(.minutes(5)))

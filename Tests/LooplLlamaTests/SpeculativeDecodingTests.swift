@@ -88,8 +88,17 @@ import Testing
     func greedyOutputIsTheSameWithDraftingOnAndOffAtFourConversations() async throws {
         let prompts = [Self.copy, Self.free, Self.copy, Self.free]
         let plain = try await Self.answers(try Self.load(.none, parallel: 4), prompts, tokens: 192)
-        let drafted = try await Self.answers(try Self.load(Self.drafting, parallel: 4), prompts, tokens: 192)
+        let model = try Self.load(Self.drafting, parallel: 4)
+        let crowded = Mutex<[LlamaModel.Step]>([])
+        model.observeSteps { step in if step.generating > 1 { crowded.withLock { $0.append(step) } } }
+        let drafted = try await Self.answers(model, prompts, tokens: 192)
+        model.observeSteps(nil)
         #expect(drafted.texts == plain.texts)
+        // Drafts are verified and held while others generate: the copies' drafts, in steps that
+        // decode several sequences.
+        let verifying = crowded.withLock { $0 }.filter { $0.batch.contains { $0.kind == .generated && $0.tokens > 1 } }
+        #expect(verifying.count >= 10 && drafted.accepted >= 100,
+                "\(verifying.count) steps of several sequences verified drafts; \(drafted.accepted) of \(drafted.generated) tokens were drafts that held")
     }
 
     /// Cancelled while its steps verify drafts of the copied passage, a request leaves the decode

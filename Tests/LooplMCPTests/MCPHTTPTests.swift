@@ -80,6 +80,17 @@ import Testing
         await strict.shutdown()
     }
 
+    /// `"type": "sse"` speaks HTTP+SSE from the start: the stream first, then its endpoint's POSTs.
+    @Test func anSSEEntryOpensTheStreamFirst() async throws {
+        let server = try HTTPTestServer("http_mcp_server.py", ["sse"])
+        defer { server.stop() }
+        let client = Self.client(server.url("/sse"), kind: .sse)
+        try await client.start()
+        #expect(Set(client.catalog.tools.map(\.name)) == ["echo", "add", "steps"])
+        #expect(try await client.call("echo", arguments: ["text": "declared SSE"]) == "declared SSE")
+        await client.shutdown()
+    }
+
     @Test func theTimeServerBehindTheSDKsHTTPTransportTellsTheTime() async throws {
         let server = try HTTPTestServer("http_mcp_server.py", ["streamable-http", "time"])
         defer { server.stop() }

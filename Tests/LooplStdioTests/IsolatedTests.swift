@@ -29,6 +29,30 @@ import Testing
         #expect(retries.first?["reason"]?.stringValue?.contains("worker --backend llama") == true, "\(retries)")
         #expect(events.last?["event"] == "finished" && events.last?["reason"] != nil, "\(text.suffix(300))")
     }
+
+    /// `loopl` started as `loopl` in a folder that holds an executable `./loopl`: its `isolated`
+    /// worker is the binary that runs, never the planted one, whether `loopl` was found through
+    /// PATH or PATH has none (so that the name it was started by leads nowhere).
+    @Test(.timeLimit(.minutes(5)), arguments: [#"PATH="$0/bin:$PATH" exec loopl"#, #"PATH=/usr/bin:/bin exec -a loopl "$0/bin/loopl""#])
+    func theWorkerIsTheRunningBinaryNotOneInTheCurrentFolder(start: String) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-planted-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder + "/bin", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createSymbolicLink(atPath: folder + "/bin/loopl", withDestinationPath: Fixtures.loopl)
+        let marker = folder + "/planted-ran"
+        try "#!/bin/sh\ntouch '\(marker)'\nexit 3\n".write(toFile: folder + "/loopl", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder + "/loopl")
+        let host = try ChildProcess(executable: "/bin/bash", arguments: [
+            "-c", #"cd "$0" && "# + start + " run --backend isolated --max-tokens 2 --json Hi", folder,
+        ], output: .stream)
+        var text = ""
+        for await chunk in host.output { text += String(decoding: chunk, as: UTF8.self) }
+        let status = await host.waitForExit()
+        #expect(!FileManager.default.fileExists(atPath: marker), "the planted ./loopl ran as the worker")
+        #expect(status == 0, "\(host.lastLines)")
+        #expect(text.contains(#"{"event":"finished""#), "\(text)")
+    }
+
     /// About 300 tokens of system prompt: more than the prompt cache's shortest saved prompt.
     static let system = (1...12).map { "Rule \($0): answer in plain words and keep to the point of item \($0). " }.joined()
 

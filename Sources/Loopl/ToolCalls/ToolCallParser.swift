@@ -117,14 +117,18 @@ package struct ToolCallParser: Sendable {
         return ToolCallParser.result(of: parser.feed(text) + parser.finish())
     }
 
-    /// How many bytes the readers' searches for closing tags look at to parse `text` whole: the
-    /// work that must grow linearly with the text.
-    package func scannedBytes(parsing text: String) -> Int {
+    /// How many bytes the scans for markers and the readers' searches examine to parse `text`
+    /// handed in `chunk` bytes at a time: the work that must grow linearly with the text.
+    package func examinedBytes(parsing text: String, chunk: Int = .max) -> Int {
         var stream = ToolCallStream(markers: MarkerTable.of(format), toolNames: toolNames, schemas: schemas,
                                     startsInReasoning: startsInReasoning)
-        _ = stream.feed(text)
+        var rest = Substring(text)
+        while !rest.isEmpty {
+            _ = stream.feed(String(rest.prefix(chunk)))
+            rest = rest.dropFirst(chunk)
+        }
         _ = stream.finish()
-        return stream.scannedBytes
+        return stream.examinedBytes
     }
 
     /// Adds streamed text; returns what is now certain.

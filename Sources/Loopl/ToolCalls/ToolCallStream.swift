@@ -14,8 +14,10 @@ struct ToolCallStream: Sendable {
     /// The length of the undecided tail when a block last asked for more text; a long block is
     /// read again only after it grows by a sixteenth, so streaming stays linear.
     private var waitedAt: Int?
-    /// Bytes that the readers' searches for closing tags have looked at, over the turn.
-    private(set) var scannedBytes = 0
+    /// Bytes examined over the turn: those the scans for markers stepped over, those each reader
+    /// read through (again on each pass over a held block) and those its searches for closing
+    /// tags looked at.
+    private(set) var examinedBytes = 0
 
     init(markers: MarkerTable, toolNames: Set<String>?, schemas: [String: JSONObject], startsInReasoning: Bool?) {
         self.markers = markers
@@ -308,7 +310,7 @@ struct ToolCallStream: Sendable {
         let readers = markers.startReaders.map { ($0, false) } + markers.declaredStartReaders.map { ($0, true) }
         for (reader, needsDeclared) in readers {
             var cursor = ByteCursor(buffer, at: first, isFinal: isFinal)
-            defer { scannedBytes += cursor.scanned }
+            defer { examinedBytes += cursor.scanned + max(0, cursor.index - first) }
             do {
                 let pieces = try reader(&cursor)
                 guard cursor.index > first else { continue }
@@ -335,7 +337,9 @@ struct ToolCallStream: Sendable {
         var i = position
         let count = buffer.count
         while true {
+            let from = i
             i = nextCandidate(from: i)
+            examinedBytes += min(i, count) - from
             guard i < count else { break }
             switch markers.markerMatch(buffer, at: i, isFinal: isFinal) {
             case nil:
@@ -389,7 +393,7 @@ struct ToolCallStream: Sendable {
     /// Reads the block at `i`, as ``read(_:at:isFinal:)`` does.
     private mutating func readBlock(_ reader: BlockReader, at i: Int, isFinal: Bool) -> Bool? {
         var cursor = ByteCursor(buffer, at: i, isFinal: isFinal)
-        defer { scannedBytes += cursor.scanned }
+        defer { examinedBytes += cursor.scanned + max(0, cursor.index - i) }
         do {
             let pieces = try reader(&cursor)
             if cursor.index <= i { return nil }

@@ -204,6 +204,14 @@ def pending(page):
     return page.all(".approval .buttons button")
 
 
+# Denies any call still waiting and says whether the run has ended; the page redraws its cards on
+# each event, so the clicks are the page's own.
+DENY_THE_REST = """
+for (const later of document.querySelectorAll('.approval .buttons button.deny:not(:disabled)')) later.click();
+return !document.getElementById('send').disabled && !['running', 'stopping'].includes(document.getElementById('status').textContent);
+"""
+
+
 def decide_and_finish(page, button):
     """Clicks `button` on the first waiting call, denies any later one, and waits for the run's end."""
     page.wait(lambda d: pending(page), SLOW, "a call that waits for approval")
@@ -213,12 +221,7 @@ def decide_and_finish(page, button):
     page.shot("approval-" + button)
     card.find_element(By.CSS_SELECTOR, "button." + button).click()
 
-    # Any later call is denied; the page redraws its cards on each event, so the clicks are the page's own.
-    finished = """
-for (const later of document.querySelectorAll('.approval .buttons button.deny:not(:disabled)')) later.click();
-return !document.getElementById('send').disabled && !['running', 'stopping'].includes(document.getElementById('status').textContent);
-"""
-    page.wait(lambda d: d.execute_script(finished), SLOW, "the run to end")
+    page.wait(lambda d: d.execute_script(DENY_THE_REST), SLOW, "the run to end")
     return arguments
 
 
@@ -258,6 +261,54 @@ def check_approval(page, args):
     return "denied %s → %r; approved → %r" % (arguments.replace("\n", " "), result, ran)
 
 
+HOSTILE = '<img src=x onerror="window.pwned=1">'
+
+
+def check_untrusted(page, args):
+    """A prompt (so the session's title), a tool's result and an answer that hold HTML show as text and run nothing."""
+    page.open()
+    page.find("#tool-files").click()
+    prompt = HOSTILE + " read it"
+    page.send(prompt)
+    page.wait(lambda d: page.text("#status").startswith("answered"), 60, "the answer")
+    page.wait(lambda d: any(prompt in b.text for b in page.all("#sessions button.open")), 30, "the session in the sidebar")
+    page.find(".tool summary").click()
+    page.wait(lambda d: page.all(".tool pre.result"), 10, "the card to expand")
+    time.sleep(0.5)  # time for an image that failed to load to fire its onerror
+    shown = {"the prompt": page.text(".user"), "the result": page.text(".tool pre.result"), "the answer": page.text(".assistant"),
+             "the title": page.text("#sessions button.open")}
+    for what, text in shown.items():
+        expect(HOSTILE in text, "%s does not show the HTML as text: %r" % (what, text))
+    expect(not page.all("img"), "the page holds %d img elements" % len(page.all("img")))
+    expect(page.driver.execute_script("return window.pwned === undefined"), "an onerror handler ran")
+    page.shot("untrusted")
+    page.collect_logs()
+    return "shown as text in %s" % ", ".join(shown)
+
+
+def check_run_button(page, args):
+    """Approve for this run on the calculator's card: its second call runs unasked; current_time is asked about each time."""
+    page.find("#new-session").click()
+    page.wait(lambda d: not page.all(".user"), 10, "a new conversation")
+    for tool in ["#tool-calc", "#tool-time"]:
+        if not page.find(tool).is_selected():
+            page.find(tool).click()
+    page.send("Both, twice.")
+    page.wait(lambda d: pending(page), 60, "a call that waits for approval")
+    card = page.find(".approval")
+    expect(card.find_element(By.CSS_SELECTOR, ".name").text == "calculator", "the first card reads %r" % card.text)
+    card.find_element(By.CSS_SELECTOR, "button.run").click()
+    page.wait(lambda d: d.execute_script(DENY_THE_REST), 60, "the run to end")
+    cards = [(c.find_element(By.CSS_SELECTOR, ".name").text, c.find_element(By.CSS_SELECTOR, ".decision").text) for c in page.all(".approval")]
+    expect(cards == [("calculator", "Approved for this run"), ("current_time", "Denied"), ("current_time", "Denied")],
+           "the approval cards are %s" % cards)
+    results = [(c.find_element(By.CSS_SELECTOR, ".name").text, bool(c.find_elements(By.CSS_SELECTOR, ".ok"))) for c in page.all(".tool")]
+    expect(results == [("calculator", True)] * 2, "the tool cards (a denied call has none) are %s" % results)
+    page.shot("approval-run")
+    page.collect_logs()
+    return "asked about %s" % [name for name, _ in cards]
+
+
 def check_key(page, args):
     page.driver.get(args.url)
     page.wait(lambda d: d.execute_script("return document.getElementById('key-dialog').open"), 30, "the key dialog")
@@ -278,7 +329,8 @@ def check_console(page, args):
 
 
 CHECKS = {"folding": check_folding, "offline": check_offline, "calculator": check_calculator, "reload": check_reload,
-          "stop": check_stop, "approval": check_approval, "key": check_key, "console": check_console}
+          "stop": check_stop, "approval": check_approval, "key": check_key, "console": check_console,
+          "untrusted": check_untrusted, "run-button": check_run_button}
 
 
 def main():

@@ -180,6 +180,39 @@ def check_mcp(server, args):
     return "good_echo returned %r" % finished[0]["content"]
 
 
+def check_approve_run(server, args):
+    """A scripted run calls calculator and current_time twice, both asking: "run" for the calculator
+    lets its second call run unasked, while current_time is still asked about (and denied)."""
+    response, events = server.open_run({"messages": [{"role": "user", "content": "Both, twice."}], "tools": ["calc", "time"]})
+    expect(response.status == 200, "status %d" % response.status)
+    run = response.getheader("Loopl-Run-Id")
+    asked, seen = [], []
+    for event in events:
+        seen.append(event)
+        if event.get("event") == "approvalRequested":
+            call = event["toolCall"]
+            asked.append(call["function"]["name"])
+            status, _, payload = answer(server, run, call["id"], "run" if call["function"]["name"] == "calculator" else "deny")
+            expect(status == 200, "answer: %d %s" % (status, payload))
+    expect(asked == ["calculator", "current_time", "current_time"], "asked about %s in %s" % (asked, seen))
+    results = [(e["result"]["name"], e["result"]["isError"]) for e in seen if e.get("event") == "toolFinished"]
+    expect(results == [("calculator", False), ("current_time", True)] * 2, "the results are %s" % results)
+    expect(seen[-1].get("event") == "finished", "the run ended with %s" % seen[-1:])
+    return "asked about %s" % asked
+
+
+def check_files_root(server, args):
+    """A scripted run reads ../outside.txt, escape (a link out), chain0 (41 links) and inside.txt."""
+    response, events = server.open_run({"messages": [{"role": "user", "content": "Read them."}], "tools": ["files"]})
+    expect(response.status == 200, "status %d" % response.status)
+    results = [e["result"] for e in events if e.get("event") == "toolFinished"]
+    expect(len(results) == 4, "the results are %s" % results)
+    for result, refusal in zip(results[:3], ["outside the tools' root", "outside the tools' root", "symbolic links"]):
+        expect(result["isError"] and refusal in result["content"], "%s was not refused: %s" % (result["name"], result))
+    expect(not results[3]["isError"] and results[3]["content"] == "inside words", "inside.txt: %s" % results[3])
+    return "three refused, inside.txt read"
+
+
 def check_delete(server, args):
     status, _, payload = server.request("GET", "/loopl/v1/sessions")
     listed = json.loads(payload)["data"]
@@ -301,7 +334,8 @@ def check_cancel_waiting(server, args):
 
 CHECKS = {"approve": check_approve, "cancel-waiting": check_cancel_waiting, "deny": check_deny, "approval-timeout": check_approval_timeout,
           "same-events": check_same_events, "cancel-busy": check_cancel_and_busy, "bad-session": check_bad_session,
-          "missing-key": check_missing_key, "mcp": check_mcp, "delete": check_delete}
+          "missing-key": check_missing_key, "mcp": check_mcp, "delete": check_delete, "files-root": check_files_root,
+          "approve-run": check_approve_run}
 
 
 def main():

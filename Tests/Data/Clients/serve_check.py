@@ -225,7 +225,13 @@ def check_sigterm(server):
     rest = list(lines)
     connection.close()
     expect(rest and rest[-1] == "[DONE]", "the stream in flight did not end with [DONE]: %r" % rest[-3:])
-    return "the stream ended with [DONE] after %d more events" % len(rest)
+    chunks = [json.loads(line) for line in rest[:-1]]
+    errors = [chunk for chunk in chunks if "error" in chunk]
+    expect(not errors, "the stream in flight ended in an error: %r" % errors[:1])
+    # 64 tokens of a story: it ends at its length (the model's own end of text would be "stop").
+    reasons = [choice.get("finish_reason") for chunk in chunks for choice in chunk.get("choices", []) if choice.get("finish_reason")]
+    expect(reasons in (["length"], ["stop"]), "the stream in flight finished with %r" % reasons)
+    return "the stream ended with finish_reason %s and [DONE] after %d more events" % (reasons[0], len(rest))
 
 
 def check_flood(server):

@@ -78,6 +78,18 @@ import Testing
         #expect(Self.results(second).map(\.content) == Array(repeating: "The user denied this call.", count: 3))
     }
 
+    /// "Approve for this run" is for the one tool approved: another tool that asks is still asked about.
+    @Test func approvedForTheRunIsForThatToolAlone() async throws {
+        let approver = Approver([.run, .deny, .once])
+        let echo = FunctionTool(name: "echo", description: "Says the text back.") { $0["text"]?.stringValue ?? "" }
+        let say = { (id: String) in ToolCall(id: id, name: "echo", arguments: ["text": "hi"]) }
+        let model = ScriptedModel(turns: [.toolCalls([Self.call("c1"), say("e1")]), .toolCalls([Self.call("c2"), say("e2")]), .text(["Done."])])
+        let agent = Agent(model: model, tools: [Self.asking, echo.withApproval(.ask)], approver: approver.closure)
+        let events = try await AgentTests.collect(agent, "add and echo")
+        #expect(approver.asked.withLock { $0.map(\.id) } == ["c1", "e1", "e2"])
+        #expect(Self.results(events).map(\.content) == ["5", "The user denied this call.", "5", "hi"])
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func cancellingWhileWaitingEndsTheRunCancelled() async throws {
         // An approver that ignores cancellation and answers late, as a person who walked away.

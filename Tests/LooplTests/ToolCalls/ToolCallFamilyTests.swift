@@ -1,3 +1,4 @@
+import Foundation
 @testable import Loopl
 import Testing
 
@@ -23,5 +24,19 @@ import Testing
                 #expect(ToolCallFormat(inferringFromTemplate: group.joined(separator: " ")) == family.format, "\(group)")
             }
         }
+    }
+
+    /// The families whose templates are not in llama.cpp's tree are inferred from the real
+    /// published templates in Data/Templates/outside: OLMo 3's and Granite 20B FC's, both from
+    /// vLLM's examples (outside/origins.json). Step 3 and LongCat publish theirs only in their model
+    /// repositories on Hugging Face, which no fixture holds yet; their signs stay tested by
+    /// ``aFamilyIsInferredFromItsOwnSigns()`` alone.
+    @Test(arguments: [("vllm-tool_chat_template_olmo3", ToolCallFormat.olmo3),
+                      ("vllm-tool_chat_template_granite_20b_fc", ToolCallFormat.granite20BFC)])
+    func aFamilyIsInferredFromItsPublishedTemplate(name: String, format: ToolCallFormat) throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Data/Templates/outside/templates/\(name).jinja")
+        let template = try String(contentsOf: path, encoding: .utf8)
+        #expect(ToolCallFormat(inferringFromTemplate: template) == format)
     }
 }
