@@ -85,7 +85,8 @@ package final class HTTPServer: Sendable {
         core.acceptDidEnd()
     }
 
-    /// Starts a connection thread for `fd`, or answers 503 and closes it when the server is full.
+    /// Starts a connection thread for `fd` (closing the connection idle longest when the server is
+    /// full), or answers 503 and closes it when every connection has a request in flight.
     static func admit(_ fd: Int32, core: HTTPServerCore) {
         var on: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
@@ -93,9 +94,9 @@ package final class HTTPServer: Sendable {
             close(fd)
             return
         }
-        guard let id = core.register(wakeup) else {
+        guard let id = core.register(wakeup, busy: Socket.hasBytes(fd)) else {
             wakeup.close()
-            let message = "The server has \(core.limits.maxConnections) connections open, its limit; retry later."
+            let message = "The server has \(core.limits.maxConnections) requests in flight, its limit; retry later."
             _ = Socket.sendAll(fd, core.errorResponse(503, message), until: .now + .milliseconds(100))
             Glibc.shutdown(fd, Int32(SHUT_WR))
             var failed = false

@@ -1,14 +1,14 @@
 import Synchronization
 
 /// What the accept thread, the connection threads and `shutdown` share: the handler, the limits,
-/// the open connections and the shutdown's deadline.
+/// the open connections (``ConnectionTable``) and the shutdown's deadline.
 final class HTTPServerCore: Sendable {
     /// The connections and the shutdown's progress.
     struct State {
-        /// The open connections, by number, with the wake-up of each one's thread.
+        /// The connections counted open, idle or busy.
+        var table: ConnectionTable
+        /// The connection threads running, by number, with the wake-up of each.
         var connections: [Int: Wakeup] = [:]
-        /// The last number given.
-        var nextID = 0
         /// Until when a shutdown lets requests in flight run.
         var stopDeadline: ContinuousClock.Instant?
         /// Whether the accept thread has closed the listening socket.
@@ -24,28 +24,53 @@ final class HTTPServerCore: Sendable {
     /// The bodies of the server's own error answers.
     let errorBody: HTTPServer.ErrorBody
     /// The shared state, behind its lock.
-    let state = Mutex(State())
+    let state: Mutex<State>
 
     /// The shared state of a server starting with these.
     init(limits: HTTPLimits, handler: @escaping HTTPServer.Handler, errorBody: @escaping HTTPServer.ErrorBody) {
         self.limits = limits
         self.handler = handler
         self.errorBody = errorBody
+        state = Mutex(State(table: ConnectionTable(capacity: limits.maxConnections)))
     }
 
-    /// Counts a new connection in; nil when `maxConnections` are open or the server is stopping.
-    func register(_ wakeup: Wakeup) -> Int? {
-        state.withLock { state in
-            guard state.stopDeadline == nil, state.connections.count < limits.maxConnections else { return nil }
-            state.nextID += 1
-            state.connections[state.nextID] = wakeup
-            return state.nextID
+    /// Counts a new connection in (busy when its first byte is already there), closing the one idle
+    /// longest when the server is full; nil when every connection is busy or the server is stopping.
+    func register(_ wakeup: Wakeup, busy: Bool) -> Int? {
+        let (id, woken) = state.withLock { state -> (Int?, [Wakeup]) in
+            guard state.stopDeadline == nil else { return (nil, []) }
+            let pressed = state.table.isUnderPressure
+            guard let (id, closing) = state.table.open(now: .now, busy: busy) else { return (nil, []) }
+            state.connections[id] = wakeup
+            // The connection closed for it, or every one when the idle limits have just shortened.
+            if !pressed, state.table.isUnderPressure { return (id, Array(state.connections.values)) }
+            return (id, closing.flatMap { state.connections[$0] }.map { [$0] } ?? [])
         }
+        for other in woken { other.signal() }
+        return id
+    }
+
+    /// Marks `id` busy at its request's first byte; false when it was closed to make room.
+    func begin(_ id: Int) -> Bool { state.withLock { $0.table.begin(id) } }
+
+    /// Marks `id` idle once its answer is sent.
+    func rest(_ id: Int) { state.withLock { $0.table.rest(id, now: .now) } }
+
+    /// Whether `id` is still counted open (false once it was closed to make room).
+    func isOpen(_ id: Int) -> Bool { state.withLock { $0.table.contains(id) } }
+
+    /// How long an idle connection may wait for a request's first byte: `normal`, or
+    /// `pressureIdleTimeout` when it is shorter and the server is nearly full.
+    func idleLimit(_ normal: Duration) -> Duration {
+        state.withLock { $0.table.isUnderPressure } ? min(normal, limits.pressureIdleTimeout) : normal
     }
 
     /// Counts a connection out, once its thread is done with it.
     func unregister(_ id: Int) {
-        resumeIfStopped { $0.connections[id] = nil }
+        resumeIfStopped { state in
+            state.table.remove(id)
+            state.connections[id] = nil
+        }
     }
 
     /// The accept thread is done.
