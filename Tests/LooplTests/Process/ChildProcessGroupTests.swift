@@ -48,12 +48,7 @@ import Testing
     func nothingAChildStartedOutlivesASIGKILLedHost() async throws {
         let host = try ChildProcess(executable: try Self.hostPath(), arguments: [
             "spawn", "/bin/sh", "-c", "sleep 1000 & echo $!; setsid sh -c 'echo $$; exec sleep 1000' & wait"], output: .stream)
-        var text = ""
-        for await chunk in host.output {
-            text += String(decoding: chunk, as: UTF8.self)
-            if text.split(separator: "\n").count >= 3 { break }
-        }
-        let lines = text.split(separator: "\n").map(String.init)
+        let (lines, text) = await Self.lines(3, of: host)
         let child = try #require(lines.first.flatMap { Int32($0.dropFirst("child ".count)) }, "host said \(text.debugDescription)")
         let grandchildren = lines.dropFirst().compactMap { Int32($0) }
         try #require(grandchildren.count == 2, "host said \(text.debugDescription)")
@@ -66,15 +61,20 @@ import Testing
         // The control: a host that ends its child itself leaves nothing either.
         let calm = try ChildProcess(executable: try Self.hostPath(), arguments: ["spawn", "/bin/sh", "-c", "sleep 1000 & echo $!; wait"],
                                     output: .stream)
-        var calmText = ""
-        for await chunk in calm.output {
-            calmText += String(decoding: chunk, as: UTF8.self)
-            if calmText.split(separator: "\n").count >= 2 { break }
-        }
-        let sleeper = try #require(calmText.split(separator: "\n").dropFirst().first.flatMap { Int32($0) })
+        let sleeper = try #require(await Self.lines(2, of: calm).lines.dropFirst().first.flatMap { Int32($0) })
         try calm.write(Array("exit\n".utf8))
         #expect(await calm.waitForExit() == 0)
         #expect(await ProcessWatch.waitUntilGone(sleeper, timeout: .seconds(3)))
+    }
+
+    /// The first `count` lines `child` writes (fewer if it ends first), and the text read.
+    static func lines(_ count: Int, of child: ChildProcess) async -> (lines: [String], text: String) {
+        var text = ""
+        for await chunk in child.output {
+            text += String(decoding: chunk, as: UTF8.self)
+            if text.split(separator: "\n").count >= count { break }
+        }
+        return (text.split(separator: "\n").map(String.init), text)
     }
 
     static func hostPath() throws -> String {
@@ -89,12 +89,7 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func aCtrlCToTheHostsGroupDoesNotReachItsChild() async throws {
         let host = try ChildProcess(executable: try Self.hostPath(), arguments: ["ctrl-c"], output: .stream)
-        var text = ""
-        for await chunk in host.output {
-            text += String(decoding: chunk, as: UTF8.self)
-            if text.split(separator: "\n").count >= 2 { break }
-        }
-        let lines = text.split(separator: "\n").map(String.init)
+        let (lines, text) = await Self.lines(2, of: host)
         let child = try #require(lines.first.flatMap { Int32($0.dropFirst("child ".count)) }, "host said \(text.debugDescription)")
         #expect(lines.dropFirst().first == "child running", "host said \(text.debugDescription)")
         try host.write(Array("exit\n".utf8))
