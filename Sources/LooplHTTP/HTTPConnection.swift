@@ -23,15 +23,16 @@ struct HTTPConnection {
     /// The server's handler, limits and shutdown state.
     let core: HTTPServerCore
     /// When the connection was accepted: the first head's timeout runs from here.
-    let opened = ContinuousClock.now
+    let opened: ContinuousClock.Instant
     /// The bytes read and not yet answered.
     var parser: HTTPRequestParser
     /// When the last answer was written (nil before the first request).
     var idleSince: ContinuousClock.Instant?
 
-    /// A connection on the accepted socket `fd`, counted in as `id`.
-    init(fd: Int32, id: Int, wakeup: Wakeup, core: HTTPServerCore) {
+    /// A connection on the socket `fd` accepted at `opened`, counted in as `id`.
+    init(fd: Int32, id: Int, wakeup: Wakeup, core: HTTPServerCore, opened: ContinuousClock.Instant) {
         self.fd = fd
+        self.opened = opened
         self.id = id
         self.wakeup = wakeup
         self.core = core

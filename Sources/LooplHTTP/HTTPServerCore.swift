@@ -7,7 +7,8 @@ final class HTTPServerCore: Sendable {
     struct State {
         /// The connections counted open, idle or busy.
         var table: ConnectionTable
-        /// The connection threads running, by number, with the wake-up of each.
+        /// The connection threads running, by number, with the wake-up of each (a parked
+        /// connection has none until its first byte).
         var connections: [Int: Wakeup] = [:]
         /// Until when a shutdown lets requests in flight run.
         var stopDeadline: ContinuousClock.Instant?
@@ -35,19 +36,31 @@ final class HTTPServerCore: Sendable {
     }
 
     /// Counts a new connection in (busy when its first byte is already there), closing the one idle
-    /// longest when the server is full; nil when every connection is busy or the server is stopping.
-    func register(_ wakeup: Wakeup, busy: Bool) -> Int? {
-        let (id, woken) = state.withLock { state -> (Int?, [Wakeup]) in
+    /// longest when the server is full: its thread is woken to close it, or, when it has none yet
+    /// (parked on the accept thread), it is returned for the caller to close. Nil when every
+    /// connection is busy or the server is stopping.
+    func register(busy: Bool) -> (id: Int, parkedVictim: Int?)? {
+        let (result, woken) = state.withLock { state -> ((id: Int, parkedVictim: Int?)?, [Wakeup]) in
             guard state.stopDeadline == nil else { return (nil, []) }
             let pressed = state.table.isUnderPressure
             guard let (id, closing) = state.table.open(now: .now, busy: busy) else { return (nil, []) }
-            state.connections[id] = wakeup
-            // The connection closed for it, or every one when the idle limits have just shortened.
-            if !pressed, state.table.isUnderPressure { return (id, Array(state.connections.values)) }
-            return (id, closing.flatMap { state.connections[$0] }.map { [$0] } ?? [])
+            let victim = closing.flatMap { state.connections[$0] }
+            let parked = victim == nil ? closing : nil
+            // Every thread looks again at its deadline when the idle limits have just shortened.
+            if !pressed, state.table.isUnderPressure { return ((id, parked), Array(state.connections.values)) }
+            return ((id, parked), victim.map { [$0] } ?? [])
         }
         for other in woken { other.signal() }
-        return id
+        return result
+    }
+
+    /// Connection `id` gets a thread, woken through `wakeup`; false when it was closed meanwhile.
+    func attach(_ id: Int, _ wakeup: Wakeup) -> Bool {
+        state.withLock { state in
+            guard state.table.contains(id) else { return false }
+            state.connections[id] = wakeup
+            return true
+        }
     }
 
     /// Marks `id` busy at its request's first byte; false when it was closed to make room.
@@ -95,8 +108,8 @@ final class HTTPServerCore: Sendable {
     /// Whether a shutdown has begun.
     var isStopping: Bool { stopDeadline != nil }
 
-    /// The number of connections open.
-    var connectionCount: Int { state.withLock { $0.connections.count } }
+    /// The number of connections open (parked or with a thread).
+    var connectionCount: Int { state.withLock { $0.table.count } }
 
     /// Starts stopping (the first call's deadline counts) and wakes every thread to see it.
     func stop(deadline: ContinuousClock.Instant) -> [Wakeup] {
