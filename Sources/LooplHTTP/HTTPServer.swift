@@ -3,7 +3,8 @@ import Glibc
 
 /// Loopl's own HTTP/1.1 server: keep-alive, `Content-Length` request bodies, whole or chunked
 /// (streamed) responses, bounded heads, bodies and outboxes, timeouts against slow clients, and a
-/// graceful shutdown. An accept thread hands each connection to a thread of its own; each request
+/// graceful shutdown. An accept thread hands each connection to a thread of its own once its first
+/// byte comes (``ParkedConnections``), closing the one idle longest when full; each request
 /// runs the handler in a task that only queues bytes, never blocking on the socket. It serves
 /// until `shutdown`; dropping the server does not stop it.
 package final class HTTPServer: Sendable {
