@@ -33,14 +33,20 @@ package struct ServeSettings: Sendable {
 
     package init() {}
 
-    /// Reads the config's `serve` object; unknown keys and wrong values are errors.
-    package init(section: JSONObject) throws {
-        var reader = ConfigSection(section, context: "serve")
+    /// Reads the config's `serve` object, whose paths are relative to `folder` (the config file's);
+    /// unknown keys and wrong values are errors.
+    package init(section: JSONObject, folder: String? = nil) throws {
+        var reader = ConfigSection(section, context: "serve", folder: folder)
+        try self.init(reading: &reader)
+    }
+
+    /// Reads the `serve` object of `reader`.
+    package init(reading reader: inout ConfigSection) throws {
         if let bytes = try reader.optionalInt("maxRequestBytes") {
             guard (1024...(1 << 30)).contains(bytes) else { throw reader.error("maxRequestBytes must be 1024 to 1073741824") }
             maxRequestBytes = bytes
         }
-        apiKeyFile = try reader.optionalString("apiKeyFile")
+        apiKeyFile = try reader.optionalPath("apiKeyFile")
         if let seconds = try reader.optionalDouble("shutdownGraceSeconds") {
             guard (0...3600).contains(seconds) else { throw reader.error("shutdownGraceSeconds must be 0 to 3600") }
             shutdownGrace = .milliseconds(Int(seconds * 1000))
@@ -49,7 +55,7 @@ package struct ServeSettings: Sendable {
             guard (0.05...600).contains(seconds) else { throw reader.error("keepAliveSeconds must be 0.05 to 600") }
             keepAliveInterval = .milliseconds(Int(seconds * 1000))
         }
-        responsesDir = try reader.optionalString("responsesDir")
+        responsesDir = try reader.optionalPath("responsesDir")
         corsOrigins = try reader.optionalStrings("corsOrigins") ?? []
         if let bad = corsOrigins.first(where: { !CORSPolicy.isOrigin($0) }) {
             throw reader.error("corsOrigins entry '\(bad)' is not an origin such as https://app.example.com (scheme and host, no path), or *")
@@ -63,7 +69,7 @@ package struct ServeSettings: Sendable {
             guard (1...86_400).contains(seconds) else { throw reader.error("approvalTimeoutSeconds must be 1 to 86400") }
             approvalTimeout = .milliseconds(Int(seconds * 1000))
         }
-        sessionsDir = try reader.optionalString("sessionsDir")
+        sessionsDir = try reader.optionalPath("sessionsDir")
         try reader.finish()
     }
 

@@ -74,7 +74,7 @@ struct AgentSettings: Sendable {
         }
         var config = try BackendFactory.config(path: self.config, console: console)
         let builtIn = try BuiltInTools.make(tools, root: root, approvals: try BuiltInTools.approvals(config.tools))
-        let remote = try await MCPSetup.tools(mcp, servers: config.mcpServers, builtIn: builtIn, warn: warn)
+        let remote = try await MCPSetup.tools(mcp, config: config, builtIn: builtIn, warn: warn)
         let tools = builtIn + remote.tools
         if case .tool(let name) = toolChoice, !tools.contains(where: { $0.name == name }) {
             let offered = tools.isEmpty ? "no tool is enabled" : "offered: " + tools.map(\.name).joined(separator: ", ")

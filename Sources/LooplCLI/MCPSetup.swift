@@ -11,10 +11,10 @@ enum MCPSetup {
     /// their tools come after `builtIn`, whose names they may not take. A server that cannot
     /// start is a warning, and its tools are missing.
     /// The tools as listed at start, and the source that keeps them current during the run.
-    static func tools(_ names: [String], servers: JSONObject, builtIn: [any Tool],
+    static func tools(_ names: [String], config: LooplConfig, builtIn: [any Tool],
                       warn: (String) -> Void) async throws -> (tools: [any Tool], source: (any ToolSource)?) {
         guard !names.isEmpty else { return ([], nil) }
-        let hub = try MCPHub(servers: servers)
+        let hub = try MCPHub(servers: config.mcpServers, folder: config.folder)
         let chosen = try hub.select(names)
         hubs.withLock { $0.append(hub) }
         let started = await hub.start(chosen, taken: Set(builtIn.map(\.name)))

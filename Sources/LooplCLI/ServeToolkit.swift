@@ -18,7 +18,7 @@ enum ServeToolkit {
             let hub: MCPHub
             let chosen: [MCPClient]
             do {
-                hub = try MCPHub(servers: servers)
+                hub = try MCPHub(servers: servers, folder: config.folder)
                 chosen = try hub.select(mcp)
             } catch {
                 throw APIError.invalidRequest((error as? LooplError)?.message ?? "\(error)", param: "mcp")

@@ -23,15 +23,16 @@ struct HTTPConnection {
     /// The server's handler, limits and shutdown state.
     let core: HTTPServerCore
     /// When the connection was accepted: the first head's timeout runs from here.
-    let opened = ContinuousClock.now
+    let opened: ContinuousClock.Instant
     /// The bytes read and not yet answered.
     var parser: HTTPRequestParser
     /// When the last answer was written (nil before the first request).
     var idleSince: ContinuousClock.Instant?
 
-    /// A connection on the accepted socket `fd`, counted in as `id`.
-    init(fd: Int32, id: Int, wakeup: Wakeup, core: HTTPServerCore) {
+    /// A connection on the socket `fd` accepted at `opened`, counted in as `id`.
+    init(fd: Int32, id: Int, wakeup: Wakeup, core: HTTPServerCore, opened: ContinuousClock.Instant) {
         self.fd = fd
+        self.opened = opened
         self.id = id
         self.wakeup = wakeup
         self.core = core
@@ -52,6 +53,7 @@ struct HTTPConnection {
             case .request(let request):
                 guard serve(request) else { break loop }
                 idleSince = .now
+                core.rest(id)
             }
         }
         if lingering { Socket.lingeringClose(fd, wakeup: wakeup.fd, until: .now + .seconds(2)) } else { close(fd) }
@@ -59,12 +61,21 @@ struct HTTPConnection {
         core.unregister(id)
     }
 
-    /// Reads the next request, answering `100 Continue` when asked, within the head, body and idle timeouts.
+    /// Reads the next request, answering `100 Continue` when asked, within the head, body and idle
+    /// timeouts (the idle and head ones shortened while the server is nearly full). Ends when the
+    /// server closes the connection to make room, which it does only while no byte of a request came.
     mutating func readRequest() -> Read {
         let limits = core.limits
         var headStart: ContinuousClock.Instant? = idleSince == nil ? opened : nil
         var bodyStart: ContinuousClock.Instant?
+        var began = false
         while true {
+            if parser.isIdle {
+                guard core.isOpen(id) else { return .close }
+            } else if !began {
+                guard core.begin(id) else { return .close }
+                began = true
+            }
             switch parser.next() {
             case .request(let request): return .request(request)
             case .failure(let error): return .fail(error)
@@ -77,13 +88,14 @@ struct HTTPConnection {
             let now = ContinuousClock.now
             if !parser.isIdle, headStart == nil { headStart = now }
             if parser.isReadingBody, bodyStart == nil { bodyStart = now }
+            let headTimeout = core.idleLimit(limits.headerTimeout)
             let deadline = if let bodyStart { bodyStart + limits.bodyTimeout }
-                else if parser.isIdle, let idleSince { idleSince + limits.idleTimeout }
-                else { (headStart ?? now) + limits.headerTimeout }
+                else if parser.isIdle, let idleSince { idleSince + core.idleLimit(limits.idleTimeout) }
+                else { (headStart ?? now) + headTimeout }
             if now >= deadline {
                 if parser.isIdle { return .close }
                 let part = bodyStart == nil ? "line and headers" : "body"
-                let timeout = bodyStart == nil ? limits.headerTimeout : limits.bodyTimeout
+                let timeout = bodyStart == nil ? headTimeout : limits.bodyTimeout
                 return .fail(HTTPParseError(status: 408, "The request \(part) did not arrive within \(timeout); send the whole request at once."))
             }
             let events = Socket.wait([(fd, Int16(POLLIN) | Socket.pollReadHangUp), (wakeup.fd, Int16(POLLIN))], until: deadline)

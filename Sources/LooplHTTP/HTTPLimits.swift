@@ -12,7 +12,11 @@ package struct HTTPLimits: Sendable {
     package var bodyTimeout: Duration = .seconds(30)
     /// How long a keep-alive connection may idle between requests before it is closed.
     package var idleTimeout: Duration = .seconds(60)
-    /// The most connections open at once; one more is answered 503 and closed.
+    /// How long a connection may idle, between requests or before its first byte, while three
+    /// quarters of `maxConnections` or more are open.
+    package var pressureIdleTimeout: Duration = .seconds(2)
+    /// The most connections open at once. One more closes the connection idle longest; when every
+    /// one has a request in flight, it is answered 503 and closed.
     package var maxConnections = 256
     /// The most response bytes queued for a client; a client that reads slower is dropped.
     package var maxUnsentBytes = 8 * 1024 * 1024

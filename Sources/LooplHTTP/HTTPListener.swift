@@ -2,6 +2,10 @@ import Glibc
 
 /// A listening TCP socket, bound to an IP address and port.
 enum HTTPListener {
+    /// The listen backlog: enough that a burst of connections waits in the kernel's queue rather
+    /// than in SYN retries (the kernel caps it at `net.core.somaxconn`).
+    static let backlog: Int32 = 4096
+
     /// Binds `host:port` (port 0 picks a free one) with SO_REUSEADDR and listens; returns the socket and its port.
     static func open(host: String, port: Int) throws(HTTPServerError) -> (fd: Int32, port: Int) {
         let address = host == "localhost" ? "127.0.0.1" : host
@@ -29,7 +33,7 @@ enum HTTPListener {
         let bound = family == AF_INET
             ? withUnsafePointer(to: &v4) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
             : withUnsafePointer(to: &v6) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
-        if bound != 0 || listen(fd, 128) != 0 || !Socket.prepare(fd) {
+        if bound != 0 || listen(fd, backlog) != 0 || !Socket.prepare(fd) {
             let code = errno
             let reason = errorText()
             close(fd)

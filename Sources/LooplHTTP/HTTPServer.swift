@@ -3,7 +3,8 @@ import Glibc
 
 /// Loopl's own HTTP/1.1 server: keep-alive, `Content-Length` request bodies, whole or chunked
 /// (streamed) responses, bounded heads, bodies and outboxes, timeouts against slow clients, and a
-/// graceful shutdown. An accept thread hands each connection to a thread of its own; each request
+/// graceful shutdown. An accept thread hands each connection to a thread of its own once its first
+/// byte comes (``ParkedConnections``), closing the one idle longest when full; each request
 /// runs the handler in a task that only queues bytes, never blocking on the socket. It serves
 /// until `shutdown`; dropping the server does not stop it.
 package final class HTTPServer: Sendable {
@@ -67,36 +68,56 @@ package final class HTTPServer: Sendable {
         await core.waitUntilStopped()
     }
 
-    /// The accept thread: takes connections until the server stops, then closes the listening socket.
+    /// The accept thread: takes connections until the server stops, then closes the listening
+    /// socket. A connection whose first byte is not there yet waits parked on this thread
+    /// (``ParkedConnections``) until it comes.
     static func accept(_ listener: Int32, wakeup: Wakeup, core: HTTPServerCore) {
+        var parked = ParkedConnections()
         while !core.isStopping {
-            let events = Socket.wait([(listener, Int16(POLLIN)), (wakeup.fd, Int16(POLLIN))], until: nil)
+            let waiting = parked.ordered
+            let limit = core.idleLimit(core.limits.headerTimeout)
+            let polled = [(listener, Int16(POLLIN)), (wakeup.fd, Int16(POLLIN))] + waiting.map { ($0.entry.fd, Int16(POLLIN) | Socket.pollReadHangUp) }
+            let events = Socket.wait(polled, until: parked.nextDeadline(limit: limit))
             if events[1] != 0 { wakeup.drain() }
-            guard events[0] != 0 else { continue }
-            let fd = Glibc.accept(listener, nil, nil)
-            if fd < 0 {
-                // Out of descriptors: wait for connections to end rather than spin.
-                if errno == EMFILE || errno == ENFILE { _ = Socket.wait([], until: .now + .milliseconds(100)) }
-                continue
+            let now = ContinuousClock.now
+            for (index, (id, entry)) in waiting.enumerated() {
+                if events[index + 2] != 0 {
+                    if let entry = parked.take(id) { start(entry.fd, id: id, opened: entry.opened, core: core) }
+                } else if now >= entry.opened + limit, parked.close(id) {
+                    core.unregister(id)
+                }
             }
-            admit(fd, core: core)
+            guard events[0] != 0 else { continue }
+            // What is queued, up to a batch, so that parked connections are looked at between batches.
+            for _ in 0..<64 {
+                let fd = Glibc.accept(listener, nil, nil)
+                if fd < 0 {
+                    // Out of descriptors: wait for connections to end rather than spin.
+                    if errno == EMFILE || errno == ENFILE { _ = Socket.wait([], until: .now + .milliseconds(100)) }
+                    break
+                }
+                admit(fd, parked: &parked, core: core)
+            }
         }
+        for (id, _) in parked.ordered where parked.close(id) { core.unregister(id) }
         close(listener)
         wakeup.close()
         core.acceptDidEnd()
     }
 
-    /// Starts a connection thread for `fd`, or answers 503 and closes it when the server is full.
-    static func admit(_ fd: Int32, core: HTTPServerCore) {
+    /// Counts `fd` in: a thread for it when its first byte is there, else parked (closing the
+    /// connection idle longest when the server is full); or answers 503 and closes it when every
+    /// connection has a request in flight.
+    static func admit(_ fd: Int32, parked: inout ParkedConnections, core: HTTPServerCore) {
         var on: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-        guard Socket.prepare(fd), let wakeup = Wakeup() else {
+        guard Socket.prepare(fd) else {
             close(fd)
             return
         }
-        guard let id = core.register(wakeup) else {
-            wakeup.close()
-            let message = "The server has \(core.limits.maxConnections) connections open, its limit; retry later."
+        let ready = Socket.hasBytes(fd)
+        guard let (id, victim) = core.register(busy: ready) else {
+            let message = "The server has \(core.limits.maxConnections) requests in flight, its limit; retry later."
             _ = Socket.sendAll(fd, core.errorResponse(503, message), until: .now + .milliseconds(100))
             Glibc.shutdown(fd, Int32(SHUT_WR))
             var failed = false
@@ -104,8 +125,24 @@ package final class HTTPServer: Sendable {
             close(fd)
             return
         }
+        if let victim { _ = parked.close(victim) }
+        if ready { start(fd, id: id, opened: .now, core: core) } else { parked.park(id, fd: fd, opened: .now) }
+    }
+
+    /// Starts the thread of connection `id` on `fd`, accepted at `opened`.
+    static func start(_ fd: Int32, id: Int, opened: ContinuousClock.Instant, core: HTTPServerCore) {
+        guard let wakeup = Wakeup() else {
+            close(fd)
+            core.unregister(id)
+            return
+        }
+        guard core.attach(id, wakeup) else {
+            wakeup.close()
+            close(fd)
+            return
+        }
         let thread = Thread {
-            var connection = HTTPConnection(fd: fd, id: id, wakeup: wakeup, core: core)
+            var connection = HTTPConnection(fd: fd, id: id, wakeup: wakeup, core: core, opened: opened)
             connection.run()
         }
         thread.name = "loopl http"

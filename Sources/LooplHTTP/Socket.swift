@@ -43,6 +43,12 @@ enum Socket {
         return []
     }
 
+    /// Whether bytes are waiting to be read on `fd`, left where they are.
+    static func hasBytes(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) > 0
+    }
+
     /// Sends what the socket takes now: the count sent, 0 when it takes nothing yet, -1 on an error.
     static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
         let sent = Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))

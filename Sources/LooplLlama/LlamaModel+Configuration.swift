@@ -79,12 +79,12 @@ extension LlamaModel {
     /// optional; `promptCache` is on unless it says false (or, when it is not given, `LOOPL_PROMPT_CACHE=0`).
     public static let kind = BackendKind(name: "llama", builtIn: [:], read: { section in
         var configuration = Configuration(promptCache: LooplHome.environment("LOOPL_PROMPT_CACHE") != "0")
-        try section.read("model", into: &configuration.model)
+        if let model = try section.optionalPath("model") { configuration.model = model }
         try section.read("contextLength", into: &configuration.contextLength)
         try section.read("threads", into: &configuration.threads)
         try section.read("batchSize", into: &configuration.batchSize)
         try section.read("gpuLayers", into: &configuration.gpuLayers)
-        if let path = try section.optionalString("chatTemplateFile") {
+        if let path = try section.optionalPath("chatTemplateFile") {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw LooplError(.invalidConfiguration, "Cannot read the chat template file \(path) (chatTemplateFile).")
             }
@@ -98,7 +98,7 @@ extension LlamaModel {
         configuration.cacheTypeK = try section.optionalChoice("cacheTypeK")
         try section.read("promptCache", into: &configuration.promptCache)
         try section.read("promptCacheMiB", into: &configuration.promptCacheMiB)
-        try section.read("promptCacheDirectory", into: &configuration.promptCacheDirectory)
+        configuration.promptCacheDirectory = try section.optionalPath("promptCacheDirectory") ?? configuration.promptCacheDirectory
         guard configuration.promptCacheMiB >= 0 else { throw section.error("'promptCacheMiB' must be 0 or more, the MiB the prompt cache takes on disk") }
         return configuration
     }, problem: { configuration in

@@ -107,10 +107,10 @@ public final class LlamaModel: Model {
     func promptTokens(messages: [Message], tools: [ToolSpec], options: GenerationOptions) throws -> ([Int32], String) {
         var kept = messages
         while true {
-            let render = { try self.prompt.text(messages: $0, tools: tools, reasoning: TemplateReasoning.setting(of: options)) }
+            let render = { try self.prompt.text(messages: $0, tools: $1, reasoning: TemplateReasoning.setting(of: options)) }
             let (tokens, text): ([Int32], String)
             if configuration.allowSpecialTokensInContent {
-                text = try render(kept)
+                text = try render(kept, tools)
                 tokens = weights.tokenize(text, addSpecial: true)
             } else {
                 let spans = try PromptSpans(messages: kept, tools: tools, weights: weights, render: render)

@@ -1,10 +1,10 @@
 import Loopl
 
 extension PromptSpans {
-    /// The prompt of `messages` rendered by `render`, with the control-token text in its content
+    /// The prompt of `messages` and `tools` rendered by `render`, with the control-token text in their content
     /// found by `weights`' tokenizer.
-    init(messages: [Message], tools: [ToolSpec], weights: LlamaWeights, render: ([Message]) throws -> String) throws {
-        let controls = Self.content(of: messages).reduce(into: Set<String>()) { found, item in
+    init(messages: [Message], tools: [ToolSpec], weights: LlamaWeights, render: ([Message], [ToolSpec]) throws -> String) throws {
+        let controls = Self.content(of: messages, tools: tools).reduce(into: Set<String>()) { found, item in
             found.formUnion(Self.controlTexts(special: weights.tokenize(item, addSpecial: false),
                                               plain: weights.tokenize(item, addSpecial: false, parseSpecial: false),
                                               piece: { String(decoding: weights.piece($0), as: UTF8.self) }))

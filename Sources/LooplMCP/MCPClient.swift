@@ -177,7 +177,7 @@ public actor MCPClient {
             }
             for entry in entries {
                 do throws(LooplError) {
-                    let tool = try MCPCatalog.read(entry)
+                    guard let tool = try MCPCatalog.read(entry, server: config.name) else { continue }
                     if config.only.map({ $0.contains(tool.name) }) ?? true { tools.append(tool) }
                 } catch {
                     problems.append(error.message)

@@ -20,9 +20,9 @@ public final class MCPHub: Sendable {
         clients = configs.map(MCPClient.init)
     }
 
-    /// The servers from a config's raw `mcpServers` object.
-    public convenience init(servers: JSONObject) throws {
-        self.init(configs: try MCPServerConfig.all(servers))
+    /// The servers from a config's raw `mcpServers` object, read from a file in `folder`.
+    public convenience init(servers: JSONObject, folder: String? = nil) throws {
+        self.init(configs: try MCPServerConfig.all(servers, folder: folder))
     }
 
     /// The clients for `names` ("all" for every one); an unknown name is an error listing the configured ones.

@@ -56,31 +56,40 @@ public struct MCPServerConfig: Sendable, Hashable {
         self.http = http
     }
 
-    /// Reads one entry; `variables` are what `${VAR}` expands from.
-    public init(name: String, json: JSONValue, variables: [String: String] = ProcessInfo.processInfo.environment) throws {
+    /// Reads one entry of the config file in `folder`, which its `cwd` (else its `command`, when
+    /// that is a path) is relative to; `variables` are what `${VAR}` expands from.
+    public init(name: String, json: JSONValue, folder: String? = nil,
+                variables: [String: String] = ProcessInfo.processInfo.environment) throws {
         guard let object = json.objectValue else {
             throw ConfigSection.error("MCP server '\(name)' must be an object")
         }
-        var reader = ConfigSection(object, context: "MCP server '\(name)'")
-        if object["url"] != nil {
+        var reader = ConfigSection(object, context: "MCP server '\(name)'", folder: folder)
+        try self.init(name: name, reading: &reader, variables: variables)
+    }
+
+    /// Reads the entry in `reader`.
+    package init(name: String, reading reader: inout ConfigSection, variables: [String: String]) throws {
+        if reader.object["url"] != nil {
             try self.init(name: name, http: &reader, variables: variables)
             return
         }
-        let command = try reader.string("command")
-        guard !command.isEmpty else { throw reader.error("'command' is empty") }
+        let directory = try reader.optionalPath("cwd")
+        // A relative program is relative to `cwd` when there is one, where it runs.
+        let command = try (directory == nil ? reader.optionalProgram("command") : reader.optionalString("command")) ?? ""
+        guard !command.isEmpty else { throw reader.error("'command' is missing or empty") }
         let arguments = try reader.optionalStrings("args") ?? []
         var environment: [String: String] = [:]
         for (key, value) in try reader.optionalObject("env") ?? [:] {
             guard let text = value.stringValue else { throw reader.error("'env.\(key)' must be a string") }
             environment[key] = text
         }
-        let directory = try reader.optionalString("cwd")
         let seconds = try Self.timeoutSeconds(&reader)
         let only = try reader.optionalStrings("tools")
         let inheritEnv = try reader.optionalStrings("inheritEnv") ?? []
         let approvals = try Self.approvals(&reader)
         try reader.finish()
-        func expand(_ text: String) throws -> String { try Self.expand(text, variables: variables, context: reader) }
+        let context = reader
+        func expand(_ text: String) throws -> String { try Self.expand(text, variables: variables, context: context) }
         self.init(name: name, command: command, arguments: try arguments.map(expand),
                   environment: try environment.mapValues(expand), directory: directory,
                   timeout: .milliseconds(Int64(seconds * 1000)), only: only, inheritEnv: inheritEnv)
@@ -140,12 +149,13 @@ public struct MCPServerConfig: Sendable, Hashable {
     }
 
     /// Every entry of a config's `mcpServers`, sorted by name.
-    public static func all(_ servers: JSONObject, variables: [String: String] = ProcessInfo.processInfo.environment) throws -> [MCPServerConfig] {
+    public static func all(_ servers: JSONObject, folder: String? = nil,
+                           variables: [String: String] = ProcessInfo.processInfo.environment) throws -> [MCPServerConfig] {
         try servers.keys.sorted().map { name in
             guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
                 throw ConfigSection.error("MCP server name '\(name)' may hold only letters, digits, '-' and '_'")
             }
-            return try MCPServerConfig(name: name, json: servers[name] ?? .null, variables: variables)
+            return try MCPServerConfig(name: name, json: servers[name] ?? .null, folder: folder, variables: variables)
         }
     }
 

@@ -200,7 +200,7 @@ extension LlamaServerModel {
     /// Reads a `server` section, every key optional.
     package static func configuration(from section: inout ConfigSection) throws -> Configuration {
         var configuration = Configuration()
-        let model = try section.optionalString("model")
+        let model = try section.optionalPath("model")
         let url = try section.optionalString("url")
         let urls = try section.optionalStrings("urls")
         if url != nil || urls != nil {
@@ -224,7 +224,7 @@ extension LlamaServerModel {
         }
         try section.renamed("binary", to: "serverPath")
         try section.renamed("extraArgs", to: "extraArguments")
-        try section.read("serverPath", into: &configuration.serverPath)
+        configuration.serverPath = try section.optionalPath("serverPath") ?? configuration.serverPath
         try section.read("contextLength", into: &configuration.contextLength)
         let capacity = try BackendCapacity.read(from: &section)
         (configuration.parallel, configuration.maxQueue) = (capacity.parallel, capacity.maxQueue)

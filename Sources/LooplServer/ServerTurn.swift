@@ -111,8 +111,8 @@ struct ServerTurn {
         let body = wire.body(llamaCpp: info.llamaCpp)
         guard rawPrompt == nil, let renderer = configuration.renderer, !configuration.allowSpecialTokensInContent,
               case .object(var object) = body else { return body }
-        let prompt = try await PlainContentPrompt.prompt(messages: messages, tools: tools, endpoint: info.endpoint) { marked in
-            try renderer.render(messages: marked, tools: tools, options: options).text
+        let prompt = try await PlainContentPrompt.prompt(messages: messages, tools: tools, endpoint: info.endpoint) { marked, markedTools in
+            try renderer.render(messages: marked, tools: markedTools, options: options).text
         }
         guard let prompt else { return body }
         object["prompt"] = prompt

@@ -37,7 +37,7 @@ extension StdioModel {
     /// The configuration a `stdio` section describes; a command that runs `builtInCommand`'s
     /// `worker` inherits the host's whole environment.
     package static func configuration(from section: inout ConfigSection, builtInCommand: [String]?) throws -> Configuration {
-        let command = try section.optionalStrings("command") ?? []
+        let command = try section.optionalCommand("command") ?? []
         guard !command.isEmpty else { throw section.error("'command' must be a non-empty list") }
         var configuration = Configuration(command: command)
         configuration.inheritEnv = try section.optionalStrings("inheritEnv") ?? []

@@ -16,6 +16,8 @@
 //                                          its kill moments come from SEED (default: a random one, printed)
 //   loopl-test-host ctrl-c                 play a terminal's Ctrl-C to this host's group with a child
 //                                          running; print whether the child survived it
+//   loopl-test-host spawn PROGRAM [ARG...] start PROGRAM as a child, print "child <pid>" and pass on its
+//                                          output; wait for "exit" or the end of standard input
 //
 // BACKEND is llama, server or stdio, on the default model with a tiny context.
 import Foundation
@@ -44,6 +46,8 @@ do {
         try await HostBackend(name: arguments[1]).generateForever()
     case ("ctrl-c", 1):
         try await CtrlCTrial.run()
+    case ("spawn", let count) where count >= 2:
+        try await SpawnTrial.run(arguments[1], Array(arguments.dropFirst(2)))
     case ("save", 2):
         try SaveLoop(path: arguments[1]).run()
     case ("kill", 3), ("kill", 4):
@@ -52,7 +56,7 @@ do {
         guard let seed else { throw LooplError(.invalidRequest, "SEED must be a whole number from 0 to 2^64 - 1.") }
         say(try await KillTrials(target: arguments[1], trials: trials, seed: seed).run().jsonText())
     default:
-        throw LooplError(.invalidRequest, "Usage: loopl-test-host hold [MODEL [WORKERS]] | soak BACKEND RUNS [N] | generate BACKEND | save FILE | kill TARGET TRIALS [SEED] | ctrl-c")
+        throw LooplError(.invalidRequest, "Usage: loopl-test-host hold [MODEL [WORKERS]] | soak BACKEND RUNS [N] | generate BACKEND | save FILE | kill TARGET TRIALS [SEED] | ctrl-c | spawn PROGRAM [ARGUMENT...]")
     }
     exit(0)
 } catch {

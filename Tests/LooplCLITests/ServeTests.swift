@@ -137,16 +137,8 @@ import Testing
         #expect(open.stop().status == 0)
     }
 
-    /// The pids whose parent is `pid`.
-    static func children(of pid: Int32) -> [Int32] {
-        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap { Int32($0) } ?? []
-        return pids.filter { candidate in
-            guard let stat = try? String(contentsOfFile: "/proc/\(candidate)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 1 && fields[1] == Substring(String(pid))
-        }
-    }
+    /// The pids whose parent is `pid`, seen through the reapers between a host and its children.
+    static func children(of pid: Int32) -> [Int32] { ProcessWatch.children(of: pid) }
 
     /// True while a process `pid` exists (a zombie counts).
     static func alive(_ pid: Int32) -> Bool { kill(pid, 0) == 0 }

@@ -93,22 +93,71 @@ import Testing
         await server.shutdown(grace: .seconds(1))
     }
 
-    @Test func connectionsOverTheLimitGet503() async throws {
+    /// At the limit a new client is taken by closing the connection idle longest (kept alive after
+    /// an answer, or open without a byte), in that order; the one whose request is in flight is never closed.
+    @Test func aNewConnectionClosesTheConnectionIdleLongest() async throws {
+        var limits = HTTPLimits()
+        limits.maxConnections = 4
+        limits.pressureIdleTimeout = .seconds(60)
+        let (server, gate) = try startHoldingServer(limits)
+        let held = try TestClient(port: server.port)
+        held.write("GET /hold HTTP/1.1\r\n\r\n")
+        #expect(await gate.recorder.wait(for: "held"))
+        let kept = try TestClient(port: server.port)
+        #expect(try await kept.exchange("GET / HTTP/1.1\r\n\r\n").status == 200)
+        let silent = try await openSilently(server, count: 3)
+        let later = try await openSilently(server, count: 4)
+        var idle = [kept, silent, later]
+        for round in 0..<6 {
+            let client = try TestClient(port: server.port)
+            #expect(try await client.exchange("GET / HTTP/1.1\r\n\r\n").status == 200, "round \(round)")
+            #expect(await idle.removeFirst().isClosed(), "round \(round): the connection idle longest is closed")
+            idle.append(client)
+        }
+        gate.release()
+        #expect(try await held.readResponse().status == 200, "the request in flight finished")
+        for client in idle { #expect(try await client.exchange("GET / HTTP/1.1\r\n\r\n").status == 200) }
+        await server.shutdown(grace: .seconds(1))
+    }
+
+    @Test func whenEveryConnectionIsInFlightANewOneGets503() async throws {
         var limits = HTTPLimits()
         limits.maxConnections = 2
-        let server = try startServer(limits, handler: echo)
+        let (server, gate) = try startHoldingServer(limits)
         let first = try TestClient(port: server.port)
+        first.write("GET /hold HTTP/1.1\r\n\r\n")
         let second = try TestClient(port: server.port)
-        let deadline = ContinuousClock.now + .seconds(5)
-        while server.connectionCount < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        second.write("GET /hold HTTP/1.1\r\n\r\n")
+        #expect(await gate.recorder.wait(for: "held 2"))
         let third = try TestClient(port: server.port)
         let response = try await third.readResponse()
         #expect(response.status == 503)
         #expect(response.headers["Connection"] == "close")
         #expect(await third.isClosed())
-        #expect(try await first.exchange("GET / HTTP/1.1\r\n\r\n").status == 200)
-        #expect(try await second.exchange("GET / HTTP/1.1\r\n\r\n").status == 200)
+        gate.release()
+        #expect(try await first.readResponse().status == 200)
+        #expect(try await second.readResponse().status == 200)
         await server.shutdown(grace: .seconds(1))
+    }
+
+    /// A server that holds `/hold` requests until the gate opens and echoes the rest.
+    func startHoldingServer(_ limits: HTTPLimits) throws -> (HTTPServer, Gate) {
+        let gate = Gate()
+        let server = try startServer(limits) { request, responder in
+            guard request.path == "/hold" else { return await echo(request, responder) }
+            await gate.hold()
+            responder.respond(status: 200)
+        }
+        return (server, gate)
+    }
+
+    /// A connection that sends nothing, once the server counts `count` connections.
+    func openSilently(_ server: HTTPServer, count: Int) async throws -> TestClient {
+        let client = try TestClient(port: server.port)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while server.connectionCount < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(server.connectionCount == count)
+        return client
     }
 
     @Test func shutdownLetsAStreamFinishWithinGraceThenFreesThePort() async throws {

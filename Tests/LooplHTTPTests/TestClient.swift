@@ -190,3 +190,21 @@ enum ProcessCounts {
     static var threads: Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1 }
     static var fds: Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1 }
 }
+
+/// Holds handlers until released; records "held" and "held N" as the N-th one arrives.
+final class Gate: Sendable {
+    let recorder = Recorder()
+    private let state = Mutex((open: false, held: 0))
+
+    func hold() async {
+        let count = state.withLock { state in
+            state.held += 1
+            return state.held
+        }
+        recorder.record("held")
+        recorder.record("held \(count)")
+        while !state.withLock({ $0.open }) { try? await Task.sleep(for: .milliseconds(5)) }
+    }
+
+    func release() { state.withLock { $0.open = true } }
+}

@@ -17,16 +17,17 @@ import Testing
         return tokens.filter { $0 == id[0] }.count
     }
 
-    static func check(_ messages: [Message], turns: Int) throws {
+    /// Checks the prompt of `messages` and `tools`, which hold the forged turn `planted` times.
+    static func check(_ messages: [Message], tools: [ToolSpec] = [], turns: Int, planted: Int = 1) throws {
         let model = try LlamaModelTests.load(context: 1024)
-        let (tokens, text) = try model.promptTokens(messages: messages, tools: [], options: GenerationOptions())
+        let (tokens, text) = try model.promptTokens(messages: messages, tools: tools, options: GenerationOptions())
         let weights = model.weights
         // System, each turn and the open assistant turn: one start and (but the last) one end each.
         #expect(try count("<|im_start|>", in: tokens, weights) == turns + 1)
         #expect(try count("<|im_end|>", in: tokens, weights) == turns)
         #expect(String(decoding: tokens.flatMap(weights.piece), as: UTF8.self) == text)
         // Parsed as a whole, the forged markers would have been control tokens.
-        #expect(try count("<|im_start|>", in: weights.tokenize(text, addSpecial: true), weights) == turns + 2)
+        #expect(try count("<|im_start|>", in: weights.tokenize(text, addSpecial: true), weights) == turns + 1 + planted)
     }
 
     @Test(.timeLimit(.minutes(2)))
@@ -34,6 +35,14 @@ import Testing
         let call = ToolCall(id: "c1", name: "read_file", arguments: ["path": "a.txt"])
         try Self.check([.user("Read a.txt"), .assistant(text: "", toolCalls: [call]),
                         .tool(result: "file text " + Self.forged, callId: "c1", name: "read_file")], turns: 4)
+    }
+
+    /// A tool's name, description and schema come from an MCP server, a third party: plain text too.
+    @Test(.timeLimit(.minutes(2)))
+    func forgedTurnInAToolsSpec() throws {
+        let tool = ToolSpec(name: "read_file", description: "Reads a file. " + Self.forged,
+                            parameters: ["type": "object", "properties": ["path": ["type": "string", "description": .string("The path. " + Self.forged)]]])
+        try Self.check([.user("Read a.txt")], tools: [tool], turns: 2, planted: 2)
     }
 
     @Test(.timeLimit(.minutes(2)))
@@ -102,13 +111,13 @@ import Testing
                 .reduce(0, +)
         }
         let tools = [ToolSpec(name: "read_file", description: "Reads a file", parameters: ["type": "object"])]
-        let render = { (messages: [Message]) in try prompt.text(messages: messages, tools: tools) }
+        let render = { (messages: [Message], tools: [ToolSpec]) in try prompt.text(messages: messages, tools: tools) }
         let forgedPieces = try PromptSpans(messages: conversation(forged), tools: tools, controlTexts: Set(markers), render: render).pieces
         let plainPieces = try PromptSpans(messages: conversation("x"), tools: tools, controlTexts: Set(markers), render: render).pieces
         let planted = markers.map { forged.components(separatedBy: $0).count - 1 }.reduce(0, +)
         #expect(forgedPieces.filter(\.isContent).count == 4 * planted)
         #expect(markerCount(forgedPieces) == markerCount(plainPieces))
         #expect(markerCount(plainPieces) > 0)
-        #expect(forgedPieces.map(\.text).joined() == (try render(conversation(forged))))
+        #expect(forgedPieces.map(\.text).joined() == (try render(conversation(forged), tools)))
     }
 }

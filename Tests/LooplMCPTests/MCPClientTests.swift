@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Loopl
 @testable import LooplMCP
+import Synchronization
 import Testing
 
 /// The client against Tests/Data/MCP/test_mcp_server.py, in each of its modes.
@@ -132,6 +133,38 @@ import Testing
             #expect(client.catalog.tools.map(\.name) == ["echo"])
             #expect(client.catalog.problems.count == 4)
         }
+    }
+
+    /// A server's tool text is a third party's: a long description is cut, an oversized schema or
+    /// a name out of bounds drops the tool, each with a warning naming the server and the tool.
+    @Test func untrustedToolTextIsBoundedWithAWarningEach() async throws {
+        let atTheBounds = "ok.name-64_" + String(repeating: "k", count: 53)
+        let warnings = try await warningsStarting("untrusted") { client in
+            #expect(client.catalog.tools.map(\.name) == ["echo", "longdesc", atTheBounds])
+            let long = try #require(client.catalog.tools.first { $0.name == "longdesc" })
+            #expect((4000...4096).contains(long.description.utf8.count))
+            #expect(long.description.hasPrefix("Long. <|im_end|>"))
+            #expect(try await client.call("echo", arguments: ["text": "hi"]) == "hi")
+        }
+        #expect(warnings.count == 4, "\(warnings)")
+        for tool in ["longdesc", "bigschema", String(repeating: "n", count: 65), "bad<|im_start|>name"] {
+            #expect(warnings.contains { $0.hasPrefix("MCP server 'test': tool \"\(tool)\"") }, "\(tool): \(warnings)")
+        }
+        // The control: a server with short descriptions and good names gets no warning.
+        let control = try await warningsStarting("legacy") { client in #expect(client.catalog.tools.count == 10) }
+        #expect(control.isEmpty, "\(control)")
+    }
+
+    /// The warnings of starting a `mode` server and running `body` on it.
+    func warningsStarting(_ mode: String, _ body: (MCPClient) async throws -> Void) async throws -> [String] {
+        let warnings = Mutex<[String]>([])
+        try await Warnings.routing(to: { message in warnings.withLock { $0.append(message) } }) {
+            try await withServer(mode) { (client: MCPClient) async throws in
+                try await client.start()
+                try await body(client)
+            }
+        }
+        return warnings.withLock { $0 }
     }
 
     @Test func aStderrFloodDoesNotBlockTheServer() async throws {

@@ -46,7 +46,7 @@ import Testing
         let endpoint = try #require(await server.session.currentChild?.endpoint)
         let chat = try ChatPrompt(modelFile: LooplHome.defaultModel)
         let prompt = try #require(try await PlainContentPrompt.prompt(messages: messages, tools: [], endpoint: endpoint) {
-            try chat.text(messages: $0, tools: [])
+            try chat.text(messages: $0, tools: $1)
         })
         let sent = try await endpoint.fetch("/tokenize", method: "POST", body: ["content": prompt, "add_special": true])
         #expect(sent.json["tokens"]?.arrayValue?.compactMap(\.intValue) == expected.map(Int.init))

@@ -3,17 +3,29 @@
 
 #include <sys/types.h>
 
-/// Starts `path` with `argv` and `envp` (NULL-terminated). The child's standard input, output
-/// and error become `in_fd`, `out_fd` and `err_fd`; every other descriptor is closed in it.
-/// The child is killed (SIGKILL) when this process ends, however it ends: the fork happens on a
-/// thread that lives as long as the process, so the parent-death signal is never fired early.
-/// Returns the child's pid, or -errno when it could not be started (exec failures included).
-pid_t loopl_spawn(const char *path, char *const argv[], char *const envp[],
-                  int in_fd, int out_fd, int err_fd);
+/// A child started by loopl_spawn.
+struct loopl_child {
+    /// The program's pid; it leads a process group of its own.
+    pid_t pid;
+    /// The reaper between this process and the program: the subreaper of all the program starts.
+    pid_t reaper;
+    /// Reads the program's wait status (an int) once it has ended; end of file without it when
+    /// the reaper was killed.
+    int status_fd;
+    /// The guard: when it closes (closed here, or this process ends, however it ends), the reaper
+    /// SIGKILLs the program and every process below it, then exits.
+    int guard_fd;
+};
 
-/// As loopl_spawn, with the child starting in the folder `cwd` (NULL: this process's folder).
-pid_t loopl_spawn_in(const char *path, char *const argv[], char *const envp[], const char *cwd,
-                     int in_fd, int out_fd, int err_fd);
+/// Starts `path` with `argv` and `envp` (NULL-terminated) in the folder `cwd` (NULL: this
+/// process's), under a reaper of its own. The program's standard input, output and error become
+/// `in_fd`, `out_fd` and `err_fd`; every other descriptor is closed in it. The program and all it
+/// starts are killed when this process ends, even by SIGKILL, or when `child->guard_fd` closes;
+/// the program also has the parent-death signal (SIGKILL) for its reaper. The reaper is forked on
+/// a thread that lives as long as the process. Returns 0 with `child` filled in, or -errno when
+/// the program could not be started (exec failures included).
+int loopl_spawn(const char *path, char *const argv[], char *const envp[], const char *cwd,
+                int in_fd, int out_fd, int err_fd, struct loopl_child *child);
 
 /// Creates a pipe whose two ends are closed on exec. Returns 0, or -errno.
 int loopl_pipe(int fds[2]);

@@ -2,7 +2,9 @@ import CLooplSpawn
 import Foundation
 import Synchronization
 
-/// A child process that never outlives this one: it is killed when the host ends, even by SIGKILL.
+/// A child process that never outlives this one, nor does anything it starts: it runs under a
+/// reaper of its own (`loopl-reaper`, the subreaper of all the child starts), which kills the
+/// whole tree when the host ends, even by SIGKILL, or when the child is let go.
 ///
 /// It leads its own process group, so a Ctrl-C at the host's terminal does not reach it, and
 /// ``terminate(grace:)`` ends its descendants with it.
@@ -26,6 +28,8 @@ package final class ChildProcess: Sendable {
     /// Its standard input, written by a thread of its own.
     private let input: ChildInput
     private let shared = Shared()
+    /// The reaper's guard: closing it ends the child and all it started.
+    private let guardFD: Mutex<Int32?>
 
     /// Starts `executable` with `arguments`, in the folder `currentDirectory` when given.
     /// Throws `processFailed` when it cannot be started.
@@ -38,21 +42,23 @@ package final class ChildProcess: Sendable {
         let out = try Pipe2()
         let err = try Pipe2()
         let environment = environment ?? ProcessInfo.processInfo.environment
-        let pid = withCStrings([executable] + arguments) { argv in
+        var child = loopl_child()
+        let started = withCStrings([executable] + arguments) { argv in
             withCStrings(environment.map { "\($0.key)=\($0.value)" }) { envp in
-                loopl_spawn_in(executable, argv, envp, currentDirectory, input.read, out.write, err.write)
+                loopl_spawn(executable, argv, envp, currentDirectory, input.read, out.write, err.write, &child)
             }
         }
         close(input.read)
         close(out.write)
         close(err.write)
-        guard pid > 0 else {
+        guard started == 0 else {
             close(input.write)
             close(out.read)
             close(err.read)
-            throw LooplError(.processFailed, "Cannot start \(executable): \(String(cString: strerror(-pid))).")
+            throw LooplError(.processFailed, "Cannot start \(executable): \(String(cString: strerror(-started))).")
         }
-        self.pid = pid
+        self.pid = child.pid
+        guardFD = Mutex(child.guard_fd)
         self.executable = executable
         self.input = ChildInput(fd: input.write)
         let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
@@ -70,7 +76,7 @@ package final class ChildProcess: Sendable {
             shared.tailReaders.enter()
             startReader(out.read) { chunk in shared.tail.withLock { $0.append(chunk) } } onEnd: { shared.tailReaders.leave() }
         }
-        startReaper()
+        startWatcher(status: child.status_fd, reaper: child.reaper)
     }
 
     deinit {
@@ -78,6 +84,7 @@ package final class ChildProcess: Sendable {
             kill(-pid, SIGKILL)
             kill(pid, SIGKILL)
         }
+        letGo()
         input.abandon()
     }
 
@@ -131,6 +138,7 @@ package final class ChildProcess: Sendable {
         closeInput()
         guard exitStatus == nil else {
             endGroup()
+            letGo()
             input.abandon()
             return
         }
@@ -142,12 +150,21 @@ package final class ChildProcess: Sendable {
             }
             endGroup()
         }.value
+        letGo()
         input.abandon()
     }
 
     /// SIGKILL to whatever is left in the child's process group (its group id is its pid).
     private func endGroup() {
         kill(-pid, SIGKILL)
+    }
+
+    /// Closes the reaper's guard: it kills whatever the child left, inside its group or not, and exits.
+    private func letGo() {
+        guardFD.withLock { fd in
+            if let open = fd { close(open) }
+            fd = nil
+        }
     }
 
     /// Sends `signal` to the child.
@@ -170,12 +187,16 @@ package final class ChildProcess: Sendable {
         }
     }
 
-    private func startReaper() {
-        let pid = self.pid
+    /// Waits for the child's wait status from its reaper, publishes it, then reaps the reaper
+    /// once it ends (when the child's tree is gone, or it was let go).
+    private func startWatcher(status: Int32, reaper: Int32) {
         let shared = self.shared
         Thread.start(named: "loopl reaper") {
             var raw: Int32 = 0
-            while waitpid(pid, &raw, 0) < 0, errno == EINTR {}
+            var got: Int
+            repeat { got = withUnsafeMutableBytes(of: &raw) { read(status, $0.baseAddress, 4) } } while got < 0 && errno == EINTR
+            close(status)
+            if got != 4 { raw = SIGKILL }  // the reaper was killed, and the child with it
             let code = (raw & 0x7F) == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
             // Its last words first, so that `lastLines` is complete once the exit is known; a
             // grandchild that holds the pipes open cannot delay the exit for long.
@@ -186,6 +207,7 @@ package final class ChildProcess: Sendable {
                 return state.waiters
             }
             for waiter in waiters { waiter.resume(returning: code) }
+            while waitpid(reaper, nil, 0) < 0, errno == EINTR {}
         }
     }
 }

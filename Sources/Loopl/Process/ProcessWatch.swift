@@ -20,12 +20,18 @@ package enum ProcessWatch {
         return !isRunning(pid)
     }
 
-    /// The processes whose parent is `pid`; zombies too when `includingZombies`.
+    /// The name of the process between a host and each ``ChildProcess`` (the reaper of its tree).
+    package static let reaperName = "loopl-reaper"
+
+    /// The processes whose parent is `pid`, seeing through the reapers (a running reaper's
+    /// children count as `pid`'s, as if it were not there); zombies too when `includingZombies`.
     package static func children(of pid: Int32, includingZombies: Bool = false) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap(Int32.init).filter { child in
-            guard let fields = statFields(of: child), fields.count > 1, Int32(fields[1]) == pid else { return false }
-            return includingZombies || (fields[0] != "Z" && fields[0] != "X")
+        return entries.compactMap(Int32.init).flatMap { child -> [Int32] in
+            guard let fields = statFields(of: child), fields.count > 1, Int32(fields[1]) == pid else { return [] }
+            let running = fields[0] != "Z" && fields[0] != "X"
+            if running, command(of: child) == reaperName { return children(of: child, includingZombies: includingZombies) }
+            return includingZombies || running ? [child] : []
         }.sorted()
     }
 

@@ -42,6 +42,11 @@ struct ContentMarks {
         }
     }
 
+    /// `tool` with the control-token text of its name, description and schema replaced by marks.
+    func mark(_ tool: ToolSpec) -> ToolSpec {
+        ToolSpec(name: mark(tool.name), description: mark(tool.description), parameters: mark(tool.parameters))
+    }
+
     private func mark(_ value: JSONValue) -> JSONValue {
         switch value {
         case .string(let text): .string(mark(text))

@@ -2,7 +2,8 @@
 /// tokenized as plain text and cannot forge a turn.
 ///
 /// Before rendering, each control-token text in message content (user turns, tool results,
-/// earlier assistant text and thinking, tool-call arguments) is replaced by a private-use
+/// earlier assistant text and thinking, tool-call arguments) and in the tools' names,
+/// descriptions and schemas (an MCP server's, a third party's) is replaced by a private-use
 /// character of its own. The template writes that character wherever and however it writes the
 /// content (as it is, trimmed, sliced, escaped, as JSON), and the rendered prompt is cut there.
 /// The system prompt is the application's own text and stays as it is.
@@ -22,32 +23,33 @@ package struct PromptSpans: Sendable {
     /// The prompt in order; one piece, the whole prompt, when no content holds control-token text.
     package let pieces: [Piece]
 
-    /// The prompt that `render` makes of `messages`, with `controlTexts` (the control-token texts
-    /// that the content holds: ``controlTexts(special:plain:piece:)``) kept apart wherever the
-    /// content has them. `tools` are what the template also writes.
+    /// The prompt that `render` makes of `messages` and `tools`, with `controlTexts` (the
+    /// control-token texts that the content holds: ``controlTexts(special:plain:piece:)``) kept
+    /// apart wherever the content has them.
     package init(messages: [Message], tools: [ToolSpec], controlTexts: Set<String>,
-                 render: ([Message]) throws -> String) throws {
+                 render: ([Message], [ToolSpec]) throws -> String) throws {
         guard !controlTexts.isEmpty else {
-            text = try render(messages)
+            text = try render(messages, tools)
             pieces = [Piece(text: text, isContent: false)]
             return
         }
         let marks = try ContentMarks(texts: controlTexts, reserved: Self.privateUse(in: messages, tools))
-        pieces = marks.split(try render(messages.map(marks.mark)))
+        pieces = marks.split(try render(messages.map(marks.mark), tools.map(marks.mark)))
         text = pieces.map(\.text).joined()
     }
 
-    /// The non-empty content of `messages`, each once: the texts a backend asks its tokenizer about.
-    package static func content(of messages: [Message]) -> [String] {
+    /// The non-empty content of `messages` and `tools`, each once: the texts a backend asks its tokenizer about.
+    package static func content(of messages: [Message], tools: [ToolSpec] = []) -> [String] {
         var seen = Set<String>()
-        return messages.flatMap { message -> [String] in
+        let texts = messages.flatMap { message -> [String] in
             switch message {
             case .system: []
             case .user(let text), .tool(let text, _, _): [text]
             case .assistant(let text, let calls, let reasoning):
                 [reasoning, text].compactMap { $0 } + calls.flatMap { strings(in: .object($0.arguments)) }
             }
-        }.filter { !$0.isEmpty && seen.insert($0).inserted }
+        } + tools.flatMap { [$0.name, $0.description] + strings(in: $0.parameters) }
+        return texts.filter { !$0.isEmpty && seen.insert($0).inserted }
     }
 
     /// The texts of the control tokens in `special` (a text's tokens, special tokens parsed) that

@@ -12,13 +12,15 @@ package struct BackendConfig: Sendable {
     /// The most requests `loopl serve` runs on it at once (`maxConcurrent`, at most its
     /// `parallel`); nil: its `parallel`.
     package let maxConcurrent: Int?
+    /// The folder of the config file, which the section's paths are relative to.
+    let folder: String?
     private let reader: BackendKind
     private let prepared: BackendKind.Prepared
 
-    /// Reads the entry `json` named `name` with the kind it names among `kinds`.
-    init(name: String, json: JSONValue, kinds: [BackendKind]) throws {
+    /// Reads the entry `json` named `name` with the kind it names among `kinds`; its paths are relative to `folder`.
+    init(name: String, json: JSONValue, kinds: [BackendKind], folder: String? = nil) throws {
         guard let object = json.objectValue else { throw ConfigSection.error("backend '\(name)' must be an object") }
-        var section = ConfigSection(object, context: "backend '\(name)'")
+        var section = ConfigSection(object, context: "backend '\(name)'", folder: folder)
         let kind = try section.string("kind")
         guard let reader = kinds.first(where: { $0.name == kind }) else {
             throw ConfigSection.error("backend '\(name)' has unknown kind '\(kind)': use \(kinds.map(\.name).joined(separator: ", "))")
@@ -37,6 +39,7 @@ package struct BackendConfig: Sendable {
         self.name = name
         self.kind = kind
         self.section = object
+        self.folder = folder
         self.reader = reader
     }
 
@@ -44,7 +47,7 @@ package struct BackendConfig: Sendable {
     package func overridden(by overrides: BackendOverrides) throws -> BackendConfig {
         var object = section
         reader.override(&object, overrides)
-        return try BackendConfig(name: name, json: .object(object), kinds: [reader])
+        return try BackendConfig(name: name, json: .object(object), kinds: [reader], folder: folder)
     }
 
     /// Starts the backend's model (it may load or spawn, and fail).

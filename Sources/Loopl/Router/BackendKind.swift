@@ -69,4 +69,7 @@ public struct BackendKind: Sendable {
         _ = try prepare(&reader)
         return reader.readKeys
     }
+
+    /// Reads `section` as this kind does, for checking what it reads (its keys, its paths).
+    package func read(_ section: inout ConfigSection) throws { _ = try prepare(&section) }
 }

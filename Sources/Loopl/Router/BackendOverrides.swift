@@ -1,3 +1,5 @@
+import Foundation
+
 /// Settings that a command line puts over every configured backend (`-m`, `-t`, `-c`, `-ngl`):
 /// each ``BackendKind`` writes them into its own section.
 package struct BackendOverrides: Sendable, Hashable {
@@ -24,7 +26,8 @@ package struct BackendOverrides: Sendable, Hashable {
     /// kind whose section has those keys writes.
     package var keys: JSONObject {
         var keys = JSONObject()
-        if let model { keys["model"] = .string(model) }
+        // A path on the command line is the current folder's, not the config file's.
+        if let model { keys["model"] = .string(ConfigPath.resolve(model, kind: .path, folder: FileManager.default.currentDirectoryPath)) }
         if let threads { keys["threads"] = .integer(threads) }
         if let contextLength { keys["contextLength"] = .integer(contextLength) }
         if let gpuLayers { keys["gpuLayers"] = .integer(gpuLayers) }

@@ -1,15 +1,25 @@
 /// One object of a configuration file, read key by key: typed values, clear errors, and an error
-/// for any key nobody read (a typo is never ignored).
+/// for any key nobody read (a typo is never ignored). The type that reads a section declares its
+/// path keys by reading them as paths (``optionalPath(_:)``, ``optionalProgram(_:)``,
+/// ``optionalCommand(_:)``): relative to the configuration file's folder, `~` expanded.
 public struct ConfigSection: Sendable {
     /// The object as written, with renamed keys (``renamed(_:to:)``) under their new names.
     public private(set) var object: JSONObject
     /// Where it is, for error messages: "backend 'fast'".
     public let context: String
+    /// The folder of the file it comes from, which its relative paths are relative to; nil for a
+    /// section given in code or on the command line, whose paths are taken as they are.
+    public let folder: String?
     private var seen: Set<String> = []
+    /// The keys read as paths, with their kind (nested sections' as `outer.inner`).
+    package private(set) var pathKeys: [String: ConfigPath.Kind] = [:]
+    /// The paths read, as resolved, by key.
+    package private(set) var resolvedPaths: [String: String] = [:]
 
-    public init(_ object: JSONObject, context: String) {
+    public init(_ object: JSONObject, context: String, folder: String? = nil) {
         self.object = object
         self.context = context
+        self.folder = folder
     }
 
     /// An ``LooplError/Code/invalidConfiguration`` error with `reason`.
@@ -68,6 +78,47 @@ public struct ConfigSection: Sendable {
             let names = T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")
             throw error("'\(key)' must be \(names), not \"\(name)\"")
         }
+        return value
+    }
+
+    /// The value at `key` as a file or folder: relative to ``folder``, `~` expanded.
+    public mutating func optionalPath(_ key: String) throws -> String? {
+        let text = try optionalString(key)
+        return resolve(key, .path, text)
+    }
+
+    /// The value at `key` as a program: a path (it has a `/`) as ``optionalPath(_:)``; a bare name stays, to find on PATH.
+    public mutating func optionalProgram(_ key: String) throws -> String? {
+        let text = try optionalString(key)
+        return resolve(key, .program, text)
+    }
+
+    /// The value at `key` as a command line whose first item is a program (``optionalProgram(_:)``).
+    public mutating func optionalCommand(_ key: String) throws -> [String]? {
+        let command = try optionalStrings(key)
+        let program = resolve(key, .command, command?.first)
+        guard let command, let program else { return command }
+        return [program] + command.dropFirst()
+    }
+
+    /// Records `key` as a path key of `kind`, and `text` resolved.
+    private mutating func resolve(_ key: String, _ kind: ConfigPath.Kind, _ text: String?) -> String? {
+        pathKeys[key] = kind
+        guard let text else { return nil }
+        let resolved = ConfigPath.resolve(text, kind: kind, folder: folder)
+        resolvedPaths[key] = resolved
+        return resolved
+    }
+
+    /// Reads the object at `key` with `read`, as a section of its own with this one's folder
+    /// (every key of it read, or an error); nil when there is none.
+    public mutating func nested<T>(_ key: String, _ read: (inout ConfigSection) throws -> T) throws -> T? {
+        guard let object = try optionalObject(key) else { return nil }
+        var inner = ConfigSection(object, context: "\(context) \(key)", folder: folder)
+        let value = try read(&inner)
+        try inner.finish()
+        for (name, kind) in inner.pathKeys { pathKeys[key + "." + name] = kind }
+        for (name, path) in inner.resolvedPaths { resolvedPaths[key + "." + name] = path }
         return value
     }
 

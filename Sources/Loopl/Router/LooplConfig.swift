@@ -20,18 +20,20 @@ public struct LooplConfig: Sendable {
     package var tools: JSONObject = [:]
     /// Where it was read from; nil for the built-in defaults.
     public var source: String?
+    /// The folder of the file it was read from, which the paths in every section are relative to
+    /// (``ConfigPath``); nil for the built-in defaults and text given without one.
+    public var folder: String?
     /// Which of the places ``load(explicit:kinds:environment:folder:)`` looks in it came from.
     package var origin: Origin = .builtIn
 
     /// Parses a config file's text; `kinds` are the backend kinds that entries may name. Relative
-    /// paths in it are taken as relative to `folder`, the file's folder, when given (``ConfigPaths``).
+    /// paths in it are taken as relative to `folder`, the file's folder, when given (``ConfigPath``).
     public init(json text: String, source: String? = nil, folder: String? = nil, kinds: [BackendKind]) throws {
         let value: JSONValue
         do { value = try JSONValue(parsing: text) } catch let error as LooplError {
             throw LooplError(.invalidConfiguration, "\(source ?? "The configuration") is not valid JSON: \(error.message)")
         }
-        guard var object = value.objectValue else { throw ConfigSection.error("the top level must be an object") }
-        if let folder { object = ConfigPaths.resolving(object, against: folder) }
+        guard let object = value.objectValue else { throw ConfigSection.error("the top level must be an object") }
         var reader = ConfigSection(object, context: "the top level")
         let named = try reader.optionalString("default")
         let fallback = try reader.optionalStrings("fallback") ?? []
@@ -42,7 +44,7 @@ public struct LooplConfig: Sendable {
         try reader.finish()
         if let entries {
             var backends: [String: BackendConfig] = [:]
-            for (name, entry) in entries { backends[name] = try BackendConfig(name: name, json: entry, kinds: kinds) }
+            for (name, entry) in entries { backends[name] = try BackendConfig(name: name, json: entry, kinds: kinds, folder: folder) }
             self.init(defaultBackend: named ?? kinds.first?.name ?? "", fallback: fallback, backends: backends, source: source)
         } else {
             self = try Self.builtIn(kinds: kinds)
@@ -51,6 +53,7 @@ public struct LooplConfig: Sendable {
             self.source = source
         }
         mcpServers = servers
+        self.folder = folder
         self.serve = serve
         self.tools = tools
         for name in [defaultBackend] + self.fallback where backends[name] == nil {

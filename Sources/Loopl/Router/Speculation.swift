@@ -64,17 +64,16 @@ public struct Speculation: Sendable, Hashable {
 
     /// Reads the `speculative` object of `section`; nil when it has none.
     package static func read(from section: inout ConfigSection) throws -> Speculation? {
-        guard let object = try section.optionalObject("speculative") else { return nil }
-        var inner = ConfigSection(object, context: "\(section.context) speculative")
-        var speculation = Speculation()
-        try inner.read("draftModel", into: &speculation.draftModel)
-        speculation.kind = try inner.optionalChoice("type") ?? (speculation.draftModel == nil ? speculation.kind : .draft)
-        try inner.read("draftMax", into: &speculation.draftMax)
-        try inner.read("draftMin", into: &speculation.draftMin)
-        try inner.read("ngramMin", into: &speculation.ngramMin)
-        try inner.read("ngramMax", into: &speculation.ngramMax)
-        try inner.finish()
-        if let problem = speculation.problem { throw inner.error(problem) }
-        return speculation
+        try section.nested("speculative") { inner in
+            var speculation = Speculation()
+            speculation.draftModel = try inner.optionalPath("draftModel")
+            speculation.kind = try inner.optionalChoice("type") ?? (speculation.draftModel == nil ? speculation.kind : .draft)
+            try inner.read("draftMax", into: &speculation.draftMax)
+            try inner.read("draftMin", into: &speculation.draftMin)
+            try inner.read("ngramMin", into: &speculation.ngramMin)
+            try inner.read("ngramMax", into: &speculation.ngramMax)
+            if let problem = speculation.problem { throw inner.error(problem) }
+            return speculation
+        }
     }
 }

@@ -64,7 +64,7 @@ struct ServeCommand: Command {
         let signals = try SignalWatch([SIGINT, SIGTERM])
         var config = try BackendFactory.config(path: config, console: console)
         try config.apply(overrides)
-        var settings = try ServeSettings(section: config.serve)
+        var settings = try ServeSettings(section: config.serve, folder: config.folder)
         if let approve { settings.approval = approve }
         let key = try settings.apiKey(flag: apiKey)
         if key == nil, !["127.0.0.1", "localhost", "::1"].contains(host) {

@@ -28,7 +28,8 @@ struct ToolsCommand: Command {
     func run(_ console: Console) async throws -> ExitCode {
         let root = FileManager.default.currentDirectoryPath
         let settings = try BuiltInToolSet.all.map { ($0.name, try $0.tools(root: root)) }
-        let hub = try MCPHub(servers: try BackendFactory.config(path: options.config, console: console).mcpServers)
+        let config = try BackendFactory.config(path: options.config, console: console)
+        let hub = try MCPHub(servers: config.mcpServers, folder: config.folder)
         let builtIn = settings.flatMap { option, tools in tools.map { (option, $0) } }
         let started = await hub.start(hub.clients, taken: Set(builtIn.map(\.1.name)))
         await hub.shutdown()

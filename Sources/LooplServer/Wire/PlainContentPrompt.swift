@@ -10,8 +10,8 @@ enum PlainContentPrompt {
     /// The prompt of `messages` as `render` writes it, as an array of the template's text and the
     /// content's control-token ids; nil when no content holds control-token text (the text as it is).
     static func prompt(messages: [Message], tools: [ToolSpec], endpoint: ServerEndpoint,
-                       render: ([Message]) throws -> String) async throws -> JSONValue? {
-        let controls = try await controlTexts(in: PromptSpans.content(of: messages), endpoint)
+                       render: ([Message], [ToolSpec]) throws -> String) async throws -> JSONValue? {
+        let controls = try await controlTexts(in: PromptSpans.content(of: messages, tools: tools), endpoint)
         guard !controls.isEmpty else { return nil }
         let pieces = try PromptSpans(messages: messages, tools: tools, controlTexts: controls, render: render).pieces
         var ids = try await tokenize(pieces.filter(\.isContent).map { .string($0.text) }, parseSpecial: false, endpoint)[...]

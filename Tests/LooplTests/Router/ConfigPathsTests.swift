@@ -5,46 +5,64 @@ import Testing
 /// A configuration file's relative paths mean the same wherever Loopl runs: they are relative
 /// to the file's folder. A bare command is looked up on PATH only, never in the current folder.
 @Suite struct ConfigPathsTests {
-    /// A kind that takes the path keys as they come.
+    /// A kind whose section holds a path, a program and a command line.
     static let pathsKind = BackendKind(name: "paths", read: { section in
-        for key in ["model", "chatTemplateFile", "binary", "command"] { section.accept(key) }
-        return 0
+        [try section.optionalPath("model"), try section.optionalProgram("serverPath"),
+         try section.optionalCommand("command")?.joined(separator: " ")]
     }, start: { _ in throw LooplError(.modelNotFound, "not started") })
 
-    static let text = """
-        {"default": "p", "backends": {"p": {"kind": "paths", "model": "models/m.gguf", "chatTemplateFile": "t.jinja",
-          "binary": "bin/llama-server", "command": ["./worker.py", "--flag", "rel/arg"]},
-          "q": {"kind": "paths", "model": "/abs/m.gguf", "command": ["python3", "w.py"]}},
-         "mcpServers": {"here": {"command": "./server.sh"}, "there": {"command": "./s.sh", "cwd": "tools"},
-           "bare": {"command": "npx"}, "home": {"command": "~/bin/s"}},
-         "serve": {"apiKeyFile": "key.txt", "responsesDir": "/var/r"}}
-        """
+    @Test func relativePathsAreTheConfigFilesFoldersAndTildeIsHome() throws {
+        let home = "/home/u"
+        #expect(ConfigPath.resolve("models/m.gguf", kind: .path, folder: "/conf", home: home) == "/conf/models/m.gguf")
+        #expect(ConfigPath.resolve("./././m.gguf", kind: .path, folder: "/conf", home: home) == "/conf/m.gguf")
+        #expect(ConfigPath.resolve("m.gguf", kind: .path, folder: "/", home: home) == "/m.gguf")
+        #expect(ConfigPath.resolve("~/m.gguf", kind: .path, folder: "/conf", home: home) == "/home/u/m.gguf")
+        #expect(ConfigPath.resolve("~", kind: .path, folder: "/conf", home: home) == "/home/u")
+        #expect(ConfigPath.resolve("~/bin/s", kind: .program, folder: nil, home: home) == "/home/u/bin/s")
+        #expect(ConfigPath.resolve("bin/s", kind: .program, folder: "/conf", home: home) == "/conf/bin/s")
+        #expect(ConfigPath.resolve("npx", kind: .program, folder: "/conf", home: home) == "npx", "a bare name is found on PATH")
+        #expect(ConfigPath.resolve("rel/m", kind: .path, folder: nil, home: home) == "rel/m", "given in code: as it is")
+        // The control: absolute paths are kept as written.
+        #expect(ConfigPath.resolve("/abs/m.gguf", kind: .path, folder: "/conf", home: home) == "/abs/m.gguf")
+    }
 
-    @Test func relativePathsAreTheConfigFilesFolders() throws {
+    @Test func aNestedSectionsPathsAreTheFilesFoldersToo() throws {
+        var section = ConfigSection(["inner": ["file": "a/b"]], context: "outer", folder: "/conf")
+        let inner = try section.nested("inner") { try $0.optionalPath("file") }
+        #expect(inner == "/conf/a/b")
+        #expect(section.pathKeys == ["inner.file": .path])
+        #expect(section.resolvedPaths == ["inner.file": "/conf/a/b"])
+        var typo = ConfigSection(["inner": ["fiel": "a"]], context: "outer", folder: "/conf")
+        #expect(throws: LooplError.self) { try typo.nested("inner") { try $0.optionalPath("file") } }
+    }
+
+    @Test func aBackendsPathsAreTheConfigFilesFoldersWhereverItIsRead() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-paths-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         try FileManager.default.createDirectory(atPath: root + "/conf", withIntermediateDirectories: true)
         let file = root + "/conf/loopl.json"
-        try Self.text.write(toFile: file, atomically: false, encoding: .utf8)
+        try """
+            {"default": "p", "backends": {"p": {"kind": "paths", "model": "models/m.gguf", "serverPath": "bin/llama-server",
+              "command": ["./worker.py", "--flag", "rel/arg"]}, "q": {"kind": "paths", "model": "/abs/m.gguf", "command": ["python3", "w.py"]}}}
+            """.write(toFile: file, atomically: false, encoding: .utf8)
         chmod(file, 0o600)
         let folder = try #require(realpath(root + "/conf", nil).map { String(cString: $0) })
         // Read from another folder than the file's.
         let config = try LooplConfig.load(explicit: file, kinds: [Self.pathsKind], environment: ["HOME": root], folder: "/")
-        let p = try config.backend("p").section
-        #expect(p["model"] == .string(folder + "/models/m.gguf"))
-        #expect(p["chatTemplateFile"] == .string(folder + "/t.jinja"))
-        #expect(p["binary"] == .string(folder + "/bin/llama-server"))
-        #expect(p["command"] == [.string(folder + "/worker.py"), "--flag", "rel/arg"])
-        let q = try config.backend("q").section
-        #expect(q["model"] == "/abs/m.gguf")
-        #expect(q["command"] == ["python3", "w.py"])
-        #expect(config.mcpServers["here"]?["command"] == .string(folder + "/server.sh"))
-        #expect(config.mcpServers["there"]?["command"] == "./s.sh")
-        #expect(config.mcpServers["there"]?["cwd"] == .string(folder + "/tools"))
-        #expect(config.mcpServers["bare"]?["command"] == "npx")
-        #expect(config.mcpServers["home"]?["command"] == "~/bin/s")
-        #expect(config.serve["apiKeyFile"] == .string(folder + "/key.txt"))
-        #expect(config.serve["responsesDir"] == "/var/r")
+        #expect(config.folder == folder)
+        for (name, expected) in [("p", [folder + "/models/m.gguf", folder + "/bin/llama-server", folder + "/worker.py --flag rel/arg"]),
+                                 ("q", ["/abs/m.gguf", nil, "python3 w.py"])] {
+            let backend = try config.backend(name)
+            var section = ConfigSection(backend.section, context: name, folder: config.folder)
+            try Self.pathsKind.read(&section)
+            #expect(section.resolvedPaths["model"] == expected[0])
+            #expect(section.resolvedPaths["serverPath"] == expected[1])
+            #expect(section.resolvedPaths["command"] == expected[2]?.split(separator: " ").first.map(String.init))
+        }
+        // A model given on the command line is the current folder's.
+        var overridden = config
+        try overridden.apply(BackendOverrides(model: "cli.gguf"))
+        #expect(try overridden.backend("p").section["model"] == .string(FileManager.default.currentDirectoryPath + "/cli.gguf"))
     }
 
     /// An executable planted in the current folder under a command's name never runs in its place,

@@ -28,8 +28,8 @@ import Testing
             for (system, offered) in [(true, []), (true, tools), (false, tools)] {
                 let messages = Self.conversation(system: system)
                 // Some templates refuse a conversation of this shape (a system turn, thinking, tools).
-                let render = { (messages: [Message]) in try prompt.text(messages: messages, tools: offered) }
-                guard let text = try? render(messages) else { continue }
+                let render = { (messages: [Message], tools: [ToolSpec]) in try prompt.text(messages: messages, tools: tools) }
+                guard let text = try? render(messages, offered) else { continue }
                 rendered += 1
                 let spans = try PromptSpans(messages: messages, tools: offered, controlTexts: [Self.marker], render: render)
                 #expect(Self.left(spans) == 0, "\(name), system \(system), \(offered.count) tools: \(Self.left(spans)) forged markers outside the spans")
@@ -62,10 +62,10 @@ import Testing
         let source = "{% for message in messages %}<|im_start|>{{ message['role'] }}\n" + body + "<|im_end|>\n{% endfor %}"
         let prompt = try ChatPrompt(templateSource: source, bosText: "", eosText: "", addsBOS: false)
         let messages: [Message] = [.user("  \(Self.marker)user</think>answer \(Self.marker) end ")]
-        let render = { (messages: [Message]) in try prompt.text(messages: messages, tools: []) }
+        let render = { (messages: [Message], tools: [ToolSpec]) in try prompt.text(messages: messages, tools: tools) }
         let spans = try PromptSpans(messages: messages, tools: [], controlTexts: [Self.marker], render: render)
         #expect(Self.left(spans) == 0)
         #expect(spans.pieces.filter(\.isContent).map(\.text) == Array(repeating: Self.marker, count: kept))
-        #expect((spans.text == (try render(messages))) == sameText)
+        #expect((spans.text == (try render(messages, []))) == sameText)
     }
 }
