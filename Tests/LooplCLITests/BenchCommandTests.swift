@@ -27,14 +27,13 @@ import Testing
 
     /// One run of each backend with tiny token counts through the real binary: correctness only.
     @Test(.timeLimit(.minutes(10))) func realRunOfTheThreeBackends() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-bench-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try Self.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try ToolingCommandTests.loopl(["bench", "--backends", "llama,server,stdio", "--runs", "1", "--warmup", "0",
                                                     "--prompt-tokens", "32", "--max-tokens", "4", "--threads", "2",
                                                     "--json", directory + "/b.json", "--svg", directory + "/b.svg"])
         #expect(result.status == 0, "\(result.err)")
-        let report = try BenchReport(json: JSONValue(parsing: String(contentsOfFile: directory + "/b.json", encoding: .utf8)))
+        let report = try Self.report(at: directory + "/b.json")
         #expect(report.backends.map(\.name) == ["llama", "server", "stdio"])
         for row in report.backends {
             #expect((row.decodeTokensPerSecond?.median ?? 0) > 0 && (row.prefillTokensPerSecond?.median ?? 0) > 0, "\(row.name)")
@@ -50,7 +49,7 @@ import Testing
         let agent = try ToolingCommandTests.loopl(["bench", "--agent", "--backends", "llama,server,stdio", "--runs", "1", "--warmup", "0",
                                                    "--max-tokens", "2", "--json", directory + "/a.json"])
         #expect(agent.status == 0, "\(agent.err)")
-        let steps = try BenchReport(json: JSONValue(parsing: String(contentsOfFile: directory + "/a.json", encoding: .utf8))).agent
+        let steps = try Self.report(at: directory + "/a.json").agent
         #expect(steps.count == 3 * AgentConversation.iterations().count)
         // After the first iteration every backend reuses its cache: it evaluates about the new tokens only.
         for step in steps where (step.iteration ?? 1) > 1 {
@@ -61,14 +60,13 @@ import Testing
     /// `--concurrency 1,2` on the three backends with tiny token counts, and llama-batched-bench
     /// at the same N, through the real binary: correctness only.
     @Test(.timeLimit(.minutes(10))) func realConcurrencyRunOfTheThreeBackends() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-bench-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try Self.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try ToolingCommandTests.loopl(["bench", "--backends", "llama,server,stdio", "--concurrency", "1,2", "--runs", "1",
                                                     "--warmup", "0", "--max-tokens", "8", "--threads", "2",
                                                     "--json", directory + "/c.json", "--svg", directory + "/c.svg"])
         #expect(result.status == 0, "\(result.err)")
-        let report = try BenchReport(json: JSONValue(parsing: String(contentsOfFile: directory + "/c.json", encoding: .utf8)))
+        let report = try Self.report(at: directory + "/c.json")
         #expect(report.concurrency == [1, 2])
         #expect(report.throughput.map(\.name) == ["llama", "server", "stdio", "llama-batched-bench"] + ["llama", "server", "stdio", "llama-batched-bench"])
         #expect(report.throughput.map(\.concurrency) == [1, 1, 1, 1, 2, 2, 2, 2])
@@ -85,7 +83,7 @@ import Testing
         let agent = try ToolingCommandTests.loopl(["bench", "--agent", "--concurrency", "2", "--backends", "llama", "--runs", "1",
                                                    "--warmup", "0", "--max-tokens", "2", "--json", directory + "/a.json"])
         #expect(agent.status == 0, "\(agent.err)")
-        let steps = try BenchReport(json: JSONValue(parsing: String(contentsOfFile: directory + "/a.json", encoding: .utf8))).agent
+        let steps = try Self.report(at: directory + "/a.json").agent
         #expect(steps.count == 2 * AgentConversation.iterations().count)
         for conversation in [1, 2] {
             let turns = steps.filter { $0.conversation == conversation }
@@ -97,6 +95,18 @@ import Testing
             }
         }
         #expect(agent.out.contains("llama agent, 2 conversations: evaluated beyond the new tokens") && agent.out.contains("  ok"), "\(agent.out)")
+    }
+
+    /// A new empty folder for one test's files; the test removes it.
+    static func scratchFolder() throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-bench-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// The report that `loopl bench --json PATH` wrote.
+    static func report(at path: String) throws -> BenchReport {
+        try BenchReport(json: JSONValue(parsing: String(contentsOfFile: path, encoding: .utf8)))
     }
 }
 
