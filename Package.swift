@@ -16,7 +16,8 @@ var targets: [Target] = [
     .target(name: "LooplStdio", dependencies: ["Loopl"], swiftSettings: strict),
     .target(name: "LooplMCP", dependencies: ["Loopl", "LooplHTTP"], swiftSettings: strict),
     // Loopl's own HTTP/1.1 server, for `loopl serve`, and its HTTP client, for servers and MCP servers.
-    .target(name: "LooplHTTP", dependencies: ["Loopl"], swiftSettings: strict),
+    // It depends on nothing of the project: Wire/ (heads, headers, chunks, sockets), Server/, Client/.
+    .target(name: "LooplHTTP", swiftSettings: strict),
     .testTarget(name: "LooplHTTPTests", dependencies: ["LooplHTTP"], swiftSettings: strict),
     // The HTTP APIs that `loopl serve` speaks (OpenAI chat completions, completions and responses, Anthropic messages,
     // the runs of the page), over any backend.

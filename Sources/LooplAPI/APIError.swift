@@ -1,4 +1,5 @@
 import Loopl
+import LooplHTTP
 
 /// An error answer of the OpenAI-compatible API: the HTTP status, OpenAI's error `type` and
 /// `code`, a sentence a client can act on, and the request field at fault, when there is one.
@@ -85,7 +86,7 @@ extension APIError {
     }
 
     /// 405: the endpoint does not take `method`; `allowed` lists the methods it takes (the `Allow` header).
-    package static func methodNotAllowed(_ method: String, allowed: [String]) -> APIError {
+    package static func methodNotAllowed(_ method: HTTPMethod, allowed: [String]) -> APIError {
         APIError(status: 405, type: "invalid_request_error", code: "method_not_allowed",
                  message: "This endpoint does not take \(method) requests; use \(allowed.joined(separator: " or ")).",
                  allow: allowed.joined(separator: ", "))

@@ -208,14 +208,14 @@ final class MCPHTTPConnection: MCPTransport {
     /// The head of an answer, with the start of its body when the status is not 2xx.
     struct Answer: Sendable {
         var status: Int
-        var headers: [String: String]
+        var headers: HTTPHeaders
         var text = ""
     }
 
     /// A 2xx answer's body, read on by a task of the connection's own.
     struct Body {
         var status: Int
-        var headers: [String: String]
+        var headers: HTTPHeaders
         var parts: AsyncThrowingStream<HTTPPart, any Error>.AsyncIterator
         let response: HTTPResponseStream
 
@@ -348,6 +348,8 @@ final class MCPHTTPConnection: MCPTransport {
             return LooplError(.protocolViolation, "\(who) does not speak HTTP/1.1: \(problem). Check its url.")
         case .cancelled?:
             return LooplError(.cancelled, "The request to MCP server '\(server)' was cancelled.")
+        case .violation(let message)?:
+            return LooplError(.protocolViolation, message)
         case nil:
             return (error as? LooplError) ?? LooplError(.connectionFailed, "\(who) failed during \(what): \(error).")
         }

@@ -8,8 +8,8 @@ import Testing
 /// The checks before every endpoint: the host, the browser's origin, the body's type, and the
 /// headers on every answer.
 @Suite struct RequestChecksTests {
-    static func request(_ headers: [(String, String)], method: String = "GET", target: String = "/v1/models",
-                        version: String = "HTTP/1.1", body: String = "") -> HTTPRequest {
+    static func request(_ headers: [(String, String)], method: HTTPMethod = .get, target: String = "/v1/models",
+                        version: HTTPVersion = .http1_1, body: String = "") -> HTTPRequest {
         HTTPRequest(method: method, target: target, version: version, headers: HTTPHeaders(headers), body: Array(body.utf8))
     }
 
@@ -60,7 +60,7 @@ import Testing
         #expect(refusal(Self.request([("Host", "localhost:8080")], target: "http://evil.example:8080/v1/models"))?.status == 421)
         #expect(refusal(Self.request([("Host", "localhost:8080")], target: "http://localhost:8080/v1/models")) == nil)
         #expect(refusal(Self.request([]))?.status == 400)
-        #expect(refusal(Self.request([], version: "HTTP/1.0")) == nil)
+        #expect(refusal(Self.request([], version: .http1_0)) == nil)
         #expect(refusal(Self.request([("Host", "localhost:8080"), ("Host", "evil.example")]))?.status == 400)
         #expect(refusal(Self.request([("Host", "localhost:8080")])) == nil)
     }

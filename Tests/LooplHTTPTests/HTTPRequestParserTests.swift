@@ -93,8 +93,8 @@ import Testing
     @Test func keepAliveFollowsVersionAndConnection() {
         #expect(HTTPRequest(method: "GET", target: "/").wantsKeepAlive)
         #expect(!HTTPRequest(method: "GET", target: "/", headers: ["Connection": "Close"]).wantsKeepAlive)
-        #expect(!HTTPRequest(method: "GET", target: "/", version: "HTTP/1.0").wantsKeepAlive)
-        #expect(HTTPRequest(method: "GET", target: "/", version: "HTTP/1.0", headers: ["Connection": "keep-alive"]).wantsKeepAlive)
+        #expect(!HTTPRequest(method: "GET", target: "/", version: .http1_0).wantsKeepAlive)
+        #expect(HTTPRequest(method: "GET", target: "/", version: .http1_0, headers: ["Connection": "keep-alive"]).wantsKeepAlive)
         #expect(HTTPRequest(method: "GET", target: "http://h:1/p?q=2").path == "/p")
         #expect(HTTPRequest(method: "GET", target: "http://h:1?q=2").query == "q=2")
     }

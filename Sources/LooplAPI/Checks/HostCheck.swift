@@ -34,7 +34,7 @@ struct HostCheck: RefusingStage {
         let hosts = request.headers.values("Host")
         guard hosts.count <= 1 else { return .invalidRequest("The request has \(hosts.count) Host headers; send one.", param: nil) }
         guard let host = hosts.first else {
-            return request.version == "HTTP/1.0" ? nil : .invalidRequest("An HTTP/1.1 request needs a Host header.", param: nil)
+            return request.version == .http1_0 ? nil : .invalidRequest("An HTTP/1.1 request needs a Host header.", param: nil)
         }
         // An absolute-form target ("http://name/path") names the host too.
         let names = [host] + (Self.targetAuthority(request.target).map { [$0] } ?? [])

@@ -1,5 +1,4 @@
 import Foundation
-import Loopl
 
 /// The events of a Server-Sent Events response, read as they arrive: the `data` of each.
 ///
@@ -54,7 +53,7 @@ package struct EventStream: AsyncSequence {
                         if let violation = decoder.violation {
                             ended = true
                             response.cancel()
-                            throw LooplError(.protocolViolation, "The server broke the streaming protocol: \(violation). \(advice)")
+                            throw HTTPTransportError.violation("The server broke the streaming protocol: \(violation). \(advice)")
                         }
                     } else if errorBody.count < 65536 {
                         errorBody += bytes

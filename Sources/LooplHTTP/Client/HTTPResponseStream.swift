@@ -1,13 +1,12 @@
 import Foundation
-import Loopl
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 /// One piece of an HTTP response as it arrives: the status first, then the body's bytes.
 package enum HTTPPart: Sendable {
-    /// The status and the headers, their names in lowercase.
-    case status(Int, headers: [String: String])
+    /// The status and the headers.
+    case status(Int, headers: HTTPHeaders)
     case body([UInt8])
 }
 
@@ -36,7 +35,7 @@ package struct HTTPResponseStream: Sendable {
     package static let collectLimit = 1024 * 1024
 
     /// Reads the whole response: its status and body. A body over `limit` bytes closes the
-    /// connection and is a `protocolViolation` error whose message ends with `advice`.
+    /// connection and is ``HTTPTransportError/violation(_:)`` with a message that ends with `advice`.
     package func collect(limit: Int = HTTPResponseStream.collectLimit,
                          advice: String = "Check the URL.") async throws -> (status: Int, body: [UInt8]) {
         var status = 0
@@ -48,25 +47,11 @@ package struct HTTPResponseStream: Sendable {
             case .body(let bytes):
                 guard body.count + bytes.count <= limit else {
                     cancel()
-                    throw LooplError(.protocolViolation, "The server sent a body larger than \(limit / 1024 / 1024) MiB to a request that expects a small answer. \(advice)")
+                    throw HTTPTransportError.violation("The server sent a body larger than \(limit / 1024 / 1024) MiB to a request that expects a small answer. \(advice)")
                 }
                 body += bytes
             }
         }
         return (status, body)
     }
-}
-
-/// Why an HTTP exchange failed below the level of HTTP statuses.
-package enum HTTPTransportError: Error, Sendable, Equatable {
-    /// No connection could be made: the reason from the system.
-    case cannotConnect(String)
-    /// Nothing arrived for longer than the request's timeout.
-    case timedOut
-    /// The server closed the connection before the response was complete.
-    case connectionLost
-    /// The server's bytes are not HTTP/1.1.
-    case malformed(String)
-    /// The caller closed the connection.
-    case cancelled
 }

@@ -31,9 +31,9 @@ final class URLSessionTransport: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
         let http = response as? HTTPURLResponse
-        var headers: [String: String] = [:]
+        var headers = HTTPHeaders()
         for (name, value) in http?.allHeaderFields ?? [:] {
-            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+            if let name = name as? String, let value = value as? String { headers.append(name: name, value: value) }
         }
         continuation.yield(.status(http?.statusCode ?? 0, headers: headers))
         completionHandler(.allow)

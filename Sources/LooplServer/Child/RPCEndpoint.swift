@@ -43,11 +43,10 @@ struct RPCEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// Nil when something accepts a TCP connection at the address within `timeout`, else why not.
     func refusal(timeout: Duration = .seconds(2)) -> String? {
-        let connection = SocketTransport.Connection()
+        let connection = SocketConnection()
         defer { connection.close() }
-        let milliseconds = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         do {
-            try connection.connect(host: host, port: port, timeoutMs: milliseconds)
+            try connection.connect(host: host, port: port, timeout: timeout)
             return nil
         } catch .cannotConnect(let reason) {
             return reason

@@ -84,6 +84,8 @@ enum ServerFailure {
             return LooplError(.protocolViolation, "The server at \(target) does not speak HTTP/1.1: \(what). Check the URL.")
         case .cannotConnect(let reason)?:
             return LooplError(.connectionFailed, "Cannot reach a server at \(target): \(reason). Check the URL and that the server is running.")
+        case .violation(let message)?:
+            return LooplError(.protocolViolation, message)
         case nil:
             return LooplError(.connectionFailed, "Cannot reach a server at \(target): \(error.localizedDescription). Check the URL and that the server is running.")
         }

@@ -1,40 +1,28 @@
-/// A request's line and headers, read and checked; its body follows in `length` bytes.
-struct HTTPHead: Sendable {
-    /// The request, with an empty body.
-    var request: HTTPRequest
-    /// The body's length (Content-Length; 0 without one).
-    var length: Int
-    /// Whether the client waits for `100 Continue` before it sends the body.
-    var expectsContinue: Bool
-
-    /// Reads a head, from its request line through the empty line that ends it.
-    static func parse(_ bytes: ArraySlice<UInt8>, limits: HTTPLimits) -> Result<HTTPHead, HTTPParseError> {
+/// The lines of one head, checked: the first line by the parser's kind, then the header fields.
+enum HTTPHeadLines {
+    /// Reads a head, from its first line through the empty line that ends it.
+    static func parse(_ bytes: ArraySlice<UInt8>, kind: HTTPHeadParser.Kind, limits: HTTPLimits) -> Result<HTTPHead, HTTPParseError> {
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            return .failure(bad("The request line or headers are not valid UTF-8."))
+            return .failure(bad("The \(kind == .request ? "request" : "status") line or headers are not valid UTF-8."))
         }
         var lines = text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { line in
             line.last == 0x0D ? line.dropLast() : line
         }
         while lines.last?.isEmpty == true { lines.removeLast() }
-        guard let first = lines.first else { return .failure(bad("The request has no request line.")) }
+        let noun = kind == .request ? "request" : "response"
+        guard let first = lines.first else { return .failure(bad("The \(noun) has no \(kind == .request ? "request" : "status") line.")) }
         if lines.contains(where: { $0.contains(0x0D) }) {
-            return .failure(bad("A line of the request head holds a bare carriage return; end lines with CRLF."))
+            return .failure(bad("A line of the \(noun) head holds a bare carriage return; end lines with CRLF."))
         }
         if lines.count - 1 > limits.maxHeaderCount {
-            return .failure(HTTPParseError(status: 431, "The request has \(lines.count - 1) header fields; the limit is \(limits.maxHeaderCount)."))
+            return .failure(HTTPParseError(status: 431, "The \(noun) has \(lines.count - 1) header fields; the limit is \(limits.maxHeaderCount)."))
         }
-        return requestLine(first).flatMap { method, target, version in
-            headers(lines.dropFirst()).flatMap { headers in
-                body(headers, version: version, limits: limits).map { length, expects in
-                    HTTPHead(request: HTTPRequest(method: method, target: target, version: version, headers: headers),
-                             length: length, expectsContinue: expects)
-                }
-            }
-        }
+        let line = kind == .request ? requestLine(first) : statusLine(first)
+        return line.flatMap { line in headers(lines.dropFirst()).map { HTTPHead(line: line, headers: $0) } }
     }
 
     /// The method, target and version of "METHOD target HTTP/1.1".
-    static func requestLine(_ line: Substring.UTF8View) -> Result<(String, String, String), HTTPParseError> {
+    static func requestLine(_ line: Substring.UTF8View) -> Result<HTTPHead.Line, HTTPParseError> {
         let parts = line.split(separator: 0x20, omittingEmptySubsequences: false)
         guard parts.count == 3 else {
             return .failure(bad("The request line is not 'METHOD /path HTTP/1.1'."))
@@ -51,16 +39,40 @@ struct HTTPHead: Sendable {
         guard targetText.hasPrefix("/") || targetText == "*" || lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
             return .failure(bad("The request target \(quoted(target)) is not a path starting with '/'."))
         }
-        let versionText = String(decoding: version, as: UTF8.self)
-        if versionText == "HTTP/1.1" || versionText == "HTTP/1.0" { return .success((String(decoding: method, as: UTF8.self), targetText, versionText)) }
-        let digits = Array(version.dropFirst(5))
+        return self.version(version, of: "request line").map {
+            .request(method: HTTPMethod(String(decoding: method, as: UTF8.self)), target: targetText, version: $0)
+        }
+    }
+
+    /// The version, code and reason of "HTTP/1.1 200 OK" (the reason may be empty or missing).
+    static func statusLine(_ line: Substring.UTF8View) -> Result<HTTPHead.Line, HTTPParseError> {
+        let parts = line.split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count >= 2, parts[0].starts(with: "HTTP/".utf8) else {
+            return .failure(bad("The answer does not start with an HTTP/1.x status line."))
+        }
+        let code = parts[1]
+        guard code.count == 3, code.allSatisfy(isDigit), let number = Int(String(decoding: code, as: UTF8.self)),
+              (100...599).contains(number) else {
+            return .failure(bad("The status code \(quoted(code)) is not a number from 100 to 599."))
+        }
+        let reason = parts.count == 3 ? String(decoding: parts[2], as: UTF8.self) : ""
+        return version(parts[0], of: "status line").map { .status(version: $0, code: number, reason: reason) }
+    }
+
+    /// HTTP/1.0 or HTTP/1.1; a 505 for another version, a 400 for what is no version.
+    static func version(_ text: Substring.UTF8View, of line: String) -> Result<HTTPVersion, HTTPParseError> {
+        let versionText = String(decoding: text, as: UTF8.self)
+        if let version = HTTPVersion(rawValue: versionText) { return .success(version) }
+        let digits = Array(text.dropFirst(5))
         if versionText.hasPrefix("HTTP/"), digits.count == 3, isDigit(digits[0]), digits[1] == 0x2E, isDigit(digits[2]) {
             return .failure(HTTPParseError(status: 505, "HTTP version \(versionText.dropFirst(5)) is not supported; use HTTP/1.1."))
         }
-        return .failure(bad("The request line ends in \(quoted(version)), not a version like 'HTTP/1.1'."))
+        let place = line == "request line" ? "ends in" : "starts with"
+        return .failure(bad("The \(line) \(place) \(quoted(text)), not a version like 'HTTP/1.1'."))
     }
 
-    /// The header fields of the lines after the request line.
+
+    /// The header fields of the lines after the first line.
     static func headers(_ lines: ArraySlice<Substring.UTF8View>) -> Result<HTTPHeaders, HTTPParseError> {
         var headers = HTTPHeaders()
         for line in lines {
@@ -81,38 +93,6 @@ struct HTTPHead: Sendable {
             headers.append(name: String(decoding: name, as: UTF8.self), value: String(value))
         }
         return .success(headers)
-    }
-
-    /// The body's length and whether the client expects `100 Continue`.
-    static func body(_ headers: HTTPHeaders, version: String, limits: HTTPLimits) -> Result<(Int, Bool), HTTPParseError> {
-        if headers.contains("Transfer-Encoding") {
-            return .failure(HTTPParseError(status: 411, "Request bodies sent with Transfer-Encoding are not supported; send the body with a Content-Length."))
-        }
-        var length = 0
-        let values = headers.values("Content-Length").flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
-        for (index, raw) in values.enumerated() {
-            let value = raw.trimmingSpaces
-            guard !value.isEmpty, value.utf8.allSatisfy(isDigit) else {
-                return .failure(bad("The Content-Length \(quoted(value.utf8)) is not a number of bytes."))
-            }
-            let digits = value.drop { $0 == "0" }
-            guard digits.count <= 18, let number = Int(digits.isEmpty ? "0" : digits) else {
-                return .failure(tooLarge(declared: String(value), limits: limits))
-            }
-            if index > 0, number != length {
-                return .failure(bad("The request has two different Content-Length values, \(length) and \(number)."))
-            }
-            length = number
-        }
-        if length > limits.maxBodyBytes { return .failure(tooLarge(declared: String(length), limits: limits)) }
-        let expects = version == "HTTP/1.1" && length > 0
-            && headers.values("Expect").contains { Substring($0).trimmingSpaces.lowercased() == "100-continue" }
-        return .success((length, expects))
-    }
-
-    /// The 413 for a body of `declared` bytes.
-    static func tooLarge(declared: String, limits: HTTPLimits) -> HTTPParseError {
-        HTTPParseError(status: 413, "The request body is \(declared) bytes; the limit is \(limits.maxBodyBytes) bytes.")
     }
 
     /// A 400 with `message`.

@@ -66,7 +66,7 @@ extension HTTPResponder {
         state.withLock { state in
             guard state.phase == .streaming, state.connected, let keepAlive = state.keepAlive,
                   now >= state.lastActivity + keepAlive.interval else { return }
-            state.outbox.append(request.version == "HTTP/1.1" ? HTTPResponseHead.chunk(keepAlive.bytes) : keepAlive.bytes)
+            state.outbox.append(request.version == .http1_1 ? ChunkedEncoder.chunk(keepAlive.bytes) : keepAlive.bytes)
             state.lastActivity = now
         }
     }

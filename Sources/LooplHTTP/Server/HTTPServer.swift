@@ -45,11 +45,14 @@ package final class HTTPServer: Sendable {
         }
         let core = HTTPServerCore(port: bound, limits: limits, headers: headers, handler: handler, errorBody: errorBody)
         listening(bound)
-        let thread = Thread { HTTPServer.accept(fd, wakeup: wakeup, core: core) }
-        thread.name = "loopl http accept"
-        thread.start()
+        Thread.start(named: HTTPServer.acceptThreadName) { HTTPServer.accept(fd, wakeup: wakeup, core: core) }
         return HTTPServer(host: host, port: bound, core: core, acceptWakeup: wakeup)
     }
+
+    /// The name of the thread that accepts connections, as /proc and `top -H` show it.
+    static let acceptThreadName = "http accept"
+    /// The name of each connection's thread.
+    static let connectionThreadName = "http serve"
 
     /// A text/plain error body: the message and a newline.
     package static let plainErrorBody: ErrorBody = { _, message in
@@ -141,11 +144,9 @@ package final class HTTPServer: Sendable {
             close(fd)
             return
         }
-        let thread = Thread {
+        Thread.start(named: HTTPServer.connectionThreadName) {
             var connection = HTTPConnection(fd: fd, id: id, wakeup: wakeup, core: core, opened: opened)
             connection.run()
         }
-        thread.name = "loopl http"
-        thread.start()
     }
 }

@@ -40,14 +40,6 @@ enum HTTPResponseHead {
         return String(text.map { $0 == "\r" || $0 == "\n" || $0 == "\r\n" ? " " : $0 })
     }
 
-    /// One chunk of a chunked body: its size in hex, CRLF, the bytes, CRLF.
-    static func chunk(_ bytes: [UInt8]) -> [UInt8] {
-        Array(String(bytes.count, radix: 16).utf8) + [0x0D, 0x0A] + bytes + [0x0D, 0x0A]
-    }
-
-    /// The chunk that ends a chunked body.
-    static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
-
     /// The interim answer to `Expect: 100-continue`.
     static let continueLine: [UInt8] = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 

@@ -66,7 +66,7 @@ package final class HTTPResponder: Sendable {
         let keepAlive = request.wantsKeepAlive && !stopping()
         let headers = state.withLock { $0.extraHeaders } + headers
         let head = HTTPResponseHead.bytes(status: status, headers: headers, framing: .length(body.count), keepAlive: keepAlive)
-        let sendsBody = request.method != "HEAD" && HTTPResponseHead.hasBody(status)
+        let sendsBody = request.method != .head && HTTPResponseHead.hasBody(status)
         let queued = state.withLock { state in
             guard state.phase == .waiting, state.connected else { return false }
             state.outbox.append(head)
@@ -82,7 +82,7 @@ package final class HTTPResponder: Sendable {
     /// ends with the connection). While the stream is open and nothing was sent for
     /// `keepAlive.interval`, the server sends `keepAlive.bytes` as a chunk (for SSE, `: ping\n\n`).
     package func startStream(status: Int, headers: [(String, String)], keepAlive: (interval: Duration, bytes: [UInt8])? = nil) {
-        let chunked = request.version == "HTTP/1.1"
+        let chunked = request.version == .http1_1
         let keepOpen = chunked && request.wantsKeepAlive && !stopping()
         let headers = state.withLock { $0.extraHeaders } + headers
         let head = HTTPResponseHead.bytes(status: status, headers: headers, framing: chunked ? .chunked : .close, keepAlive: keepOpen)
@@ -122,10 +122,10 @@ package final class HTTPResponder: Sendable {
 
     /// Ends the stream (the terminating zero-length chunk).
     package func finish() {
-        let chunked = request.version == "HTTP/1.1" && request.method != "HEAD"
+        let chunked = request.version == .http1_1 && request.method != .head
         let queued = state.withLock { state in
             guard state.phase == .streaming else { return false }
-            if chunked, state.connected { state.outbox.append(HTTPResponseHead.lastChunk) }
+            if chunked, state.connected { state.outbox.append(ChunkedEncoder.lastChunk) }
             state.phase = .complete
             return true
         }
@@ -139,7 +139,7 @@ package final class HTTPResponder: Sendable {
 
     /// `bytes` as they go on the wire: a chunk, or raw to an HTTP/1.0 client; nothing for HEAD.
     private func frame(_ bytes: [UInt8]) -> [UInt8] {
-        if request.method == "HEAD" { return [] }
-        return request.version == "HTTP/1.1" ? HTTPResponseHead.chunk(bytes) : bytes
+        if request.method == .head { return [] }
+        return request.version == .http1_1 ? ChunkedEncoder.chunk(bytes) : bytes
     }
 }

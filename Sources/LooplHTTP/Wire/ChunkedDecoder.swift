@@ -1,4 +1,4 @@
-/// Decodes an HTTP/1.1 chunked body as it arrives.
+/// Decodes an HTTP/1.1 chunked body as it arrives (``ChunkedEncoder`` writes one).
 package struct ChunkedDecoder: Sendable {
     private enum State: Sendable {
         case size, data(remaining: Int), dataEnd, trailers, done

@@ -1,6 +1,7 @@
 import Glibc
 
-/// The blocking-free socket calls the server's threads make: every wait is a `poll` with a deadline.
+/// The blocking-free socket calls of the server's threads and the client's: every wait is a `poll`
+/// with a deadline.
 enum Socket {
     /// Linux's "peer closed its writing side" poll event (not exported by the Glibc module).
     static let pollReadHangUp: Int16 = 0x2000
@@ -29,6 +30,21 @@ enum Socket {
         let (seconds, attoseconds) = left.components
         let millis = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
         return Int32(min(millis, Int64(Int32.max)))
+    }
+
+    /// Connects the non-blocking socket `fd` to `address` by `deadline`; the reason on failure.
+    static func connect(_ fd: Int32, to address: UnsafeMutablePointer<sockaddr>?, length: socklen_t,
+                        until deadline: ContinuousClock.Instant) -> String? {
+        guard prepare(fd) else { return String(cString: strerror(errno)) }
+        guard Glibc.connect(fd, address, length) != 0 else { return nil }
+        guard errno == EINPROGRESS else { return String(cString: strerror(errno)) }
+        while wait([(fd, Int16(POLLOUT))], until: deadline)[0] == 0 {
+            if ContinuousClock.now >= deadline { return "timed out" }
+        }
+        var error: Int32 = 0
+        var size = socklen_t(MemoryLayout<Int32>.size)
+        getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size)
+        return error == 0 ? nil : String(cString: strerror(error))
     }
 
     /// Reads what is there, up to `count` bytes: the bytes, [] at end of stream, nil when nothing is

@@ -5,14 +5,13 @@ import FoundationNetworking
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import LooplServer
-import LooplHTTP
+@testable import LooplHTTP
 import Synchronization
 import Testing
 
-/// The HTTP client under the server backend: SSE and chunked decoding, and the socket transport's
-/// body framings, failures and cancellation.
-@Suite struct HTTPTransportTests {
+/// The HTTP client: SSE and chunked decoding, and the socket transport's body framings, failures
+/// and cancellation.
+@Suite struct HTTPClientTests {
     static let sse = ": keep-alive\r\ndata: {\"a\":1}\r\n\r\ndata: line one\ndata: line two\n\nevent: x\ndata:[DONE]\n\n"
 
     @Test func sseEventsDoNotDependOnHowTheBytesAreSplit() {
@@ -63,27 +62,27 @@ import Testing
             "HTTP/1.1 200 OK\r\n\r\nabcde",
         ]
         for (index, answer) in answers.enumerated() {
-            let server = try FakeServer { _ in answer }
+            let server = try RawServer(answer: answer)
             defer { server.stop() }
             let (status, body) = try await SocketTransport.open(Self.request(server.url)).collect()
             #expect(status == (index == 1 ? 201 : 200))
             #expect(String(decoding: body, as: UTF8.self) == "abcde")
-            #expect(server.requests.first?.line == "POST / HTTP/1.1")
-            #expect(server.requests.first?.body == "{}")
+            #expect(server.requests.first.map { "\($0.method) \($0.target) \($0.version)" } == "POST / HTTP/1.1")
+            #expect(server.requests.first?.body == Array("{}".utf8))
         }
     }
 
     @Test func aBodyCutShortIsAnError() async throws {
         for answer in ["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n",
                        "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", "HTTP/1.1 200 O"] {
-            let server = try FakeServer { _ in answer }
+            let server = try RawServer(answer: answer)
             defer { server.stop() }
             await #expect(throws: HTTPTransportError.self) { _ = try await SocketTransport.open(Self.request(server.url)).collect() }
         }
     }
 
     @Test func somethingThatIsNotHTTPIsMalformed() async throws {
-        let server = try FakeServer { _ in "SSH-2.0-OpenSSH\r\n\r\n" }
+        let server = try RawServer(answer: "SSH-2.0-OpenSSH\r\n\r\n")
         defer { server.stop() }
         do {
             _ = try await SocketTransport.open(Self.request(server.url)).collect()
@@ -95,9 +94,10 @@ import Testing
     }
 
     @Test func nothingListeningCannotConnect() async throws {
-        let port = try FreePort.find()
+        let server = try RawServer(answer: nil)
+        server.stop()
         do {
-            _ = try await SocketTransport.open(Self.request(URL(string: "http://127.0.0.1:\(port)/x")!)).collect()
+            _ = try await SocketTransport.open(Self.request(server.url)).collect()
             Issue.record("expected an error")
         } catch HTTPTransportError.cannotConnect(let reason) {
             #expect(reason.lowercased().contains("refused"))
@@ -106,24 +106,10 @@ import Testing
         }
     }
 
-    /// A listener that accepts connections and never answers.
-    static func silentListener() throws -> (port: Int, fd: Int32) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        try #require(ok)
-        return (Int(UInt16(bigEndian: address.sin_port)), fd)
-    }
-
     @Test func aSilentServerTimesOutAndCancelIsPrompt() async throws {
-        let (port, fd) = try Self.silentListener()
-        defer { close(fd) }
-        let url = URL(string: "http://127.0.0.1:\(port)/")!
+        let server = try RawServer(answer: nil)
+        defer { server.stop() }
+        let url = server.url
         await #expect(throws: HTTPTransportError.timedOut) { _ = try await SocketTransport.open(Self.request(url, timeout: 0.3)).collect() }
 
         let response = SocketTransport.open(Self.request(url, timeout: 60))

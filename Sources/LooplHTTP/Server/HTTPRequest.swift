@@ -1,22 +1,22 @@
 /// One parsed HTTP request: its line, its headers and its whole body.
 package struct HTTPRequest: Sendable, Equatable {
-    /// The method, as sent ("GET", "POST", ...).
-    package var method: String
+    /// The method.
+    package var method: HTTPMethod
     /// The raw request-target, e.g. "/v1/models/x?y=1".
     package var target: String
     /// The target's path, without the query.
     package var path: String
     /// The query after "?", nil when there is none.
     package var query: String?
-    /// The protocol version, "HTTP/1.1" or "HTTP/1.0".
-    package var version: String
+    /// The protocol version.
+    package var version: HTTPVersion
     /// The header fields in order.
     package var headers: HTTPHeaders
     /// The body (Content-Length bytes; empty without one).
     package var body: [UInt8]
 
     /// A request; `path` and `query` come from `target`.
-    package init(method: String, target: String, version: String = "HTTP/1.1", headers: HTTPHeaders = .init(), body: [UInt8] = []) {
+    package init(method: HTTPMethod, target: String, version: HTTPVersion = .http1_1, headers: HTTPHeaders = .init(), body: [UInt8] = []) {
         self.method = method
         self.target = target
         self.version = version
@@ -43,7 +43,7 @@ package struct HTTPRequest: Sendable, Equatable {
         let tokens = headers.values("Connection").flatMap { $0.split(separator: ",") }
             .map { $0.trimmingSpaces.lowercased() }
         if tokens.contains("close") { return false }
-        return version == "HTTP/1.1" || tokens.contains("keep-alive")
+        return version == .http1_1 || tokens.contains("keep-alive")
     }
 }
 
