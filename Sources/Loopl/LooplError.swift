@@ -125,3 +125,10 @@ public struct LooplError: Error, Sendable, Hashable, CustomStringConvertible {
         hasher.combine(message)
     }
 }
+
+extension LooplError {
+    /// An `invalidJSON` error with the parser's sentence.
+    public init(_ error: JSONParseError) {
+        self.init(.invalidJSON, error.message)
+    }
+}

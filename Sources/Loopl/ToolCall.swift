@@ -39,7 +39,9 @@ public struct ToolCall: Sendable, Hashable, Codable, Identifiable {
         case .string(let text)?:
             let trimmed = text.trimmingWhitespace()
             if !trimmed.isEmpty {
-                guard case .object(let object) = try JSONValue(parsing: trimmed) else {
+                let parsed: JSONValue
+                do { parsed = try JSONValue(parsing: trimmed) } catch { throw LooplError(error) }
+                guard case .object(let object) = parsed else {
                     throw LooplError(.invalidJSON, "The arguments of tool call '\(name)' are not a JSON object: \(text).")
                 }
                 arguments = object

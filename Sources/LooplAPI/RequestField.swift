@@ -21,10 +21,8 @@ package struct RequestField: Sendable {
         }
         do {
             return RequestField(try JSONValue(parsing: body), path: "")
-        } catch let error as LooplError {
-            throw .invalidJSON("The request body is not valid JSON: \(error.message)")
         } catch {
-            throw .invalidJSON("The request body is not valid JSON.")
+            throw .invalidJSON("The request body is not valid JSON: \(error.message)")
         }
     }
 

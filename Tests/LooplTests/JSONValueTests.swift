@@ -43,17 +43,16 @@ import Testing
 
     @Test(arguments: ["", "{", "[1,]", "{\"a\" 1}", "tru", "01", "1.", "\"abc", "{\"a\":1}x", "[\"\u{01}\"]"])
     func malformedTextIsATypedError(_ text: String) {
-        #expect(throws: LooplError.self) { try JSONValue(parsing: text) }
-        do { _ = try JSONValue(parsing: text) } catch let error as LooplError {
-            #expect(error.code == .invalidJSON)
-        } catch {
-            Issue.record("unexpected error \(error)")
+        #expect(throws: JSONParseError.self) { try JSONValue(parsing: text) }
+        do { _ = try JSONValue(parsing: text) } catch {
+            #expect(error.message.hasPrefix("Invalid JSON at byte \(error.offset): "))
+            #expect(LooplError(error).code == .invalidJSON)
         }
     }
 
     @Test func deepNestingIsRefusedNotACrash() {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
-        #expect(throws: LooplError.self) { try JSONValue(parsing: deep) }
+        #expect(throws: JSONParseError.self) { try JSONValue(parsing: deep) }
     }
 
     @Test func objectEqualityIgnoresOrder() {

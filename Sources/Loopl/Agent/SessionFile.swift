@@ -15,7 +15,7 @@ public enum SessionFile {
             throw LooplError(.sessionFile, "Cannot read the session file \(path).")
         }
         let value: JSONValue
-        do { value = try JSONValue(parsing: data) } catch let error as LooplError {
+        do { value = try JSONValue(parsing: data) } catch {
             throw LooplError(.sessionFile, "The session file \(path) is not valid JSON: \(error.message)")
         }
         guard let items = value.arrayValue else {

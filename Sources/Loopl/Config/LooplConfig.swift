@@ -30,7 +30,7 @@ public struct LooplConfig: Sendable {
     /// paths in it are taken as relative to `folder`, the file's folder, when given (``ConfigPath``).
     public init(json text: String, source: String? = nil, folder: String? = nil, kinds: [BackendKind]) throws {
         let value: JSONValue
-        do { value = try JSONValue(parsing: text) } catch let error as LooplError {
+        do { value = try JSONValue(parsing: text) } catch {
             throw LooplError(.invalidConfiguration, "\(source ?? "The configuration") is not valid JSON: \(error.message)")
         }
         guard let object = value.objectValue else { throw ConfigSection.error("the top level must be an object") }

@@ -26,6 +26,19 @@ import Testing
         #expect(ConfigPath.resolve("/abs/m.gguf", kind: .path, folder: "/conf", home: home) == "/abs/m.gguf")
     }
 
+    /// A key that no reader had before is a path once its section reads it as one: nothing else,
+    /// the resolver least of all, names it.
+    @Test func aNewPathKeyIsResolvedOnceItsSectionDeclaresIt() throws {
+        let fresh = BackendKind(name: "fresh", read: { section in try section.optionalPath("draftGrammarFile") },
+                                start: { _ in throw LooplError(.modelNotFound, "not started") })
+        let text = #"{"default": "f", "backends": {"f": {"kind": "fresh", "draftGrammarFile": "grammars/x.gbnf"}}}"#
+        let config = try LooplConfig(json: text, folder: "/conf", kinds: [fresh])
+        var section = ConfigSection(try config.backend("f").section, context: "f", folder: "/conf")
+        try fresh.read(&section)
+        #expect(section.pathKeys == ["draftGrammarFile": .path])
+        #expect(section.resolvedPaths["draftGrammarFile"] == "/conf/grammars/x.gbnf")
+    }
+
     @Test func aNestedSectionsPathsAreTheFilesFoldersToo() throws {
         var section = ConfigSection(["inner": ["file": "a/b"]], context: "outer", folder: "/conf")
         let inner = try section.nested("inner") { try $0.optionalPath("file") }

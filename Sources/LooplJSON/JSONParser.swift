@@ -1,14 +1,14 @@
 extension JSONValue {
     /// Parses JSON text (RFC 8259). Numbers without a fraction or exponent become integers
     /// (or doubles when they overflow `Int`); a duplicate key keeps the last value in the first
-    /// key's place. Throws a ``LooplError`` with code `invalidJSON` naming the offset.
-    public init(parsing text: String) throws {
+    /// key's place. Throws a ``JSONParseError`` naming the offset.
+    public init(parsing text: String) throws(JSONParseError) {
         var parser = JSONParser(Array(text.utf8))
         self = try parser.parseDocument()
     }
 
     /// Parses UTF-8 encoded JSON bytes.
-    public init(parsing bytes: some Collection<UInt8>) throws {
+    public init(parsing bytes: some Collection<UInt8>) throws(JSONParseError) {
         var parser = JSONParser(Array(bytes))
         self = try parser.parseDocument()
     }
@@ -23,7 +23,7 @@ struct JSONParser {
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    mutating func parseDocument() throws -> JSONValue {
+    mutating func parseDocument() throws(JSONParseError) -> JSONValue {
         skipWhitespace()
         let value = try parseValue()
         skipWhitespace()
@@ -31,19 +31,19 @@ struct JSONParser {
         return value
     }
 
-    private func fail(_ reason: String) -> LooplError {
-        LooplError(.invalidJSON, "Invalid JSON at byte \(index): \(reason).")
+    private func fail(_ reason: String) -> JSONParseError {
+        JSONParseError(offset: index, reason: reason)
     }
 
     private mutating func skipWhitespace() {
         while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
     }
 
-    private mutating func parseValue() throws -> JSONValue {
+    private mutating func parseValue() throws(JSONParseError) -> JSONValue {
         guard index < bytes.count else { throw fail("unexpected end of input") }
         switch bytes[index] {
-        case UInt8(ascii: "{"): return try nested { try $0.parseObject() }
-        case UInt8(ascii: "["): return try nested { try $0.parseArray() }
+        case UInt8(ascii: "{"): return try nested { (parser: inout JSONParser) throws(JSONParseError) in try parser.parseObject() }
+        case UInt8(ascii: "["): return try nested { (parser: inout JSONParser) throws(JSONParseError) in try parser.parseArray() }
         case UInt8(ascii: "\""): return .string(try parseString())
         case UInt8(ascii: "t"): try expect("true"); return .bool(true)
         case UInt8(ascii: "f"): try expect("false"); return .bool(false)
@@ -53,21 +53,21 @@ struct JSONParser {
         }
     }
 
-    private mutating func nested(_ body: (inout JSONParser) throws -> JSONValue) throws -> JSONValue {
+    private mutating func nested(_ body: (inout JSONParser) throws(JSONParseError) -> JSONValue) throws(JSONParseError) -> JSONValue {
         depth += 1
         defer { depth -= 1 }
         guard depth <= Self.maxDepth else { throw fail("nesting deeper than \(Self.maxDepth) levels") }
         return try body(&self)
     }
 
-    private mutating func expect(_ word: String) throws {
+    private mutating func expect(_ word: String) throws(JSONParseError) {
         for byte in word.utf8 {
             guard index < bytes.count, bytes[index] == byte else { throw fail("expected \(word)") }
             index += 1
         }
     }
 
-    private mutating func parseObject() throws -> JSONValue {
+    private mutating func parseObject() throws(JSONParseError) -> JSONValue {
         index += 1
         var object = JSONObject()
         skipWhitespace()
@@ -89,7 +89,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseArray() throws -> JSONValue {
+    private mutating func parseArray() throws(JSONParseError) -> JSONValue {
         index += 1
         var array: [JSONValue] = []
         skipWhitespace()
@@ -105,7 +105,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseString() throws -> String {
+    private mutating func parseString() throws(JSONParseError) -> String {
         index += 1
         var out: [UInt8] = []
         while true {
@@ -140,7 +140,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseHex4() throws -> UInt32 {
+    private mutating func parseHex4() throws(JSONParseError) -> UInt32 {
         guard index + 4 <= bytes.count else { throw fail("truncated \\u escape") }
         var value: UInt32 = 0
         for _ in 0..<4 {
@@ -159,7 +159,7 @@ struct JSONParser {
     }
 
     /// Decodes `\uXXXX` (with a following low surrogate where needed); a lone surrogate becomes U+FFFD.
-    private mutating func parseUnicodeEscape() throws -> [UInt8] {
+    private mutating func parseUnicodeEscape() throws(JSONParseError) -> [UInt8] {
         var scalar = try parseHex4()
         if (0xD800..<0xDC00).contains(scalar) {
             let save = index
@@ -181,7 +181,7 @@ struct JSONParser {
         return Array(String(Character(Unicode.Scalar(scalar) ?? "\u{FFFD}")).utf8)
     }
 
-    private mutating func parseNumber() throws -> JSONValue {
+    private mutating func parseNumber() throws(JSONParseError) -> JSONValue {
         let start = index
         var isInteger = true
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
