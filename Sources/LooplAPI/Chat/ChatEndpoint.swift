@@ -10,14 +10,13 @@ struct ChatEndpoint: Sendable {
         do {
             let chat = try ChatRequest(body: request.body)
             let model = try await models.start(named: chat.model)
-            let name = chat.model ?? model.backend
             if chat.stream {
-                let encoder = ChatStreamEncoder(model: name, includeUsage: chat.includeUsage, parallelToolCalls: chat.parallelToolCalls)
+                let encoder = ChatStreamEncoder(model: model.name, includeUsage: chat.includeUsage, parallelToolCalls: chat.parallelToolCalls)
                 return await models.stream(encoder, on: model, responder) {
                     $0.generate(messages: chat.messages, tools: chat.tools, options: chat.options)
                 }
             }
-            var answer = ChatAnswer(model: name, parallelToolCalls: chat.parallelToolCalls)
+            var answer = ChatAnswer(model: model.name, parallelToolCalls: chat.parallelToolCalls)
             try await model.run(messages: chat.messages, tools: chat.tools, options: chat.options) { event in
                 answer.add(event)
                 return !answer.isSatisfied

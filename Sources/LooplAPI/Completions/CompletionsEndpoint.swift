@@ -10,7 +10,7 @@ struct CompletionsEndpoint: Sendable {
         do {
             let body = try CompletionRequest(body: request.body)
             let model = try await models.start(named: body.model)
-            var answer = CompletionAnswer(model: body.model ?? model.backend)
+            var answer = CompletionAnswer(model: model.name)
             let generate: (any Model) -> AsyncThrowingStream<ModelEvent, any Error> = {
                 $0.complete(prompt: body.prompt, options: body.options)
             }

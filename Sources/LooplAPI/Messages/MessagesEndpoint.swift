@@ -11,16 +11,15 @@ struct MessagesEndpoint: Sendable {
         do {
             let messages = try MessagesRequest(body: request.body)
             let model = try await models.start(named: messages.model)
-            let name = messages.model ?? model.backend
             let headers = Self.warnings(messages)
             if messages.stream {
-                let encoder = MessagesStreamEncoder(model: name, parallelToolCalls: messages.parallelToolCalls,
+                let encoder = MessagesStreamEncoder(model: model.name, parallelToolCalls: messages.parallelToolCalls,
                                                     stops: messages.stopSequences)
                 return await models.stream(encoder, on: model, headers: headers, responder) {
                     $0.generate(messages: messages.messages, tools: messages.tools, options: messages.options)
                 }
             }
-            var answer = MessagesAnswer(model: name, parallelToolCalls: messages.parallelToolCalls, stops: messages.stopSequences)
+            var answer = MessagesAnswer(model: model.name, parallelToolCalls: messages.parallelToolCalls, stops: messages.stopSequences)
             try await model.run(messages: messages.messages, tools: messages.tools, options: messages.options) { event in
                 answer.add(event)
                 return !answer.isSatisfied

@@ -34,7 +34,7 @@ struct ResponsesEndpoint: Sendable {
             let (conversation, input) = try body.conversation(after: earlier)
             let model = try await models.start(named: body.model)
             let turn = Turn(request: body, conversation: conversation, kept: earlier + input, model: model,
-                            answer: ResponsesAnswer(model: body.model ?? model.backend, echo: body.echo))
+                            answer: ResponsesAnswer(model: model.name, echo: body.echo))
             let headers = body.ignoredToolTypes.isEmpty ? [] : [("Loopl-Warning", "ignored tool types: " + body.ignoredToolTypes.joined(separator: ", "))]
             if body.stream {
                 await stream(turn, headers: headers, responder)

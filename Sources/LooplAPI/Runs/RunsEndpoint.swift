@@ -34,7 +34,7 @@ struct RunsEndpoint: Sendable {
                                                     firstToolChoice: run.toolChoice, generation: run.generation, approval: approval),
                               messages: history + run.earlier, approver: desk.approver(run: runId, timeout: approvalTimeout))
             let title = history.isEmpty ? SessionStore.title(of: run.prompt) : nil
-            await stream(agent, run: run, id: runId, session: sessionId, title: title, model: run.model ?? model.backend, made: made, responder)
+            await stream(agent, run: run, id: runId, session: sessionId, title: title, model: model.name, made: made, responder)
         } catch {
             responder.respond(APIError.from(error))
         }

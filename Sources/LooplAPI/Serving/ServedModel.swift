@@ -4,6 +4,8 @@ import Loopl
 /// and counted in the ``ServeMetrics``.
 struct ServedModel: Sendable {
     let backend: String
+    /// The name its answers report: the one the request gave, else the backend's.
+    let name: String
     let model: any Model
     let limit: ModelLimit
     let metrics: ServeMetrics

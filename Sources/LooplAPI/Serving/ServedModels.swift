@@ -14,14 +14,16 @@ struct ServedModels: Sendable {
 
     /// The model a request's `model` names (a backend, an alias, or the default when nil), started.
     func start(named name: String?) async throws(APIError) -> ServedModel {
-        try await start(backend: directory.names.backend(for: name))
+        try await start(backend: directory.names.backend(for: name), as: name)
     }
 
-    /// The backend's model, as the server runs it; a start that fails is a 503 naming why.
-    func start(backend: String) async throws(APIError) -> ServedModel {
+    /// The backend's model, as the server runs it, its answers reporting `name` (else the
+    /// backend's); a start that fails is a 503 naming why.
+    func start(backend: String, as name: String? = nil) async throws(APIError) -> ServedModel {
         guard let limit = directory.limits[backend] else { throw .modelNotFound(backend, available: directory.names.ids) }
         do {
-            return ServedModel(backend: backend, model: try await directory.model(for: backend), limit: limit, metrics: metrics)
+            let model = try await directory.model(for: backend)
+            return ServedModel(backend: backend, name: name ?? backend, model: model, limit: limit, metrics: metrics)
         } catch {
             let reason = (error as? LooplError)?.message ?? "\(error)"
             metrics.finished(backend, status: 503)
