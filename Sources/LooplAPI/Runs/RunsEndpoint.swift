@@ -5,8 +5,8 @@ import Synchronization
 
 /// `POST /loopl/v1/runs`: an ``Agent`` run, its events streamed as server-sent events in the
 /// `loopl run --json` schema (docs/events.md), its conversation saved after every message; and
-/// `POST /loopl/v1/runs/{id}/cancel`, which stops one; and
-/// `POST /loopl/v1/runs/{id}/approvals/{callId}`, which answers a call that waits for approval.
+/// `POST /loopl/v1/runs/{id}/cancel`, which stops one; `POST /loopl/v1/runs/{id}/approvals/{callId}`,
+/// which answers a call that waits for approval; and `GET /loopl/v1/settings`, what the page starts from.
 struct RunsEndpoint: Sendable {
     let models: ServedModels
     let toolkit: AgentToolkit
