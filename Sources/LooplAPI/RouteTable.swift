@@ -21,7 +21,7 @@ struct RouteTable: Sendable {
     /// the error shape of the routes that share its first segment (`/api/...`: Ollama's).
     func resolve(_ request: HTTPRequest) -> Resolution {
         let matching = routes.compactMap { route in route.pattern.match(request.path).map { (route, $0) } }
-        if let (route, parameters) = matching.first(where: { $0.0.methods.contains(request.method) }) {
+        if let (route, parameters) = matching.first(where: { $0.0.methods.contains(request.method.rawValue) }) {
             return Resolution(traits: route.traits, outcome: .route(route, Routed(request: request, parameters: parameters)))
         }
         if let (route, _) = matching.first {

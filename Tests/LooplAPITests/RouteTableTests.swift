@@ -10,7 +10,7 @@ import Testing
     static let table = RouteTable.serve()
 
     static func resolve(_ method: String, _ target: String, in table: RouteTable = table) -> RouteTable.Resolution {
-        table.resolve(HTTPRequest(method: method, target: target, version: "HTTP/1.1", headers: HTTPHeaders([]), body: []))
+        table.resolve(HTTPRequest(method: HTTPMethod(method), target: target))
     }
 
     /// The route and parameters `method target` reaches, or the refusal's status.
