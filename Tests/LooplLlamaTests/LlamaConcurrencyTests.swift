@@ -109,7 +109,7 @@ import Testing
         #expect(again.cachedPromptTokens < a.promptTokens - 1, "a's cells outlived two newer conversations in two sequences")
     }
 
-    /// Two 160-token streams at once, and a long prompt arriving once both have decoded 4 tokens
+    /// Two 96-token streams at once, and a long prompt arriving once both have decoded 4 tokens
     /// together when `arrival` is given: the streams' texts, every step, and the arrival's sequence.
     static func streamsWithArrival(_ model: LlamaModel, arrival: [Message]?) async throws
         -> (texts: [String], steps: [LlamaModel.Step], arrival: Int?) {
@@ -127,7 +127,7 @@ import Testing
         async let texts = withThrowingTaskGroup(of: (Int, String).self) { group in
             for index in 0..<2 {
                 group.addTask {
-                    (index, try await suite.run("stream \(index)", Self.questions[index], options: Self.exactly(160, conversation: "s\(index)")).text)
+                    (index, try await suite.run("stream \(index)", Self.questions[index], options: Self.exactly(96, conversation: "s\(index)")).text)
                 }
             }
             var texts = ["", ""]
@@ -151,7 +151,7 @@ import Testing
     func aLongArrivalIsEvaluatedInChunksBesideTheRunningStreams() async throws {
         let model = try Self.load(context: 2048, parallel: 3)
         let alone = try await Self.streamsWithArrival(model, arrival: nil)
-        let long: [Message] = [.user(String(repeating: "The sea is deep and the sky is wide. ", count: 130))]
+        let long: [Message] = [.user(String(repeating: "The sea is deep and the sky is wide. ", count: 70))]
         let run = try await Self.streamsWithArrival(model, arrival: long)
         #expect(run.texts == alone.texts, "a stream wrote another text while the long prompt loaded")
         let arrival = try #require(run.arrival)
@@ -159,7 +159,7 @@ import Testing
         let lastTogether = try #require(run.steps.lastIndex { $0.generating == 2 })
         let beside = chunks.filter { $0 <= lastTogether }
         let evaluated = chunks.map { index in run.steps[index].batch.first { $0.sequence == arrival }?.tokens ?? 0 }.reduce(0, +)
-        #expect(evaluated > 1200, "the prompt is too short to need chunks: \(evaluated) tokens")
+        #expect(evaluated > 600, "the prompt is too short to need chunks: \(evaluated) tokens")
         #expect(beside.count >= 4, "the arrival's \(evaluated) tokens were evaluated in \(beside.count) steps beside the streams, as whole batches would be")
         #expect(beside.allSatisfy { run.steps[$0].generating == 2 }, "a step evaluated the arrival's prompt without the streams' tokens while they generated")
         #expect(zip(beside.dropFirst(), beside).allSatisfy { $0 - $1 == 1 },
