@@ -4,8 +4,8 @@
 /// It learns what a step costs on this machine and model as the loop runs: a step that decodes
 /// only generated tokens (``decodeStep``), and each prompt token a step adds beside them
 /// (``promptToken``), as moving averages. While some sequence generates, the prompts get the
-/// tokens that fit the budget after the decode step (at least ``minimumChunk``, so that they
-/// always move on); when none generates they get the whole batch. Several prompts share the room
+/// tokens that fit the budget after the decode step (at least as many as the decode step's time
+/// and ``minimumChunk``, so that they always move on); when none generates they get the whole batch. Several prompts share the room
 /// evenly, each at most what it has left, the oldest first for what does not divide.
 struct StepPlanner: Sendable, Equatable {
     /// The fewest prompt tokens a step takes while others generate, however tight the budget.
@@ -39,10 +39,13 @@ struct StepPlanner: Sendable, Equatable {
         Self.share(min(room, generating ? chunk : room), among: prompts)
     }
 
-    /// The prompt tokens that fit the budget beside a decode step.
+    /// The prompt tokens that fit the budget beside a decode step. When the decode step alone
+    /// takes most of the budget or more (a slow or loaded machine), the prompt still gets as much
+    /// time as the decode step, so that a step takes at most twice as long as without it.
     var chunk: Int {
         guard let promptToken, promptToken > .zero else { return Self.firstChunk }
-        let tokens = (budget - (decodeStep ?? .zero)) / promptToken
+        let decode = decodeStep ?? .zero
+        let tokens = max(budget - decode, decode) / promptToken
         guard tokens.isFinite else { return Self.minimumChunk }
         return Int(max(min(tokens, 1e9), Double(Self.minimumChunk)))
     }
