@@ -15,11 +15,7 @@ struct LongArrivalBench {
     /// The rows' names, Loopl's first.
     static let rowNames = [loopl, server]
 
-    /// A backend the workload runs on.
-    struct Row: Sendable {
-        let name: String
-        let open: @Sendable () async throws -> any Model
-    }
+    typealias Row = WorkloadRow
 
     let rows: [Row]
     let streams: Int
@@ -43,17 +39,9 @@ struct LongArrivalBench {
 
     /// The table printed, and its rows.
     func run(_ log: Bench.Log) async throws -> (text: String, rows: [BenchRow]) {
-        var models: [any Model] = []
-        do {
-            for row in rows { models.append(try await row.open()) }
-            let samples = try await rounds(models, log)
-            for model in models { await model.close() }
-            let lines = Self.lines(samples, concurrency: streams)
-            return (table(lines), lines)
-        } catch {
-            for model in models { await model.close() }
-            throw error
-        }
+        let samples = try await WorkloadRow.running(rows) { try await rounds($0, log) }
+        let lines = Self.lines(samples, concurrency: streams)
+        return (table(lines), lines)
     }
 
     private func rounds(_ models: [any Model], _ log: Bench.Log) async throws -> [String: [ArrivalRound]] {
