@@ -33,6 +33,10 @@ package struct Bench: Sendable {
     package var workload: SpeculationWorkload?
     /// The shared-prefix or prompt-cache workload of `--workload`.
     package var cacheWorkload: CacheWorkload?
+    /// The arriving prompt's tokens of `--workload long-arrival`; nil for another workload.
+    package var arrivalTokens: Int?
+    /// The name of the long-arrival workload for `--workload`.
+    package static let longArrival = LongArrivalBench.name
     /// How the references run: the pinned binaries.
     var referenceRunner = BenchReferenceRunner.pinned
 
@@ -47,11 +51,12 @@ package struct Bench: Sendable {
                                  cores: ProcessInfo.processInfo.activeProcessorCount, llamaCppVersion: LlamaCppInstall.version,
                                  threads: threads, promptTokens: promptTokens, maxTokens: maxTokens, runs: runs, warmup: warmup)
         report.concurrency = concurrency
-        if workload != nil || cacheWorkload != nil {
+        if workload != nil || cacheWorkload != nil || arrivalTokens != nil {
             let (text, rows) = try await runWorkload(log)
             report.rows = rows
             try writeJSON(report)
-            return text
+            let goals = BenchGoal.table(BenchGoal.goals(for: report))
+            return goals.isEmpty ? text : text + "\n" + goals
         }
         // Each round evaluates its prompt: no backend, nor the workers it starts, loads it from disk.
         setenv("LOOPL_PROMPT_CACHE", "0", 1)
@@ -86,6 +91,12 @@ package struct Bench: Sendable {
     /// `--workload`: its table, and its rows.
     private func runWorkload(_ log: @escaping Log) async throws -> (text: String, rows: [BenchRow]) {
         if let cacheWorkload { return try await runCache(cacheWorkload, log) }
+        if let arrivalTokens {
+            let streams = concurrency.last ?? 3
+            let rows = LongArrivalBench.rows(model: model, threads: threads, streams: streams, arrivalTokens: arrivalTokens, maxTokens: maxTokens)
+            return try await LongArrivalBench(rows: rows, streams: streams, arrivalTokens: arrivalTokens, maxTokens: maxTokens,
+                                              runs: runs, warmup: warmup).run(log)
+        }
         guard let workload else { return ("", []) }
         return try await SpeculationBench(workload: workload, model: model, threads: threads, maxTokens: maxTokens, runs: runs,
                                           warmup: warmup, conversations: concurrency.last ?? 1).run(log)
@@ -158,20 +169,7 @@ package struct Bench: Sendable {
 
     /// Runs a generation to its end: its final metrics, and when each content event reached the host.
     static func streamed(_ generate: () -> AsyncThrowingStream<ModelEvent, any Error>) async throws -> (metrics: Metrics, timing: StreamTiming) {
-        let start = ContinuousClock.now
-        func since(_ instant: ContinuousClock.Instant) -> Double { (instant - start).milliseconds }
-        var events: [Double] = []
-        var last: Metrics?
-        for try await event in generate() {
-            switch event {
-            case .text(let text) where text.isEmpty: break
-            case .text, .reasoning, .toolCall: events.append(since(.now))
-            case .metrics(let metrics): last = metrics
-            }
-        }
-        guard let last, last.finished else { throw LooplError(.protocolViolation, "The backend sent no final metrics.") }
-        return (last, StreamTiming(startMs: 0, eventMs: events, endMs: since(.now), generatedTokens: last.generatedTokens,
-                                   promptTokens: last.promptTokens, cachedPromptTokens: last.cachedPromptTokens))
+        try await StreamTiming.run(from: .now, generate)
     }
 
     /// Runs a generation to its end: its final metrics, and the TTFT as the host sees it.

@@ -26,7 +26,7 @@ struct BenchGoal: Sendable, Equatable {
     /// The goals that `report` has figures for (ratios need the reference, overheads the
     /// engine's own prompt time).
     static func goals(for report: BenchReport) -> [BenchGoal] {
-        single(report) + throughput(report) + agent(report)
+        single(report) + throughput(report) + agent(report) + longArrival(report)
     }
 
     /// The goal `id` of `goals.json` for `backend`; nil when the data has no such goal.
@@ -104,6 +104,17 @@ struct BenchGoal: Sendable, Equatable {
                 goals.append(goal("agent.ttft" + together, backend, count: concurrency, measured: slowest / first))
             }
             return goals.compactMap { $0 }
+        }
+    }
+
+    /// `--workload long-arrival`: the running streams' gaps of Loopl's row, and its arrival's TTFT
+    /// and time until all are done against llama-server's.
+    private static func longArrival(_ report: BenchReport) -> [BenchGoal] {
+        report.rows.filter { $0.workload == .longArrival && $0.name != LongArrivalBench.server }.flatMap { row -> [BenchGoal] in
+            [row.interTokenMaxMs.flatMap { goal("longArrival.largestGap", row.name, measured: $0) },
+             row.interTokenP99Ms.flatMap { goal("longArrival.p99Gap", row.name, measured: $0) },
+             row.wallVsServer.flatMap { goal("longArrival.allDone", row.name, measured: $0) },
+             row.ttftVsServer.flatMap { goal("longArrival.ttft", row.name, measured: $0) }].compactMap { $0 }
         }
     }
 

@@ -84,14 +84,14 @@ struct BenchReport: Sendable, Equatable {
     }
 
     /// One table row: the first cell left-aligned, the others right-aligned.
-    private static func row(_ cells: [String], _ widths: [Int]) -> String {
+    static func row(_ cells: [String], _ widths: [Int]) -> String {
         zip(cells, widths).enumerated().map { index, pair in
             let pad = String(repeating: " ", count: Swift.max(0, pair.1 - pair.0.count))
             return index == 0 ? pair.0 + pad : pad + pair.0
         }.joined(separator: " ")
     }
 
-    private static func fixed(_ value: Double?) -> String { value.map { String(format: "%.1f", $0) } ?? "-" }
+    static func fixed(_ value: Double?) -> String { value.map { String(format: "%.1f", $0) } ?? "-" }
     private static func count(_ value: Int?) -> String { value.map(String.init) ?? "-" }
     private static func ratio(_ value: Double?) -> String { value.map { String(format: "%.3fx", $0) } ?? "-" }
     /// The interquartile range of per-round ratios, beside the ratio.

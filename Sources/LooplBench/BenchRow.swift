@@ -13,6 +13,8 @@ struct BenchRow: Sendable, Equatable, Codable {
         case agent
         /// `--workload`: speculative decoding, and the prefix and prompt caches.
         case copy, free, sharedPrefix = "shared-prefix", promptCache = "prompt-cache"
+        /// `--workload long-arrival`: a long prompt arriving while streams decode.
+        case longArrival = "long-arrival"
     }
 
     /// The reference rows' names: llama-bench in the speed table, llama-batched-bench in the throughput table.
@@ -66,6 +68,14 @@ struct BenchRow: Sendable, Equatable, Codable {
     var ttftP50Ms: Double?
     var ttftP95Ms: Double?
     var interTokenP95Ms: Double?
+    /// In long-arrival: the running streams' gaps between tokens (p50, p99, largest) over every
+    /// stream of every round, the arriving prompt's TTFT alone on the model, and its TTFT and the
+    /// time until all are done (``wallMs``) over llama-server's row's.
+    var interTokenP50Ms: Double?
+    var interTokenP99Ms: Double?
+    var interTokenMaxMs: Double?
+    var ttftAloneMs: Spread?
+    var wallVsServer: Double?
     /// Token counts: of a stream's prompt, what the cache held of it, what was evaluated, what was
     /// new since the previous iteration, and what was generated.
     var promptTokens: Int?

@@ -25,6 +25,34 @@ struct StreamTiming: Sendable, Equatable {
     /// The gaps between consecutive events.
     var interTokenMs: [Double] { zip(eventMs.dropFirst(), eventMs).map { $0 - $1 } }
 
+    /// Runs a generation to its end, timed from `origin`: its final metrics and its timing.
+    /// `started` is called at its first content event (or at its end when none came).
+    static func run(from origin: ContinuousClock.Instant, started: @Sendable () -> Void = {},
+                    _ generate: () -> AsyncThrowingStream<ModelEvent, any Error>) async throws -> (metrics: Metrics, timing: StreamTiming) {
+        func since(_ instant: ContinuousClock.Instant) -> Double { (instant - origin).milliseconds }
+        let start = since(.now)
+        var events: [Double] = []
+        var last: Metrics?
+        do {
+            for try await event in generate() {
+                switch event {
+                case .text(let text) where text.isEmpty: break
+                case .text, .reasoning, .toolCall:
+                    events.append(since(.now))
+                    if events.count == 1 { started() }
+                case .metrics(let metrics): last = metrics
+                }
+            }
+        } catch {
+            if events.isEmpty { started() }
+            throw error
+        }
+        if events.isEmpty { started() }
+        guard let last, last.finished else { throw LooplError(.protocolViolation, "The backend sent no final metrics.") }
+        return (last, StreamTiming(startMs: start, eventMs: events, endMs: since(.now), generatedTokens: last.generatedTokens,
+                                   promptTokens: last.promptTokens, cachedPromptTokens: last.cachedPromptTokens))
+    }
+
     /// The tokens that arrived after `instant`. An event is one token when there are as many
     /// events as tokens; otherwise each event counts for `generatedTokens / events` of them.
     func tokens(after instant: Double) -> Double {
@@ -87,25 +115,12 @@ struct ConcurrentRound: Sendable, Equatable {
     /// -2, ...), and times each stream to its end.
     init(running prompts: [[Message]], on model: any Model, options: GenerationOptions, conversation: String) async throws {
         let origin = ContinuousClock.now
-        func since(_ instant: ContinuousClock.Instant) -> Double { (instant - origin).milliseconds }
         let timings = try await withThrowingTaskGroup(of: (Int, StreamTiming).self) { group in
             for (index, messages) in prompts.enumerated() {
                 var streamOptions = options
                 streamOptions.conversation = "\(conversation)-\(index + 1)"
                 group.addTask { [streamOptions] in
-                    let start = ContinuousClock.now
-                    var events: [Double] = []
-                    var last: Metrics?
-                    for try await event in model.generate(messages: messages, tools: [], options: streamOptions) {
-                        switch event {
-                        case .text(let text) where text.isEmpty: break
-                        case .text, .reasoning, .toolCall: events.append(since(.now))
-                        case .metrics(let metrics): last = metrics
-                        }
-                    }
-                    guard let last, last.finished else { throw LooplError(.protocolViolation, "The backend sent no final metrics.") }
-                    return (index, StreamTiming(startMs: since(start), eventMs: events, endMs: since(.now), generatedTokens: last.generatedTokens,
-                                                promptTokens: last.promptTokens, cachedPromptTokens: last.cachedPromptTokens))
+                    (index, try await StreamTiming.run(from: origin) { model.generate(messages: messages, tools: [], options: streamOptions) }.timing)
                 }
             }
             var timings: [(Int, StreamTiming)] = []

@@ -8,11 +8,7 @@ import LooplServer
 /// context: Loopl sharing prefixes, Loopl with `sharePrefixes: false`, and llama-server with
 /// `-np 4` and its prompt cache in host memory (`--cache-ram`), or with one unified KV (`-kvu`).
 struct SharedPrefixBench {
-    /// A backend the workload runs on.
-    struct Row: Sendable {
-        let name: String
-        let open: @Sendable () async throws -> any Model
-    }
+    typealias Row = WorkloadRow
 
     static let shared = "loopl shared", unshared = "loopl unshared"
     static let cacheRAM = "llama-server --cache-ram", unified = "llama-server -kvu"
@@ -52,16 +48,8 @@ struct SharedPrefixBench {
 
     /// The table printed, and its rows.
     func run(_ log: Bench.Log) async throws -> (text: String, rows: [BenchRow]) {
-        var models: [any Model] = []
-        do {
-            for row in rows { models.append(try await row.open()) }
-            let samples = try await rounds(models, log)
-            for model in models { await model.close() }
-            return (Self.table.text(samples, sameTextRows: [Self.shared]), Self.table.lines(samples))
-        } catch {
-            for model in models { await model.close() }
-            throw error
-        }
+        let samples = try await WorkloadRow.running(rows) { try await rounds($0, log) }
+        return (Self.table.text(samples, sameTextRows: [Self.shared]), Self.table.lines(samples))
     }
 
     func rounds(_ models: [any Model], _ log: Bench.Log) async throws -> CacheBenchTable.Samples {

@@ -25,14 +25,18 @@ enum BenchOptions {
     static let svg = CLIOption("svg", "FILE", help: "Also draw decode speed and TTFT per backend (with --concurrency: aggregate "
                                    + "decode speed against N) as an SVG chart.")
     static let noReference = CLIOption.flag("no-reference", help: "Skip llama-bench and llama-batched-bench.")
-    static let workload = CLIOption("workload", "NAME", .choice((SpeculationWorkload.allCases.map(\.rawValue) + CacheWorkload.allCases.map(\.rawValue))),
+    static let workload = CLIOption("workload", "NAME", .choice((SpeculationWorkload.allCases.map(\.rawValue) + CacheWorkload.allCases.map(\.rawValue)
+                                                                 + [Bench.longArrival])),
                                     help: "A workload instead: 'copy' (an answer that repeats a passage of the prompt) or 'free' (a story) "
                                         + "decode with n-gram drafts, without, and on llama-server with --spec-type ngram-simple; "
                                         + "'shared-prefix' starts 4 conversations with one long system prompt together, then 4 one "
                                         + "after another, sharing prefixes, not, and on llama-server -np 4 with --cache-ram or -kvu; "
                                         + "'prompt-cache' runs one agent turn on two fresh loads, with the prompt cache, without, and on "
-                                        + "llama-server with slot save and restore.")
+                                        + "llama-server with slot save and restore; 'long-arrival' has N streams (--concurrency, default 3) "
+                                        + "decode while a prompt of --arrival-tokens arrives, on Loopl and on llama-server -np N+1.")
+    static let arrivalTokens = CLIOption("arrival-tokens", "T", .integer(64...16384), defaultHelp: "3000",
+                                         help: "With --workload long-arrival: the arriving prompt's length in tokens, about, {range}.")
 
     static let all = [backends, config, runs, warmup, prompt, promptTokens, maxTokens, threads, model, concurrency, agent,
-                      thinkTemplate, json, svg, noReference, workload]
+                      thinkTemplate, json, svg, noReference, workload, arrivalTokens]
 }

@@ -4,15 +4,12 @@ import Loopl
 /// The one loop that decodes for every request on a model, on a thread of its own.
 ///
 /// Each step evaluates, in one `llama_batch`, the last sampled token of every sequence that is
-/// generating and the next chunk of the prompts that arrived (at most ``promptChunk`` tokens
-/// while others generate, so that they keep streaming while a long prompt loads), then samples
-/// the next token of every sequence whose logits came out. A request that is cancelled or fails
+/// generating and the next chunk of the prompts that arrived (while others generate, as many
+/// tokens as ``StepPlanner`` finds fit the inter-token budget, so that they keep streaming while
+/// a long prompt loads), then samples the next token of every sequence whose logits came out. A request that is cancelled or fails
 /// leaves the batch alone; the others go on.
 final class DecodeLoop: @unchecked Sendable {
     // Sendable only to be handed to its thread, which is the only one to use it.
-
-    /// The most prompt tokens one step evaluates while other sequences are generating.
-    static let promptChunk = 256
 
     private let weights: LlamaWeights
     private let context: LlamaContext
@@ -32,9 +29,13 @@ final class DecodeLoop: @unchecked Sendable {
     private let modelDrafter: ModelDrafter?
     /// Saved prompt states on disk, loaded instead of evaluating what a prompt shares with one.
     private let promptCache: PromptCache?
+    /// How many prompt tokens each step takes, from what steps have cost.
+    private var planner: StepPlanner
 
     init(weights: LlamaWeights, context: LlamaContext, inbox: DecodeInbox, sequences: Int, sharesPrefixes: Bool = true,
-         speculation: Speculation = .none, modelDrafter: ModelDrafter? = nil, promptCache: PromptCache? = nil) {
+         speculation: Speculation = .none, modelDrafter: ModelDrafter? = nil, promptCache: PromptCache? = nil,
+         interTokenBudget: Duration = .milliseconds(200)) {
+        self.planner = StepPlanner(budget: interTokenBudget)
         self.sharesPrefixes = sharesPrefixes
         self.modelDrafter = modelDrafter
         self.promptCache = promptCache
@@ -55,11 +56,10 @@ final class DecodeLoop: @unchecked Sendable {
             guard !runs.isEmpty else { continue }
             let start = ContinuousClock.now
             var step = self.step(pointer, start: start)
+            step.duration = .now - start
             runs.removeAll { $0.isDone }
-            if let observer = taken.observer {
-                step.duration = .now - start
-                observer(step)
-            }
+            planner.record(promptTokens: step.promptTokens, generating: step.generating > 0, duration: step.duration)
+            taken.observer?(step)
         }
         let closed = LooplError(.closed, "The model was closed during the generation.")
         for run in runs { run.completion.resume(throwing: closed) }
@@ -151,12 +151,11 @@ final class DecodeLoop: @unchecked Sendable {
             room -= run.draft.count
             run.inBatch = 1 + run.draft.count
         }
-        // Prompts take what room is left in arrival order, in chunks while others generate.
-        if generating > 0 { room = min(Self.promptChunk, room) }
-        for run in runs where room > 0 {
-            guard case .prompt = run.phase else { continue }
-            run.inBatch = run.startChunk(limit: room, now: start)
-            room -= run.inBatch
+        // Prompts share the room left, in chunks that fit the budget while others generate.
+        let prompts = runs.filter(\.isEvaluatingPrompt)
+        let shares = planner.plan(room: room, generating: generating > 0, prompts: prompts.map(\.unevaluated))
+        for (run, share) in zip(prompts, shares) where share > 0 {
+            run.inBatch = run.startChunk(limit: share, now: start)
         }
         let entries = fill()
         guard batch.count > 0 else { return step }

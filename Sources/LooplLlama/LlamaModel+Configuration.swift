@@ -44,12 +44,18 @@ extension LlamaModel {
         public var promptCacheMiB: Int
         /// The prompt cache's folder; nil (the default) is `LOOPL_HOME/prompt-cache`.
         public var promptCacheDirectory: String?
+        /// The longest a generating request should wait for its next token while prompts that
+        /// arrived are evaluated in chunks beside it, in seconds (``interTokenBudgetRange``); default 0.2.
+        public var interTokenBudgetSeconds: Double
+        /// The inter-token budgets a configuration may give, in seconds.
+        public static let interTokenBudgetRange = 0.001...60.0
 
         public init(model: String = LooplHome.defaultModel, contextLength: Int? = nil, threads: Int? = nil,
                     batchSize: Int = 512, gpuLayers: Int = 0, chatTemplate: String? = nil, parallel: Int = 4,
                     maxQueue: Int = 64, allowSpecialTokensInContent: Bool = false, sharePrefixes: Bool = true,
                     speculative: Speculation = .none, cacheTypeK: CacheType? = nil, promptCache: Bool = false,
-                    promptCacheMiB: Int = 1024, promptCacheDirectory: String? = nil) {
+                    promptCacheMiB: Int = 1024, promptCacheDirectory: String? = nil, interTokenBudgetSeconds: Double = 0.2) {
+            self.interTokenBudgetSeconds = interTokenBudgetSeconds
             self.cacheTypeK = cacheTypeK
             self.sharePrefixes = sharePrefixes
             self.promptCache = promptCache
@@ -69,13 +75,18 @@ extension LlamaModel {
 
         var resolvedCacheTypeK: CacheType { cacheTypeK ?? (speculative.kind == .none ? .f16 : .q8_0) }
         var resolvedThreads: Int32 { Int32(threads ?? ProcessInfo.processInfo.activeProcessorCount) }
+        /// The inter-token budget, within ``interTokenBudgetRange``.
+        var interTokenBudget: Duration {
+            .seconds(min(max(interTokenBudgetSeconds, Self.interTokenBudgetRange.lowerBound), Self.interTokenBudgetRange.upperBound))
+        }
         var resolvedParallel: Int { min(max(parallel, Self.parallelRange.lowerBound), Self.parallelRange.upperBound) }
     }
 
     /// The `llama` kind of a configuration file: `{"kind": "llama", "model": ..., "contextLength": ...,
     /// "threads": ..., "batchSize": ..., "gpuLayers": ..., "chatTemplateFile": ..., "parallel": ...,
     /// "maxQueue": ..., "allowSpecialTokensInContent": ..., "sharePrefixes": ..., "speculative": {"type": "ngram" | "draft" | "none",
-    /// "draftMax": ..., "draftModel": ...}, "cacheTypeK": "f16" | "q8_0", "promptCache": ..., "promptCacheMiB": ..., "promptCacheDirectory": ...}`, every key
+    /// "draftMax": ..., "draftModel": ...}, "cacheTypeK": "f16" | "q8_0", "promptCache": ..., "promptCacheMiB": ..., "promptCacheDirectory": ...,
+    /// "interTokenBudgetSeconds": ...}`, every key
     /// optional; `promptCache` is on unless it says false (or, when it is not given, `LOOPL_PROMPT_CACHE=0`).
     public static let kind = BackendKind(name: "llama", builtIn: [:], read: { section in
         var configuration = Configuration(promptCache: LooplHome.environment("LOOPL_PROMPT_CACHE") != "0")
@@ -99,6 +110,10 @@ extension LlamaModel {
         try section.read("promptCache", into: &configuration.promptCache)
         try section.read("promptCacheMiB", into: &configuration.promptCacheMiB)
         configuration.promptCacheDirectory = try section.optionalPath("promptCacheDirectory") ?? configuration.promptCacheDirectory
+        try section.read("interTokenBudgetSeconds", into: &configuration.interTokenBudgetSeconds)
+        guard Configuration.interTokenBudgetRange.contains(configuration.interTokenBudgetSeconds) else {
+            throw section.error("'interTokenBudgetSeconds' must be from 0.001 to 60, the seconds a generating request may wait for its next token while prompts load")
+        }
         guard configuration.promptCacheMiB >= 0 else { throw section.error("'promptCacheMiB' must be 0 or more, the MiB the prompt cache takes on disk") }
         return configuration
     }, problem: { configuration in

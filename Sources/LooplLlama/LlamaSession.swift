@@ -28,7 +28,7 @@ final class LlamaSession: Sendable {
         let loop = DecodeLoop(weights: weights, context: context, inbox: inbox, sequences: configuration.resolvedParallel,
                               sharesPrefixes: configuration.sharePrefixes,
                               speculation: configuration.speculative, modelDrafter: modelDrafter,
-                              promptCache: promptCache)
+                              promptCache: promptCache, interTokenBudget: configuration.interTokenBudget)
         Thread.start(named: "loopl llama") { loop.run() }
     }
 

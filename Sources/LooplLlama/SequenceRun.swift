@@ -75,6 +75,11 @@ final class SequenceRun {
         if case .prompt = phase { true } else { false }
     }
 
+    /// The prompt tokens it has still to evaluate; 0 when it is not evaluating its prompt.
+    var unevaluated: Int {
+        if case .prompt(let tokens) = phase { tokens.count } else { 0 }
+    }
+
     /// How many prompt tokens it puts in the batch now, at most `limit`; the first chunk at `now`.
     func startChunk(limit: Int, now: ContinuousClock.Instant) -> Int {
         guard case .prompt(let unevaluated) = phase else { return 0 }

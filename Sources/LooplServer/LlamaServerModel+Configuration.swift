@@ -67,6 +67,10 @@ extension LlamaServerModel {
         public var replicaBackoff: Duration
         /// CPU threads for a child; nil (the default) is the machine's core count.
         public var threads: Int?
+        /// The most tokens a child evaluates in one step (its `--batch-size` and `--ubatch-size`):
+        /// while slots generate, a prompt that arrives is evaluated in chunks of about this many
+        /// tokens; nil (the default) keeps llama-server's own (2048 and 512).
+        public var batchSize: Int?
         /// More arguments for a child's command line; default none.
         public var extraArguments: [String]
         /// A child that shows no progress (no new log line, no change of health) for this long
@@ -99,7 +103,7 @@ extension LlamaServerModel {
 
         public init(target: Target = .child(model: LooplHome.defaultModel), rendering: Rendering? = nil,
                     serverPath: String = LlamaCppInstall.server, contextLength: Int? = nil, parallel: Int = 4,
-                    maxQueue: Int = 64, threads: Int? = nil, extraArguments: [String] = [],
+                    maxQueue: Int = 64, threads: Int? = nil, batchSize: Int? = nil, extraArguments: [String] = [],
                     readinessStallTimeout: Duration = .seconds(60), cancellationGrace: Duration = .seconds(2),
                     idleTimeout: Duration = .seconds(600), replicaBackoff: Duration = .seconds(1),
                     rpc: [String] = [], rpcWorkers: Int = 0, rpcThreads: Int = 1, allowRemoteRPC: Bool = false,
@@ -112,6 +116,7 @@ extension LlamaServerModel {
             self.maxQueue = maxQueue
             self.replicaBackoff = replicaBackoff
             self.threads = threads
+            self.batchSize = batchSize
             self.extraArguments = extraArguments
             self.readinessStallTimeout = readinessStallTimeout
             self.cancellationGrace = cancellationGrace
@@ -168,7 +173,7 @@ extension LlamaServerModel {
     }
 
     /// The `server` kind of a configuration file: `{"kind": "server", "model": ..., "serverPath": ...,
-    /// "contextLength": ..., "threads": ..., "extraArguments": [...]}` for a child (every key optional),
+    /// "contextLength": ..., "threads": ..., "batchSize": ..., "extraArguments": [...]}` for a child (every key optional),
     /// or `{"kind": "server", "url": ..., "apiKey": ..., "contextLength": ...}` to attach, or
     /// `"urls": [...]` instead of `url` to spread the requests over replicas. `"parallel": N` and
     /// `"maxQueue": N` bound the requests at once and those waiting. A child can put its layers on
@@ -229,6 +234,13 @@ extension LlamaServerModel {
         let capacity = try BackendCapacity.read(from: &section)
         (configuration.parallel, configuration.maxQueue) = (capacity.parallel, capacity.maxQueue)
         try section.read("threads", into: &configuration.threads)
+        try section.read("batchSize", into: &configuration.batchSize)
+        if let batchSize = configuration.batchSize {
+            guard batchSize >= 1 else { throw section.error("'batchSize' must be 1 or more, the most tokens llama-server evaluates in one step") }
+            guard configuration.target.urls.isEmpty else {
+                throw section.error("'batchSize' is for a child llama-server that Loopl starts; give an attached server its --batch-size where it runs")
+            }
+        }
         try section.read("extraArguments", into: &configuration.extraArguments)
         try section.read("rpc", into: &configuration.rpc)
         try section.read("rpcWorkers", into: &configuration.rpcWorkers)

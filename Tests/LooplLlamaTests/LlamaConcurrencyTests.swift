@@ -109,42 +109,61 @@ import Testing
         #expect(again.cachedPromptTokens < a.promptTokens - 1, "a's cells outlived two newer conversations in two sequences")
     }
 
-    /// A long prompt arriving while another request streams is evaluated in chunks between that
-    /// stream's tokens, and the stream goes on meanwhile.
-    @Test(.timeLimit(.minutes(5)))
-    func aLongArrivalIsEvaluatedInChunksBetweenTheRunningStreamsTokens() async throws {
-        let model = try Self.load(context: 2048, parallel: 2)
-        let steps = Mutex<[LlamaModel.Step]>([])
-        model.observeSteps { step in steps.withLock { $0.append(step) } }
+    /// Two 96-token streams at once, and a long prompt arriving once both have decoded 4 tokens
+    /// together when `arrival` is given: the streams' texts, every step, and the arrival's sequence.
+    static func streamsWithArrival(_ model: LlamaModel, arrival: [Message]?) async throws
+        -> (texts: [String], steps: [LlamaModel.Step], arrival: Int?) {
         let suite = ModelConformance(model: model)
-        let (started, startedContinuation) = AsyncStream<Void>.makeStream()
-        let runner = Task {
-            var streamed = 0
-            for try await event in model.generate(messages: Self.questions[0], tools: [], options: Self.exactly(160)) {
-                if case .text = event {
-                    streamed += 1
-                    if streamed == 4 { startedContinuation.yield() }
+        let steps = Mutex<[LlamaModel.Step]>([])
+        let (together, signal) = AsyncStream<Void>.makeStream()
+        model.observeSteps { step in
+            let both = steps.withLock { steps in
+                steps.append(step)
+                return steps.count { $0.generating == 2 }
+            }
+            if both == 4 { signal.yield() }
+        }
+        defer { model.observeSteps(nil) }
+        async let texts = withThrowingTaskGroup(of: (Int, String).self) { group in
+            for index in 0..<2 {
+                group.addTask {
+                    (index, try await suite.run("stream \(index)", Self.questions[index], options: Self.exactly(96, conversation: "s\(index)")).text)
                 }
             }
+            var texts = ["", ""]
+            for try await (index, text) in group { texts[index] = text }
+            return texts
         }
-        for await _ in started { break }
-        let long: [Message] = [.user(String(repeating: "The sea is deep and the sky is wide. ", count: 120))]
-        let arrival = try await suite.run("arrival", long, options: .greedy(maxTokens: 2))
-        try await runner.value
-        model.observeSteps(nil)
-        let prompt = try #require(arrival.metrics.last).promptTokens
-        #expect(prompt > 3 * DecodeLoop.promptChunk, "the prompt is too short to need chunks: \(prompt) tokens")
-        let recorded = steps.withLock { $0 }
-        let mixed = recorded.filter { $0.generating > 0 && $0.promptTokens > 0 }
-        #expect(mixed.count >= 3, "the arrival's prompt was not evaluated beside the running stream: \(mixed)")
-        #expect(mixed.allSatisfy { $0.promptTokens <= DecodeLoop.promptChunk })
-        // The running stream's wait for each token while the prompt loads is one chunk's share of
-        // the prompt, not the prompt: its p95 stays under half of all those steps together (about
-        // a quarter with 4 chunks or more).
-        let latencies = mixed.map(\.duration).sorted()
-        let p95 = latencies[min(latencies.count - 1, latencies.count * 95 / 100)]
-        let loading = latencies.reduce(Duration.zero, +)
-        #expect(p95 < loading / 2, "the running stream waited \(p95) (p95) for a token while \(prompt) prompt tokens took \(loading) in \(mixed.count) steps")
+        var arrived: Int?
+        if let arrival {
+            for await _ in together { break }
+            let streams = Set(steps.withLock { $0 }.flatMap { $0.batch.filter { $0.kind == .generated }.map(\.sequence) })
+            _ = try await suite.run("arrival", arrival, options: .greedy(maxTokens: 2))
+            arrived = steps.withLock { $0 }.flatMap(\.batch).first { $0.kind == .prompt && !streams.contains($0.sequence) }?.sequence
+        }
+        return (try await texts, steps.withLock { $0 }, arrived)
+    }
+
+    /// A long prompt arriving while two streams generate is evaluated in chunks, each in a step
+    /// that also decodes the next token of both streams (counted in the steps' records), and the
+    /// streams write the very text they write without it.
+    @Test(.timeLimit(.minutes(8)))
+    func aLongArrivalIsEvaluatedInChunksBesideTheRunningStreams() async throws {
+        let model = try Self.load(context: 2048, parallel: 3)
+        let alone = try await Self.streamsWithArrival(model, arrival: nil)
+        let long: [Message] = [.user(String(repeating: "The sea is deep and the sky is wide. ", count: 70))]
+        let run = try await Self.streamsWithArrival(model, arrival: long)
+        #expect(run.texts == alone.texts, "a stream wrote another text while the long prompt loaded")
+        let arrival = try #require(run.arrival)
+        let chunks = run.steps.indices.filter { index in run.steps[index].batch.contains { $0.kind == .prompt && $0.sequence == arrival } }
+        let lastTogether = try #require(run.steps.lastIndex { $0.generating == 2 })
+        let beside = chunks.filter { $0 <= lastTogether }
+        let evaluated = chunks.map { index in run.steps[index].batch.first { $0.sequence == arrival }?.tokens ?? 0 }.reduce(0, +)
+        #expect(evaluated > 600, "the prompt is too short to need chunks: \(evaluated) tokens")
+        #expect(beside.count >= 4, "the arrival's \(evaluated) tokens were evaluated in \(beside.count) steps beside the streams, as whole batches would be")
+        #expect(beside.allSatisfy { run.steps[$0].generating == 2 }, "a step evaluated the arrival's prompt without the streams' tokens while they generated")
+        #expect(zip(beside.dropFirst(), beside).allSatisfy { $0 - $1 == 1 },
+                "the streams' steps between two chunks evaluated nothing of the prompt: \(beside)")
     }
 
     /// close() while requests stream ends each of them with `closed`, and later ones too.

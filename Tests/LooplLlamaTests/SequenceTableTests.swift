@@ -55,6 +55,15 @@ import Testing
         #expect(LlamaModel.Configuration().parallel == 4 && LlamaModel.Configuration().maxQueue == 64)
     }
 
+    /// The inter-token budget of the decode loop: 0.2 s unless a configuration says otherwise.
+    @Test func theInterTokenBudgetIsReadInSeconds() throws {
+        #expect(LlamaModel.Configuration().interTokenBudget == .milliseconds(200))
+        #expect(LlamaModel.Configuration(interTokenBudgetSeconds: 0.05).interTokenBudget == .milliseconds(50))
+        let config = try LooplConfig(json: #"{"backends": {"a": {"kind": "llama", "interTokenBudgetSeconds": 0.05}}, "default": "a"}"#,
+                                     kinds: [LlamaModel.kind])
+        #expect(try config.backend("a").section["interTokenBudgetSeconds"] == 0.05)
+    }
+
     /// Drafting takes `q8_0` keys unless told otherwise, for verify steps that round as one token does.
     @Test func cacheTypeKDefaultsToQ8ZeroWhenDrafting() {
         #expect(LlamaModel.Configuration().resolvedCacheTypeK == .f16)
@@ -67,6 +76,8 @@ import Testing
         (#"{"kind": "llama", "parallel": 257}"#, "'parallel' must be from 1 to 256"),
         (#"{"kind": "llama", "maxQueue": -1}"#, "'maxQueue' must be a whole number"),
         (#"{"kind": "llama", "cacheTypeK": "q4_0"}"#, "'cacheTypeK' must be \"f16\" or \"q8_0\""),
+        (#"{"kind": "llama", "interTokenBudgetSeconds": 0}"#, "'interTokenBudgetSeconds' must be a positive number"),
+        (#"{"kind": "llama", "interTokenBudgetSeconds": 61}"#, "'interTokenBudgetSeconds' must be from 0.001 to 60"),
     ])
     func badValuesAreClearErrors(_ section: String, _ message: String) {
         do {

@@ -29,7 +29,7 @@ struct BenchCommand: Command {
                            [--prompt TEXT | --prompt-tokens N] [--max-tokens N] [-t N] [-m FILE]
                            [--concurrency LIST] [--agent [--think-template FILE]] [--json FILE]
                            [--svg FILE] [--no-reference]
-                           [--workload copy|free|shared-prefix|prompt-cache]
+                           [--workload copy|free|shared-prefix|prompt-cache|long-arrival [--arrival-tokens T]]
 
         OPTIONS:
         \(CLIOption.help(options))
@@ -71,6 +71,9 @@ struct BenchCommand: Command {
         let workloadName = try arguments.value(O.workload)
         bench.workload = workloadName.flatMap(SpeculationWorkload.init(rawValue:))
         bench.cacheWorkload = workloadName.flatMap(CacheWorkload.init(rawValue:))
+        let arrivalTokens = try arguments.integer(O.arrivalTokens)
+        if arrivalTokens != nil, workloadName != Bench.longArrival { throw UsageError("--arrival-tokens goes with --workload long-arrival.") }
+        if workloadName == Bench.longArrival { bench.arrivalTokens = arrivalTokens ?? 3000 }
         if bench.backends.isEmpty { throw UsageError("--backends needs at least one name.") }
         if !bench.concurrency.isEmpty, !bench.agent {
             if bench.maxTokens < 2 { throw UsageError("--concurrency needs --max-tokens 2 or more: the decode phase starts after the first token.") }

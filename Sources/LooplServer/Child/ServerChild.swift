@@ -128,6 +128,11 @@ final class ServerChild: Sendable {
                          "-np", String(configuration.parallel), "--no-kv-unified", "--cache-ram", "0",
                          "-t", String(configuration.resolvedThreads), "--no-webui", "--slots",
                          "-c", String(configuration.parallel * configuration.resolvedContext)]
+        if let batch = configuration.batchSize {
+            // llama-server fills each step's batch with the generating slots' tokens, then prompt
+            // tokens up to the batch size: a smaller batch is a smaller prompt chunk per step.
+            arguments += ["--batch-size", String(batch), "--ubatch-size", String(batch)]
+        }
         if !rpc.isEmpty {
             // Every layer (and the output layer) on the RPC devices, split by their free memory.
             arguments += ["--rpc", rpc.map(\.description).joined(separator: ","), "-ngl", "99"]
