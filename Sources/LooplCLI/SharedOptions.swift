@@ -17,8 +17,8 @@ enum SharedOptions {
                                    help: "CPU threads, {range}.")
     static let gpuLayers = CLIOption("gpu-layers", short: "ngl", "N", .integer(0...1000), defaultHelp: "the backend's, 0",
                                      help: "Layers to offload to a GPU, {range}.")
-    static let chatTemplate = CLIOption("chat-template", "NAME|FILE", defaultHelp: "the backend's, else the model's, else chatml",
-                                        help: "The chat template: a built-in name (loopl template list) or a Jinja file.")
+    static let chatTemplate = CLIOption("chat-template", "NAME", defaultHelp: "the backend's, else the model's, else chatml",
+                                        help: "The chat template: a built-in name (loopl template list) or a Jinja file (NAME has a / or .jinja).")
 
     // The prompt and the tools.
     static let system = CLIOption("system", "TEXT", defaultHelp: "none, or the session's", help: "The system prompt.")

@@ -5,7 +5,7 @@ import Loopl
 /// the built-in templates.
 struct TemplateCommand: Command {
     static let name = "template"
-    static let abstract = "Render a chat template (a file, a built-in one, or a model's own) with a JSON context, or list the built-in ones."
+    static let abstract = "Render a chat template with a JSON context, or list the built-in ones."
     static let help = """
         Render a chat template with a JSON context: every top-level key of the context object is a
         template variable. Standard output is exactly the rendered text. 'list' prints the built-in
