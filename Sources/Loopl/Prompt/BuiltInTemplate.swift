@@ -246,7 +246,7 @@ package enum BuiltInTemplate {
             '}}{% endif %}{% endfor %}{% if add_generation_prompt %}{{ '<|assistant|>
             ' }}{% else %}{{ eos_token }}{% endif %}
             """#),
-        Entry(name: "deepseek", summary: "DeepSeek R1 and its distills; calls in <｜tool▁calls▁begin｜> markup", source: #"""
+        Entry(name: "deepseek", summary: "DeepSeek R1 and its distills (llama.cpp's tool-aware R1 template); calls in <｜tool▁calls▁begin｜> markup", source: #"""
             {%- if not add_generation_prompt is defined -%}
                 {%- set add_generation_prompt = false -%}
             {%- endif -%}
@@ -258,7 +258,7 @@ package enum BuiltInTemplate {
             {%- endfor -%}
             {{bos_token}}
             {%- if tools %}
-            You can call any of the following function tools to satisfy the user's requests: {{tools | map(attribute='function') | tojson(indent=2)}}
+            You can call any of the following function tools to satisfy the user's requests: {{tools | map(attribute='function') | list | tojson(indent=2)}}
 
             Example function tool call syntax:
 
