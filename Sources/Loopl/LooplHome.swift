@@ -2,10 +2,10 @@
 import Glibc
 #endif
 
-/// Where Loopl's set-up keeps the default model (`scripts/bootstrap`).
+/// Where Loopl's set-up keeps the default model and the second one (`scripts/bootstrap`).
 ///
 /// `LOOPL_HOME` moves the whole cache (default `~/.cache/loopl`); `LOOPL_MODEL` points at another
-/// model file.
+/// model file, `LOOPL_SECOND_MODEL` at another second model.
 @usableFromInline package enum LooplHome {
     /// The default model's file name.
     package static let defaultModelFile = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -20,6 +20,15 @@ import Glibc
     /// default argument of the backends' public configurations, hence usable from inline code).
     @usableFromInline package static var defaultModel: String {
         environment("LOOPL_MODEL") ?? directory + "/models/" + defaultModelFile
+    }
+
+    /// The second model's file name: Gemma 3 270M, of another family than the default model
+    /// (sliding-window attention, no chat template), on which the tests of memory reuse run too.
+    package static let secondModelFile = "gemma-3-270m-q4_k_m.gguf"
+
+    /// The second model's path.
+    package static var secondModel: String {
+        environment("LOOPL_SECOND_MODEL") ?? directory + "/models/" + secondModelFile
     }
 
     /// The value of the environment variable `name`, if set.

@@ -19,6 +19,8 @@ package struct Bench: Sendable {
     package var maxTokens = 128
     package var threads = 2
     package var model = LooplHome.defaultModel
+    /// The chat template of every backend (a built-in name or a file); nil keeps each one's.
+    package var chatTemplate: String?
     package var agent = false
     /// The stream counts of `--concurrency`, ascending; empty without it.
     package var concurrency: [Int] = []
@@ -62,7 +64,7 @@ package struct Bench: Sendable {
         setenv("LOOPL_PROMPT_CACHE", "0", 1)
         let loaded = try configuration()
         var config = loaded.config
-        try config.apply(BackendOverrides(model: model, threads: threads))
+        try config.apply(BackendOverrides(model: model, threads: threads, chatTemplate: chatTemplate))
         if let most = concurrency.max(), most > Self.defaultParallel {
             config = Self.raisingParallel(config, to: most, for: backends, kinds: loaded.kinds, warn: log)
         }

@@ -82,7 +82,8 @@ struct Arguments {
     /// The command line's ``BackendOverrides``: `-m/--model`, `-t/--threads`, `-c/--ctx-size`, `-ngl/--gpu-layers`.
     mutating func backendOverrides() throws(UsageError) -> BackendOverrides {
         BackendOverrides(model: try value(SharedOptions.model), threads: try integer(SharedOptions.threads),
-                         contextLength: try integer(SharedOptions.contextSize), gpuLayers: try integer(SharedOptions.gpuLayers))
+                         contextLength: try integer(SharedOptions.contextSize), gpuLayers: try integer(SharedOptions.gpuLayers),
+                         chatTemplate: try value(SharedOptions.chatTemplate))
     }
 
     /// Removes and returns the next positional argument (a lone `-` is one: standard input).

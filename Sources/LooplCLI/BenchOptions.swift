@@ -15,6 +15,8 @@ enum BenchOptions {
     static let threads = SharedOptions.threads.described("CPU threads for every backend and llama-bench, {range}.", defaultValue: "2")
     static let model = SharedOptions.model.described("The GGUF model for every backend and llama-bench.",
                                                      defaultHelp: "$LOOPL_MODEL, else the default model of scripts/bootstrap")
+    static let chatTemplate = SharedOptions.chatTemplate.described("The chat template of every backend: a built-in name or a Jinja file.",
+                                                                   defaultHelp: "each backend's")
     static let concurrency = CLIOption("concurrency", "LIST", help: "Comma-separated stream counts, 1 to 64, such as 1,2,4,8: "
                                            + "measure throughput with that many conversations at once (with --workload copy|free, "
                                            + "the largest count).")
@@ -37,6 +39,6 @@ enum BenchOptions {
     static let arrivalTokens = CLIOption("arrival-tokens", "T", .integer(64...16384), defaultHelp: "3000",
                                          help: "With --workload long-arrival: the arriving prompt's length in tokens, about, {range}.")
 
-    static let all = [backends, config, runs, warmup, prompt, promptTokens, maxTokens, threads, model, concurrency, agent,
+    static let all = [backends, config, runs, warmup, prompt, promptTokens, maxTokens, threads, model, chatTemplate, concurrency, agent,
                       thinkTemplate, json, svg, noReference, workload, arrivalTokens]
 }

@@ -17,6 +17,8 @@ enum SharedOptions {
                                    help: "CPU threads, {range}.")
     static let gpuLayers = CLIOption("gpu-layers", short: "ngl", "N", .integer(0...1000), defaultHelp: "the backend's, 0",
                                      help: "Layers to offload to a GPU, {range}.")
+    static let chatTemplate = CLIOption("chat-template", "NAME", defaultHelp: "the backend's, else the model's, else chatml",
+                                        help: "The chat template: a built-in name (loopl template list) or a Jinja file (NAME has a / or .jinja).")
 
     // The prompt and the tools.
     static let system = CLIOption("system", "TEXT", defaultHelp: "none, or the session's", help: "The system prompt.")
@@ -78,13 +80,13 @@ enum SharedOptions {
     /// The backend and what it runs: `--backend`, `--config` and the ``BackendOverrides``.
     static let backendSelection = [backend, config] + overrides
     /// The ``BackendOverrides``' options.
-    static let overrides = [model, contextSize, threads, gpuLayers]
+    static let overrides = [model, contextSize, threads, gpuLayers, chatTemplate]
     /// The overrides as `serve` describes them: for every backend.
     static let overridesForEvery = overridesFor("The GGUF model for every backend.", defaultHelp: "each backend's")
 
     /// The overrides of a command that serves configured backends, whose default is each backend's own.
     static func overridesFor(_ modelHelp: String, defaultHelp: String = "the backend's") -> [CLIOption] {
-        [model.described(modelHelp, defaultHelp: defaultHelp)] + [contextSize, threads, gpuLayers].map {
+        [model.described(modelHelp, defaultHelp: defaultHelp)] + [contextSize, threads, gpuLayers, chatTemplate].map {
             $0.described($0.help, defaultHelp: "the backend's")
         }
     }

@@ -82,7 +82,7 @@ final class DecodeLoop: @unchecked Sendable {
         }
         var reused = SequenceTable.commonPrefix(table.entries[sequence].tokens, request.prompt)
         if reused == request.prompt.count { reused -= 1 }
-        if !context.forget(sequence, from: reused) {
+        if !reusable(sequence, prefix: reused) || !context.forget(sequence, from: reused) {
             context.forget(sequence, from: 0)
             reused = 0
         }
@@ -103,9 +103,18 @@ final class DecodeLoop: @unchecked Sendable {
         guard let promptCache, let pointer = context.pointer, run.isEvaluatingPrompt else { return }
         let prompt = run.request.prompt
         let own = table.entries[run.sequence].tokens.count
-        guard let saved = promptCache.longestPrefix(of: prompt, limit: prompt.count - 1),
+        let window = context.window, dropsTail = context.dropsTail
+        let usable = { (saved: Int, shared: Int) in
+            (dropsTail || shared == saved)
+                && (window == 0 || max(0, saved - window) <= LlamaContext.oldestNeeded(before: shared, window: window))
+        }
+        guard let saved = promptCache.longestPrefix(of: prompt, limit: prompt.count - 1, usable: usable),
               saved.length >= own + PrefixShare.minimum else { return }
-        let loaded = promptCache.load(saved.name, length: saved.length, prompt: prompt, into: run.sequence, context: pointer)
+        var loaded = promptCache.load(saved.name, length: saved.length, prompt: prompt, into: run.sequence, context: pointer)
+        if loaded, !context.holdsWindow(run.sequence, before: saved.length) {
+            context.forget(run.sequence, from: 0)
+            loaded = false
+        }
         table.entries[run.sequence].tokens = loaded ? Array(prompt[..<saved.length]) : []
         run.start(cached: loaded ? saved.length : 0)
     }
@@ -117,7 +126,7 @@ final class DecodeLoop: @unchecked Sendable {
         guard sharesPrefixes else { return }
         let prompt = run.request.prompt
         let own = table.entries[run.sequence].tokens.count
-        let held = table.longestPrefix(of: prompt, excluding: run.sequence, limit: prompt.count - 1)
+        let held = table.longestPrefix(of: prompt, excluding: run.sequence, limit: prompt.count - 1) { reusable($0, prefix: $1) }
         let coming = runs.lazy.filter { $0 !== run && $0.isEvaluatingPrompt }
             .map { min(SequenceTable.commonPrefix($0.request.prompt, prompt), prompt.count - 1) }.max() ?? 0
         switch PrefixShare.source(own: own, held: held, coming: coming) {
@@ -130,6 +139,13 @@ final class DecodeLoop: @unchecked Sendable {
         case .own:
             if run.isWaitingForPrefix { run.start(cached: own) }
         }
+    }
+
+    /// Whether `sequence`'s cells serve a prompt that shares its first `length` tokens, from there
+    /// on: a recurrent state only when it holds no more than those, a sliding window only when
+    /// its cells before `length` are still held. Otherwise what is missing is evaluated.
+    private func reusable(_ sequence: Int, prefix length: Int) -> Bool {
+        (context.dropsTail || length == table.entries[sequence].tokens.count) && context.holdsWindow(sequence, before: length)
     }
 
     /// One batch built, decoded and sampled.
@@ -208,6 +224,7 @@ final class DecodeLoop: @unchecked Sendable {
         for sequence in first...last {
             let position = table.entries[sequence].tokens.count
             guard let run = bySequence[sequence], run.inBatch > 0 else {
+                guard context.dropsTail else { continue }
                 padded[sequence] = true
                 batch.add(table.entries[sequence].tokens.last ?? 0, at: position, of: Int32(sequence), logits: false)
                 continue

@@ -19,6 +19,13 @@ final class LlamaContext {
     /// The most tokens one decode step takes: a prompt batch and a token for every sequence.
     let batchSize: Int
     let abort = BatchAbort()
+    /// The sliding window of the model's windowed layers (Gemma 2 and 3, gpt-oss), in tokens; 0
+    /// when every layer sees the whole context. A state reused from `n` tokens on must hold the
+    /// window before `n`: ``holdsWindow(_:before:)``.
+    let window: Int
+    /// Whether a sequence's last cells can be dropped, keeping the rest; false for recurrent and
+    /// hybrid models (Mamba, Granite 4, LFM2), whose state is one summary of all its tokens.
+    let dropsTail: Bool
 
     init(weights: LlamaWeights, configuration: LlamaModel.Configuration) throws {
         let parallel = configuration.resolvedParallel
@@ -35,6 +42,7 @@ final class LlamaContext {
         params.n_threads_batch = configuration.resolvedThreads
         params.no_perf = true
         params.type_k = configuration.resolvedCacheTypeK.ggmlType
+        params.swa_full = configuration.swaFull
         params.abort_callback = { data in
             guard let data else { return false }
             return Unmanaged<BatchAbort>.fromOpaque(data).takeUnretainedValue().shouldAbort
@@ -52,6 +60,23 @@ final class LlamaContext {
         self.contextSize = Int(llama_n_ctx_seq(context))
         self.promptBatch = promptBatch
         self.batchSize = Int(params.n_batch)
+        self.window = weights.slidingWindow
+        self.dropsTail = !llama_model_is_recurrent(weights.pointer) && !llama_model_is_hybrid(weights.pointer)
+    }
+
+    /// Whether `sequence`'s cells hold what a token at position `length` attends to: on a
+    /// windowed model, every position from `length - window + 1` on (the windowed layers'
+    /// oldest cells are dropped as the sequence grows without `swaFull`, and a saved state holds
+    /// only its last window), as llama.cpp's server checks with `llama_memory_seq_pos_min`.
+    func holdsWindow(_ sequence: Int, before length: Int) -> Bool {
+        guard let pointer, window > 0, length > 0 else { return true }
+        let oldest = Int(llama_memory_seq_pos_min(llama_get_memory(pointer), llama_seq_id(sequence)))
+        return oldest >= 0 && oldest <= Self.oldestNeeded(before: length, window: window)
+    }
+
+    /// The oldest position the token at `length` attends to in a window of `window` tokens.
+    static func oldestNeeded(before length: Int, window: Int) -> Int {
+        max(0, length - window + 1)
     }
 
     /// Drops `sequence`'s cells from `position` on; false when llama.cpp can drop only whole
@@ -68,7 +93,7 @@ final class LlamaContext {
         guard let pointer else { return }
         let memory = llama_get_memory(pointer)
         llama_memory_seq_cp(memory, llama_seq_id(source), llama_seq_id(target), -1, -1)
-        llama_memory_seq_rm(memory, llama_seq_id(target), llama_pos(count), -1)
+        forget(target, from: count)
     }
 
     /// Frees the context and its threadpool; calling it again does nothing.

@@ -49,13 +49,20 @@ extension LlamaModel {
         public var interTokenBudgetSeconds: Double
         /// The inter-token budgets a configuration may give, in seconds.
         public static let interTokenBudgetRange = 0.001...60.0
+        /// Whether a sliding-window model (Gemma 2 and 3, gpt-oss) keeps every cell of its
+        /// windowed layers, as long as the context; default true. False keeps only each
+        /// sequence's last window and a batch (less memory), and a reuse whose window is gone is
+        /// evaluated again (docs/memory.md).
+        public var swaFull: Bool
 
         public init(model: String = LooplHome.defaultModel, contextLength: Int? = nil, threads: Int? = nil,
                     batchSize: Int = 512, gpuLayers: Int = 0, chatTemplate: String? = nil, parallel: Int = 4,
                     maxQueue: Int = 64, allowSpecialTokensInContent: Bool = false, sharePrefixes: Bool = true,
                     speculative: Speculation = .none, cacheTypeK: CacheType? = nil, promptCache: Bool = false,
-                    promptCacheMiB: Int = 1024, promptCacheDirectory: String? = nil, interTokenBudgetSeconds: Double = 0.2) {
+                    promptCacheMiB: Int = 1024, promptCacheDirectory: String? = nil, interTokenBudgetSeconds: Double = 0.2,
+                    swaFull: Bool = true) {
             self.interTokenBudgetSeconds = interTokenBudgetSeconds
+            self.swaFull = swaFull
             self.cacheTypeK = cacheTypeK
             self.sharePrefixes = sharePrefixes
             self.promptCache = promptCache
@@ -83,40 +90,12 @@ extension LlamaModel {
     }
 
     /// The `llama` kind of a configuration file: `{"kind": "llama", "model": ..., "contextLength": ...,
-    /// "threads": ..., "batchSize": ..., "gpuLayers": ..., "chatTemplateFile": ..., "parallel": ...,
+    /// "threads": ..., "batchSize": ..., "gpuLayers": ..., "chatTemplate": NAME, "chatTemplateFile": ..., "parallel": ...,
     /// "maxQueue": ..., "allowSpecialTokensInContent": ..., "sharePrefixes": ..., "speculative": {"type": "ngram" | "draft" | "none",
     /// "draftMax": ..., "draftModel": ...}, "cacheTypeK": "f16" | "q8_0", "promptCache": ..., "promptCacheMiB": ..., "promptCacheDirectory": ...,
-    /// "interTokenBudgetSeconds": ...}`, every key
+    /// "interTokenBudgetSeconds": ..., "swaFull": ...}`, every key
     /// optional; `promptCache` is on unless it says false (or, when it is not given, `LOOPL_PROMPT_CACHE=0`).
-    public static let kind = BackendKind(name: "llama", builtIn: [:], read: { section in
-        var configuration = Configuration(promptCache: LooplHome.environment("LOOPL_PROMPT_CACHE") != "0")
-        if let model = try section.optionalPath("model") { configuration.model = model }
-        try section.read("contextLength", into: &configuration.contextLength)
-        try section.read("threads", into: &configuration.threads)
-        try section.read("batchSize", into: &configuration.batchSize)
-        try section.read("gpuLayers", into: &configuration.gpuLayers)
-        if let path = try section.optionalPath("chatTemplateFile") {
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw LooplError(.invalidConfiguration, "Cannot read the chat template file \(path) (chatTemplateFile).")
-            }
-            configuration.chatTemplate = text
-        }
-        let capacity = try BackendCapacity.read(from: &section, range: Configuration.parallelRange)
-        (configuration.parallel, configuration.maxQueue) = (capacity.parallel, capacity.maxQueue)
-        try section.read("allowSpecialTokensInContent", into: &configuration.allowSpecialTokensInContent)
-        try section.read("sharePrefixes", into: &configuration.sharePrefixes)
-        if let speculative = try Speculation.read(from: &section) { configuration.speculative = speculative }
-        configuration.cacheTypeK = try section.optionalChoice("cacheTypeK")
-        try section.read("promptCache", into: &configuration.promptCache)
-        try section.read("promptCacheMiB", into: &configuration.promptCacheMiB)
-        configuration.promptCacheDirectory = try section.optionalPath("promptCacheDirectory") ?? configuration.promptCacheDirectory
-        try section.read("interTokenBudgetSeconds", into: &configuration.interTokenBudgetSeconds)
-        guard Configuration.interTokenBudgetRange.contains(configuration.interTokenBudgetSeconds) else {
-            throw section.error("'interTokenBudgetSeconds' must be from 0.001 to 60, the seconds a generating request may wait for its next token while prompts load")
-        }
-        guard configuration.promptCacheMiB >= 0 else { throw section.error("'promptCacheMiB' must be 0 or more, the MiB the prompt cache takes on disk") }
-        return configuration
-    }, problem: { configuration in
+    public static let kind = BackendKind(name: "llama", builtIn: [:], read: Configuration.init(from:), problem: { configuration in
         if !FileManager.default.fileExists(atPath: configuration.model) { return "no model file at \(configuration.model)" }
         if let draft = configuration.speculative.draftModel, !FileManager.default.fileExists(atPath: draft) { return "no draft model file at \(draft)" }
         return nil
@@ -125,4 +104,32 @@ extension LlamaModel {
     }, start: { configuration in
         try await LlamaModel.start(configuration)
     })
+}
+
+extension LlamaModel.Configuration {
+    /// Reads a `llama` section of a configuration file (``LlamaModel/kind``), every key optional.
+    package init(from section: inout ConfigSection) throws {
+        self.init(promptCache: LooplHome.environment("LOOPL_PROMPT_CACHE") != "0")
+        if let model = try section.optionalPath("model") { self.model = model }
+        try section.read("contextLength", into: &contextLength)
+        try section.read("threads", into: &threads)
+        try section.read("batchSize", into: &batchSize)
+        try section.read("gpuLayers", into: &gpuLayers)
+        chatTemplate = try section.chatTemplate()
+        let capacity = try BackendCapacity.read(from: &section, range: Self.parallelRange)
+        (parallel, maxQueue) = (capacity.parallel, capacity.maxQueue)
+        try section.read("allowSpecialTokensInContent", into: &allowSpecialTokensInContent)
+        try section.read("sharePrefixes", into: &sharePrefixes)
+        if let speculative = try Speculation.read(from: &section) { self.speculative = speculative }
+        cacheTypeK = try section.optionalChoice("cacheTypeK")
+        try section.read("promptCache", into: &promptCache)
+        try section.read("promptCacheMiB", into: &promptCacheMiB)
+        promptCacheDirectory = try section.optionalPath("promptCacheDirectory") ?? promptCacheDirectory
+        try section.read("swaFull", into: &swaFull)
+        try section.read("interTokenBudgetSeconds", into: &interTokenBudgetSeconds)
+        guard Self.interTokenBudgetRange.contains(interTokenBudgetSeconds) else {
+            throw section.error("'interTokenBudgetSeconds' must be from 0.001 to 60, the seconds a generating request may wait for its next token while prompts load")
+        }
+        guard promptCacheMiB >= 0 else { throw section.error("'promptCacheMiB' must be 0 or more, the MiB the prompt cache takes on disk") }
+    }
 }

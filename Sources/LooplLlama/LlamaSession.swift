@@ -20,6 +20,9 @@ final class LlamaSession: Sendable {
         try configuration.speculative.check()
         let context = try LlamaContext(weights: weights, configuration: configuration)
         contextSize = context.contextSize
+        guard context.dropsTail || configuration.speculative.kind == .none else {
+            throw LooplError(.invalidConfiguration, "\(configuration.model) is a recurrent or hybrid model, whose rejected drafts cannot be dropped: remove 'speculative' from its configuration.")
+        }
         abort = context.abort
         let modelDrafter = try ModelDrafter.load(for: weights, configuration: configuration)
         draftAbort = modelDrafter?.abort

@@ -87,6 +87,10 @@ public final class LlamaWeights: @unchecked Sendable {
     /// The context length the model was trained with.
     public var trainingContextLength: Int { Int(llama_model_n_ctx_train(pointer)) }
 
+    /// The sliding window of its windowed attention layers, in tokens; 0 when every layer sees
+    /// the whole context.
+    public var slidingWindow: Int { Int(llama_model_n_swa(pointer)) }
+
     /// A short description from llama.cpp, e.g. "llama ?B Q4_1".
     public var description: String {
         var buffer = [CChar](repeating: 0, count: 256)

@@ -31,12 +31,14 @@ struct PrefixShare: Equatable {
 
 extension SequenceTable {
     /// The sequence other than `excluded` whose cells hold the longest prefix of `prompt`, at
-    /// most `limit` tokens of it; nil when none holds any.
-    func longestPrefix(of prompt: [llama_token], excluding excluded: Int, limit: Int) -> (sequence: Int, length: Int)? {
+    /// most `limit` tokens of it, among those whose cells serve the prompt from there on
+    /// (`usable(sequence, length)`); nil when none holds any.
+    func longestPrefix(of prompt: [llama_token], excluding excluded: Int, limit: Int,
+                       usable: (Int, Int) -> Bool) -> (sequence: Int, length: Int)? {
         var best: (sequence: Int, length: Int)?
         for index in entries.indices where index != excluded {
             let length = min(Self.commonPrefix(entries[index].tokens, prompt), limit)
-            if length > (best?.length ?? 0) { best = (index, length) }
+            if length > (best?.length ?? 0), usable(index, length) { best = (index, length) }
         }
         return best
     }

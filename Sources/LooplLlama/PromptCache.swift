@@ -50,12 +50,15 @@ final class PromptCache: @unchecked Sendable {
     /// The warnings given so far (the last 16).
     var warnings: [String] { warned.withLock { $0 } }
 
-    /// The saved prompt that shares the most of `prompt`, at most `limit` tokens of it.
-    func longestPrefix(of prompt: [llama_token], limit: Int) -> (name: String, length: Int)? {
+    /// The saved prompt that shares the most of `prompt`, at most `limit` tokens of it, among
+    /// those whose state `usable(saved, shared)` serves the prompt from that point on: a file
+    /// of `saved` tokens holds only the last window of a sliding-window model's windowed layers.
+    func longestPrefix(of prompt: [llama_token], limit: Int, usable: (_ saved: Int, _ shared: Int) -> Bool) -> (name: String, length: Int)? {
         refresh()
         return index.withLock { index in
-            index.map { ($0.key, min(SequenceTable.commonPrefix($0.value, prompt), limit)) }.max { $0.1 < $1.1 }
-        }.map { (name: $0.0, length: $0.1) }
+            index.map { ($0.key, $0.value.count, min(SequenceTable.commonPrefix($0.value, prompt), limit)) }
+                .filter { $0.2 > 0 && usable($0.1, $0.2) }.max { $0.2 < $1.2 }
+        }.map { (name: $0.0, length: $0.2) }
     }
 
     /// Loads the saved state `name` into `sequence` and keeps its first `length` tokens, which
@@ -73,7 +76,10 @@ final class PromptCache: @unchecked Sendable {
             llama_memory_seq_rm(memory, llama_seq_id(sequence), -1, -1)
             let read = state.withUnsafeBufferPointer { llama_state_seq_set_data(context, $0.baseAddress, $0.count, llama_seq_id(sequence)) }
             guard read == state.count else { throw .init(reason: "llama.cpp could not load its state") }
-            llama_memory_seq_rm(memory, llama_seq_id(sequence), llama_pos(length), -1)
+            guard llama_memory_seq_rm(memory, llama_seq_id(sequence), llama_pos(length), -1) else {
+                llama_memory_seq_rm(memory, llama_seq_id(sequence), -1, -1)
+                return false
+            }
             try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: path)
             return true
         } catch {

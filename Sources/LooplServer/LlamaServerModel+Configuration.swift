@@ -97,6 +97,9 @@ extension LlamaServerModel {
         /// Whether control-token text in message content (`<|im_start|>` in a tool result) reaches
         /// the model as its control tokens when Loopl renders; default false: it stays plain text.
         public var allowSpecialTokensInContent: Bool
+        /// A chat template (its Jinja text) Loopl renders a child's prompts with instead of the
+        /// model's own; nil (the default) is the model's.
+        public var chatTemplate: String?
 
         /// The renderer in use, resolved by ``LlamaServerModel/start(_:)``.
         var renderer: (any PromptRenderer)?
@@ -107,8 +110,9 @@ extension LlamaServerModel {
                     readinessStallTimeout: Duration = .seconds(60), cancellationGrace: Duration = .seconds(2),
                     idleTimeout: Duration = .seconds(600), replicaBackoff: Duration = .seconds(1),
                     rpc: [String] = [], rpcWorkers: Int = 0, rpcThreads: Int = 1, allowRemoteRPC: Bool = false,
-                    speculative: Speculation = .none, allowSpecialTokensInContent: Bool = false) {
+                    speculative: Speculation = .none, allowSpecialTokensInContent: Bool = false, chatTemplate: String? = nil) {
             self.target = target
+            self.chatTemplate = chatTemplate
             self.rendering = rendering
             self.serverPath = serverPath
             self.contextLength = contextLength
@@ -165,7 +169,8 @@ extension LlamaServerModel {
             switch (rendering, target) {
             case (.server?, _), (nil, .attach), (nil, .replicas): return nil
             case (.custom(let renderer)?, _): return renderer
-            case (.loopl?, .child(let model)), (nil, .child(let model)): return try ChatPromptRenderer(modelPath: model)
+            case (.loopl?, .child(let model)), (nil, .child(let model)):
+                return ChatPromptRenderer(prompt: try ChatPrompt(modelFile: model, template: chatTemplate))
             case (.loopl?, .attach), (.loopl?, .replicas):
                 throw LooplError(.invalidConfiguration, "Loopl renders only for a child llama-server, whose model file it can read; attach with rendering .server or .custom.")
             }
@@ -179,7 +184,8 @@ extension LlamaServerModel {
     /// `"maxQueue": N` bound the requests at once and those waiting. A child can put its layers on
     /// RPC workers: `"rpc": ["host:port", ...]`, `"rpcWorkers": N`, `"rpcThreads": N`, `"allowRemoteRPC": true`;
     /// `"speculative": {"type": "ngram", "draftMax": N}` turns on its n-gram drafting (`"draftModel": FILE`, a draft model's);
-    /// `"allowSpecialTokensInContent": true` parses control-token text in content as control tokens.
+    /// `"allowSpecialTokensInContent": true` parses control-token text in content as control tokens;
+    /// `"chatTemplate": NAME` (built-in) or `"chatTemplateFile": FILE` replaces the model's template where Loopl renders.
     public static let kind = BackendKind(name: "server", builtIn: [:], read: configuration(from:), problem: { configuration in
         guard case .child(let model) = configuration.target else { return nil }
         let files = FileManager.default
@@ -247,6 +253,10 @@ extension LlamaServerModel {
         try section.read("rpcThreads", into: &configuration.rpcThreads)
         try section.read("allowRemoteRPC", into: &configuration.allowRemoteRPC)
         try section.read("allowSpecialTokensInContent", into: &configuration.allowSpecialTokensInContent)
+        configuration.chatTemplate = try section.chatTemplate()
+        if configuration.chatTemplate != nil, !configuration.target.urls.isEmpty {
+            throw section.error("'chatTemplate' and 'chatTemplateFile' are for a child llama-server, whose prompts Loopl renders; an attached server renders with its own template")
+        }
         if let speculative = try Speculation.read(from: &section) { configuration.speculative = speculative }
         do { _ = try configuration.rpcEndpoints() } catch let error as LooplError {
             throw section.error(String(error.message.dropLast()))

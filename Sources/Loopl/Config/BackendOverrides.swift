@@ -1,6 +1,7 @@
 import Foundation
 
-/// Settings that a command line puts over every configured backend (`-m`, `-t`, `-c`, `-ngl`):
+/// Settings that a command line puts over every configured backend (`-m`, `-t`, `-c`, `-ngl`,
+/// `--chat-template`):
 /// each ``BackendKind`` writes them into its own section.
 package struct BackendOverrides: Sendable, Hashable {
     /// The GGUF file to run instead of the configured one.
@@ -11,8 +12,12 @@ package struct BackendOverrides: Sendable, Hashable {
     package var contextLength: Int?
     /// Layers to offload to a GPU.
     package var gpuLayers: Int?
+    /// The chat template: a built-in name or a file (``BuiltInTemplate/isFile(_:)``).
+    package var chatTemplate: String?
 
-    package init(model: String? = nil, threads: Int? = nil, contextLength: Int? = nil, gpuLayers: Int? = nil) {
+    package init(model: String? = nil, threads: Int? = nil, contextLength: Int? = nil, gpuLayers: Int? = nil,
+                 chatTemplate: String? = nil) {
+        self.chatTemplate = chatTemplate
         self.model = model
         self.threads = threads
         self.contextLength = contextLength
@@ -22,8 +27,9 @@ package struct BackendOverrides: Sendable, Hashable {
     /// True when it overrides nothing.
     package var isEmpty: Bool { self == BackendOverrides() }
 
-    /// The overrides as config keys (`model`, `threads`, `contextLength`, `gpuLayers`): what a
-    /// kind whose section has those keys writes.
+    /// The overrides as config keys (`model`, `threads`, `contextLength`, `gpuLayers`, and
+    /// `chatTemplate` or `chatTemplateFile`, the other one cleared): what a kind whose section
+    /// has those keys writes.
     package var keys: JSONObject {
         var keys = JSONObject()
         // A path on the command line is the current folder's, not the config file's.
@@ -31,13 +37,20 @@ package struct BackendOverrides: Sendable, Hashable {
         if let threads { keys["threads"] = .integer(threads) }
         if let contextLength { keys["contextLength"] = .integer(contextLength) }
         if let gpuLayers { keys["gpuLayers"] = .integer(gpuLayers) }
+        if let chatTemplate {
+            let isFile = BuiltInTemplate.isFile(chatTemplate)
+            let file = ConfigPath.resolve(chatTemplate, kind: .path, folder: FileManager.default.currentDirectoryPath)
+            keys["chatTemplateFile"] = isFile ? .string(file) : .null
+            keys["chatTemplate"] = isFile ? .null : .string(chatTemplate)
+        }
         return keys
     }
 
     /// The overrides as `loopl worker` options, for a stdio backend that runs Loopl's own worker.
     package var workerArguments: [String] {
         [model.map { ["--model", $0] }, threads.map { ["--threads", String($0)] },
-         contextLength.map { ["--ctx-size", String($0)] }, gpuLayers.map { ["--gpu-layers", String($0)] }]
+         contextLength.map { ["--ctx-size", String($0)] }, gpuLayers.map { ["--gpu-layers", String($0)] },
+         chatTemplate.map { ["--chat-template", BuiltInTemplate.isFile($0) ? ConfigPath.resolve($0, kind: .path, folder: FileManager.default.currentDirectoryPath) : $0] }]
             .compactMap { $0 }.flatMap { $0 }
     }
 }

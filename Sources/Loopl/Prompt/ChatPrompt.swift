@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Turns a conversation into the exact text a model was trained on, with the model's own chat
 /// template (ChatML when it has none), and gives the grammar that keeps its tool calls well-formed.
 ///
@@ -44,9 +46,17 @@ public struct ChatPrompt: Sendable {
     }
 
     /// The prompt of the GGUF model at `path`: its template (or `template`), BOS and EOS texts.
+    /// A model without a template gets ChatML, with a warning once per process and file.
     public init(modelFile path: String, template: String? = nil) throws {
-        try self.init(model: GGUFMetadata(contentsOf: path), template: template)
+        let metadata = try GGUFMetadata(contentsOf: path)
+        if template == nil, metadata.chatTemplate == nil, Self.untemplated.withLock({ $0.insert(path).inserted }) {
+            Warnings.emit("\(path) has no chat template; using chatml (choose one with --chat-template)")
+        }
+        try self.init(model: metadata, template: template)
     }
+
+    /// The model files without a template that were warned about.
+    private static let untemplated = Mutex<Set<String>>([])
 
     /// The tools a turn offers the model: none when `options.toolChoice` is `.none`, else `tools`.
     public func offered(_ tools: [ToolSpec], options: GenerationOptions) -> [ToolSpec] {

@@ -61,6 +61,7 @@ struct BenchCommand: Command {
         bench.concurrency = try Self.counts(arguments.value(O.concurrency))
         bench.threads = try arguments.integer(O.threads) ?? 2
         bench.model = try arguments.value(O.model) ?? LooplHome.defaultModel
+        bench.chatTemplate = try arguments.value(O.chatTemplate)
         bench.agent = arguments.flag(O.agent)
         thinkTemplate = try arguments.value(O.thinkTemplate)
         if thinkTemplate != nil, !bench.agent { throw UsageError("--think-template goes with --agent.") }
