@@ -14,6 +14,10 @@ import Testing
     enum TestModel: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case windowed, whole
 
+        /// The models of the slow paths: the sliding-window one, since the whole-context model's
+        /// reuse paths have suites of their own (prompt cache, shared prefixes, speculation).
+        static let slow: [TestModel] = [.windowed]
+
         var testDescription: String { self == .windowed ? "Gemma 3 (sliding window)" : "SmolLM2 (whole context)" }
 
         var weights: LlamaWeights {
@@ -118,7 +122,7 @@ import Testing
 
     /// A conversation's own cells, after a turn that slid the window past the shared passage:
     /// without `swaFull` the windowed layers no longer hold it, and the passage is evaluated again.
-    @Test(.timeLimit(.minutes(10)), arguments: TestModel.allCases)
+    @Test(.timeLimit(.minutes(10)), arguments: TestModel.slow)
     func aConversationReusesItsOwnCellsOnlyWhileTheyHoldTheWindow(_ model: TestModel) async throws {
         let slid = try await Self.load(model, Self.configuration(model, swaFull: false))
         _ = try await Self.answer(slid, Self.first, in: "a")
@@ -132,7 +136,7 @@ import Testing
 
     /// A prefix copied from another conversation's sequence: with every cell kept, the passage
     /// is copied; without, the other sequence's window slid past it, and it is evaluated.
-    @Test(.timeLimit(.minutes(10)), arguments: TestModel.allCases)
+    @Test(.timeLimit(.minutes(10)), arguments: TestModel.slow)
     func aPrefixIsCopiedFromAnotherSequenceOnlyWhileItHoldsTheWindow(_ model: TestModel) async throws {
         for swaFull in [true, false] {
             let shared = try await Self.load(model, Self.configuration(model, parallel: 2, swaFull: swaFull))
@@ -164,7 +168,7 @@ import Testing
     /// that continues the saved one loads it whole; one that shares only the passage loads it on
     /// the default model, and on the windowed one, whose file holds only the last window,
     /// evaluates it.
-    @Test(.timeLimit(.minutes(10)), arguments: TestModel.allCases)
+    @Test(.timeLimit(.minutes(10)), arguments: TestModel.slow)
     func aSavedPromptIsLoadedOnlyWhereItHoldsTheWindow(_ model: TestModel) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-window-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -184,7 +188,7 @@ import Testing
 
     /// Drafts verified and rolled back over a passage longer than the window give the answer of
     /// one token a step.
-    @Test(.timeLimit(.minutes(10)), arguments: TestModel.allCases)
+    @Test(.timeLimit(.minutes(10)), arguments: TestModel.slow)
     func draftsRolledBackKeepTheAnswer(_ model: TestModel) async throws {
         let prompt = Self.prompt("Repeat rule 20 word for word.", appendix: true)
         let plain = try await Self.load(model, Self.configuration(model, swaFull: false))
