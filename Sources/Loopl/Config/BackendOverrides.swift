@@ -12,7 +12,7 @@ package struct BackendOverrides: Sendable, Hashable {
     package var contextLength: Int?
     /// Layers to offload to a GPU.
     package var gpuLayers: Int?
-    /// The chat template: a built-in name or a file (``BuiltInTemplate/isFile(_:)``).
+    /// The chat template: a built-in name or a file (``isTemplateFile(_:)``).
     package var chatTemplate: String?
 
     package init(model: String? = nil, threads: Int? = nil, contextLength: Int? = nil, gpuLayers: Int? = nil,
@@ -38,7 +38,7 @@ package struct BackendOverrides: Sendable, Hashable {
         if let contextLength { keys["contextLength"] = .integer(contextLength) }
         if let gpuLayers { keys["gpuLayers"] = .integer(gpuLayers) }
         if let chatTemplate {
-            let isFile = BuiltInTemplate.isFile(chatTemplate)
+            let isFile = Self.isTemplateFile(chatTemplate)
             let file = ConfigPath.resolve(chatTemplate, kind: .path, folder: FileManager.default.currentDirectoryPath)
             keys["chatTemplateFile"] = isFile ? .string(file) : .null
             keys["chatTemplate"] = isFile ? .null : .string(chatTemplate)
@@ -47,10 +47,16 @@ package struct BackendOverrides: Sendable, Hashable {
     }
 
     /// The overrides as `loopl worker` options, for a stdio backend that runs Loopl's own worker.
+    /// Whether a `--chat-template` or `chatTemplate` value is a file rather than a name: it
+    /// names an existing file, contains `/` or ends in `.jinja`.
+    package static func isTemplateFile(_ value: String) -> Bool {
+        value.contains("/") || value.hasSuffix(".jinja") || FileManager.default.fileExists(atPath: value)
+    }
+
     package var workerArguments: [String] {
         [model.map { ["--model", $0] }, threads.map { ["--threads", String($0)] },
          contextLength.map { ["--ctx-size", String($0)] }, gpuLayers.map { ["--gpu-layers", String($0)] },
-         chatTemplate.map { ["--chat-template", BuiltInTemplate.isFile($0) ? ConfigPath.resolve($0, kind: .path, folder: FileManager.default.currentDirectoryPath) : $0] }]
+         chatTemplate.map { ["--chat-template", Self.isTemplateFile($0) ? ConfigPath.resolve($0, kind: .path, folder: FileManager.default.currentDirectoryPath) : $0] }]
             .compactMap { $0 }.flatMap { $0 }
     }
 }

@@ -392,11 +392,9 @@ extension BuiltInTemplate {
         return entry
     }
 
-    /// Whether a `--chat-template` or `chatTemplate` value is a file rather than a name: it
-    /// names an existing file, contains `/` or ends in `.jinja`.
-    package static func isFile(_ value: String) -> Bool {
-        value.contains("/") || value.hasSuffix(".jinja") || FileManager.default.fileExists(atPath: value)
-    }
+    /// Whether a `--chat-template` or `chatTemplate` value is a file rather than a name
+    /// (``BackendOverrides/isTemplateFile(_:)``, which the configuration reads without the templates).
+    package static func isFile(_ value: String) -> Bool { BackendOverrides.isTemplateFile(value) }
 
     /// The Jinja source a value gives: the file's text, or the named built-in template's.
     package static func source(of value: String) throws -> String {
