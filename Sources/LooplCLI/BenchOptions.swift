@@ -32,7 +32,13 @@ enum BenchOptions {
                                         + "after another, sharing prefixes, not, and on llama-server -np 4 with --cache-ram or -kvu; "
                                         + "'prompt-cache' runs one agent turn on two fresh loads, with the prompt cache, without, and on "
                                         + "llama-server with slot save and restore.")
+    static let bfcl = CLIOption("bfcl", "DIR", help: "Score the function-calling sample in DIR (bench/bfcl/data) on the server at --url "
+                                    + "instead: every question greedy, the calling categories with --tool-choice, 'irrelevance' with "
+                                    + "auto; a score per category, the replies with call markup in their text, and with --json each reply.")
+    static let url = CLIOption("url", "URL", help: "With --bfcl: the OpenAI-compatible server, such as http://127.0.0.1:8080.")
+    static let toolChoice = CLIOption("tool-choice", "MODE", .choice(["required", "auto"]), default: "required",
+                                      help: "With --bfcl: tool_choice for the calling categories: {range}.")
 
     static let all = [backends, config, runs, warmup, prompt, promptTokens, maxTokens, threads, model, concurrency, agent,
-                      thinkTemplate, json, svg, noReference, workload]
+                      thinkTemplate, json, svg, noReference, workload, bfcl, url, toolChoice]
 }
