@@ -23,4 +23,7 @@ package enum WebPage {
 
     /// Every path ``file(at:)`` answers, once each.
     package static let paths = ["/", "/app.js", "/api.js", "/view.js", "/transcript.js", "/style.css", "/favicon.svg"]
+
+    /// Every path ``file(at:)`` answers: ``paths`` and the other names of two of them.
+    package static let addresses = paths + ["/index.html", "/favicon.ico"]
 }

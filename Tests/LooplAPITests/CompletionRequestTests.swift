@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func aStreamEndsWithTheFinishReasonThenTheUsage() {
-        var answer = TextCompletion(model: "m", id: "cmpl-1", created: 7)
+        var answer = CompletionAnswer(model: "m", id: "cmpl-1", created: 7)
         let chunk = answer.add(.text("Hi"), includeUsage: true)
         #expect(chunk?["choices"]?.arrayValue?.first?["text"]?.stringValue == "Hi")
         #expect(chunk?["usage"] == .null)

@@ -71,7 +71,7 @@ import Testing
                                   ["type": "tool_use", "id": "toolu_x1", "name": "get_weather", "input": ["city": "Paris", "days": 2]]])
         let pieces = events.compactMap { $0.data["delta"]?["partial_json"]?.stringValue }
         #expect(pieces.count == 2)
-        #expect(pieces.joined() == ChatAnswer.arguments(Self.call))
+        #expect(pieces.joined() == OpenAIFields.arguments(Self.call))
         let end = events[events.count - 2].data
         #expect(end["delta"] == ["stop_reason": "tool_use", "stop_sequence": .null])
         #expect(end["usage"]?["output_tokens"] == 9 && end["usage"]?["input_tokens"] == 12)

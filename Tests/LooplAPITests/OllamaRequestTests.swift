@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func theAnswersObjectsFollowOllamasShapes() throws {
-        var reply = OllamaReply(shape: .chat, model: "m:latest")
+        var reply = OllamaAnswer(shape: .chat, model: "m:latest")
         let thinking = reply.chunk(for: .reasoning("Hm."))
         let thought = try #require(thinking)
         #expect(thought["message"]?["thinking"] == "Hm." && thought["message"]?["content"] == "" && thought["done"] == false)
@@ -102,7 +102,7 @@ import Testing
         #expect(whole["done_reason"] == "length" && whole["prompt_eval_count"] == 5 && whole["eval_count"] == 3)
         #expect(whole["eval_duration"] == 100_000_000 && whole["model"] == "m:latest")
         #expect(reply.final(streamed: true)["message"]?["content"] == "")
-        var generated = OllamaReply(shape: .generate, model: "m")
+        var generated = OllamaAnswer(shape: .generate, model: "m")
         let yes = generated.chunk(for: .text("Yes"))
         #expect(yes?["response"] == "Yes")
         #expect(generated.loaded()["done_reason"] == "load" && generated.final(streamed: false)["done_reason"] == "stop")

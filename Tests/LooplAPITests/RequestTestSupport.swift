@@ -2,8 +2,8 @@
 import Loopl
 
 /// Reads `text` as a request body.
-func request(_ text: String) throws(APIError) -> ChatCompletionRequest {
-    try ChatCompletionRequest(body: Array(text.utf8))
+func request(_ text: String) throws(APIError) -> ChatRequest {
+    try ChatRequest(body: Array(text.utf8))
 }
 
 /// The error a body is refused with; nil when it is accepted.
@@ -14,7 +14,7 @@ func rejection(_ text: String) -> APIError? {
 /// The error a body of raw bytes is refused with; nil when it is accepted.
 func rejection(bytes: [UInt8]) -> APIError? {
     do {
-        _ = try ChatCompletionRequest(body: bytes)
+        _ = try ChatRequest(body: bytes)
         return nil
     } catch {
         return error

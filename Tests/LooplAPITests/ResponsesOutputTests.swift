@@ -9,12 +9,12 @@ import Testing
     /// The events of `events` as a stream frames them, parsed back: each `(name, data)`.
     static func stream(_ events: [ModelEvent], parallel: Bool = true) throws -> (frames: [(String, JSONValue)], output: ResponsesOutput) {
         var output = ResponsesOutput(parallelToolCalls: parallel)
-        var objects = [ResponsesEventStream.lifecycle("response.created", answer.inProgress),
-                       ResponsesEventStream.lifecycle("response.in_progress", answer.inProgress)]
+        var objects = [ResponsesStreamEncoder.lifecycle("response.created", answer.inProgress),
+                       ResponsesStreamEncoder.lifecycle("response.in_progress", answer.inProgress)]
         for event in events { objects += output.add(event) }
         objects += output.finish()
-        objects.append(ResponsesEventStream.lifecycle("response.completed", answer.finished(output)))
-        var framer = ResponsesEventStream()
+        objects.append(ResponsesStreamEncoder.lifecycle("response.completed", answer.finished(output)))
+        var framer = ResponsesStreamEncoder()
         let text = String(decoding: objects.flatMap { framer.frame($0) }, as: UTF8.self)
         var frames: [(String, JSONValue)] = []
         for block in text.components(separatedBy: "\n\n") where !block.isEmpty {

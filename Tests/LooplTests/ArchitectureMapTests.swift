@@ -61,6 +61,22 @@ import Testing
         #expect(table == sources, "README's table lacks \((sources.subtracting(table)).sorted()), names \((table.subtracting(sources)).sorted()) that is no target")
     }
 
+    /// Every `Sources/...` folder or file the page names (where a new dialect goes, where a request
+    /// is routed) exists, so a move that leaves the map behind fails here.
+    @Test func everySourcePathThePageNamesExists() throws {
+        let page = try Self.read("Sources/Loopl/Loopl.docc/Architecture.md")
+        let paths = Self.sourcePaths(ofPage: page)
+        #expect(paths.contains("Sources/LooplAPI/ServeRoutes.swift") && paths.contains("Sources/LooplAPI/Serving"), "\(paths)")
+        for path in paths {
+            #expect(FileManager.default.fileExists(atPath: Self.root.appendingPathComponent(path).path), "Architecture.md names \(path), which is not in the tree")
+        }
+    }
+
+    /// The `Sources/...` paths in backquotes or parentheses of a page.
+    static func sourcePaths(ofPage text: String) -> Set<String> {
+        Set(text.matches(of: /[`(](Sources\/[A-Za-z0-9_+.\/-]+)[`)]/).map { String($0.output.1) })
+    }
+
     /// The readers see what they are meant to: a dependency added to the manifest, or an arrow
     /// dropped from the page, is a difference.
     @Test func theReadersSeeADifference() {
@@ -71,6 +87,7 @@ import Testing
             """#
         #expect(Self.targets(ofManifest: manifest) == ["A": ["B", "C"], "B": [], "ATests": ["A"]])
         #expect(Self.arrows(ofPage: "```\nA ──> B, C\nB ────> (nothing)\n```") == ["A": ["B", "C"], "B": []])
+        #expect(Self.sourcePaths(ofPage: "in `Sources/A/B.swift` (Sources/C/) and Sources/D") == ["Sources/A/B.swift", "Sources/C/"])
         #expect(Self.tableTargets(ofReadme: "x\n```\nSources/Loopl/  a  Sources/A-b/ b\n```\nSources/Z/") == ["Loopl", "A-b"])
     }
 }

@@ -16,7 +16,7 @@ struct OllamaCatalog: Sendable {
     func tags() -> JSONValue {
         ["models": .array(directory.names.ids.map { id in
             let facts = facts(of: (try? directory.names.backend(for: id)) ?? id)
-            return entry(Self.tagged(id), facts, ["modified_at": .string(OllamaReply.timestamp(facts.modified))])
+            return entry(Self.tagged(id), facts, ["modified_at": .string(OllamaAnswer.timestamp(facts.modified))])
         })]
     }
 
@@ -26,7 +26,7 @@ struct OllamaCatalog: Sendable {
         for (backend, model) in await directory.running() {
             let context = (try? await model.contextSize) ?? 0
             models.append(entry(Self.tagged(backend), facts(of: backend), [
-                "expires_at": .string(OllamaReply.timestamp(Date(timeIntervalSince1970: 1e10))),
+                "expires_at": .string(OllamaAnswer.timestamp(Date(timeIntervalSince1970: 1e10))),
                 "size_vram": 0, "context_length": .integer(context)]))
         }
         return ["models": .array(models)]
@@ -46,7 +46,7 @@ struct OllamaCatalog: Sendable {
         let context = directory.section(of: backend)?["contextLength"]?.intValue
         return ["modelfile": "", "parameters": .string(context.map { "num_ctx \($0)" } ?? ""), "template": .string(template),
                 "details": facts.details, "model_info": facts.modelInfo(verbose: try request.member("verbose")?.bool() ?? false),
-                "capabilities": .array(capabilities), "modified_at": .string(OllamaReply.timestamp(facts.modified))]
+                "capabilities": .array(capabilities), "modified_at": .string(OllamaAnswer.timestamp(facts.modified))]
     }
 
     private func facts(of backend: String) -> OllamaModelFacts {

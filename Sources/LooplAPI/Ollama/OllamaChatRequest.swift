@@ -15,7 +15,7 @@ package struct OllamaChatRequest: Sendable {
         let body = try RequestField.body(try OllamaRequestBody.parse(body))
         settings = try OllamaSettings(body)
         messages = try body.member("messages").map { field throws(APIError) in try OllamaConversation.read(field) } ?? []
-        tools = try ChatCompletionRequest.tools(body.member("tools"))
+        tools = try ChatRequest.tools(body.member("tools"))
     }
 }
 

@@ -35,7 +35,7 @@ package enum OllamaConversation {
         for call in try entry.member("tool_calls")?.array() ?? [] {
             let function = try call.object().required("function").object()
             calls.append(ToolCall(id: try call.member("id")?.string() ?? ToolCall.makeId(), name: try function.required("name").string(),
-                                  arguments: try ChatMessages.arguments(function.member("arguments"))))
+                                  arguments: try ChatConversation.arguments(function.member("arguments"))))
         }
         let thinking = try entry.member("thinking")?.string()
         return .assistant(text: content, toolCalls: calls, reasoning: thinking?.isEmpty == false ? thinking : nil)

@@ -3,10 +3,9 @@ import LooplHTTP
 
 /// `POST /api/chat` and `POST /api/generate`: Ollama's dialect over the same backends and turn
 /// runner as chat completions, streamed as newline-delimited JSON unless `"stream": false`, with
-/// errors in Ollama's shape.
+/// errors in Ollama's shape; and `GET`/`HEAD /` for a client checking that Ollama runs.
 struct OllamaEndpoint: Sendable {
-    /// The chat endpoint, whose model directory, keep-alive and start this one shares.
-    let chat: ChatEndpoint
+    let models: ServedModels
 
     /// One assistant turn for the request's messages, tools and options.
     func chat(_ request: HTTPRequest, _ responder: HTTPResponder) async {
@@ -34,31 +33,42 @@ struct OllamaEndpoint: Sendable {
     }
 
     /// Starts the backend the request names, then answers whole or streamed; only started for `loadOnly`.
-    private func answer(_ settings: OllamaSettings, shape: OllamaReply.Shape, loadOnly: Bool, _ responder: HTTPResponder,
+    private func answer(_ settings: OllamaSettings, shape: OllamaAnswer.Shape, loadOnly: Bool, _ responder: HTTPResponder,
                         generate: (any Model) -> AsyncThrowingStream<ModelEvent, any Error>) async throws {
         let started = ContinuousClock.now
-        let model = try await chat.start(try OllamaSettings.backend(for: settings.model, in: chat.directory.names))
-        var reply = OllamaReply(shape: shape, model: settings.model, started: started, load: .now - started)
-        if loadOnly { return responder.respond(json: reply.loaded()) }
+        let model = try await models.start(backend: try OllamaSettings.backend(for: settings.model, in: models.directory.names))
+        var answer = OllamaAnswer(shape: shape, model: settings.model, started: started, load: .now - started)
+        if loadOnly { return responder.respond(json: answer.loaded()) }
         guard settings.stream else {
             try await model.run(generate) { event in
-                _ = reply.chunk(for: event)
+                _ = answer.chunk(for: event)
                 return true
             }
-            return responder.respond(json: reply.final(streamed: false))
+            return responder.respond(json: answer.final(streamed: false))
         }
-        let gate = StreamGate(responder, keepAlive: chat.keepAlive, framing: OllamaStream.framing)
-        let timer = gate.armKeepAlive()
-        defer { timer.cancel() }
-        do {
-            try await model.run(generate) { event in
-                if let chunk = reply.chunk(for: event), !gate.send(OllamaStream.line(chunk)) { throw CancellationError() }
-                return true
-            }
-            guard gate.send(OllamaStream.line(reply.final(streamed: true))) else { throw CancellationError() }
-            gate.finish()
-        } catch {
-            gate.fail(APIError.from(error))
+        await models.stream(OllamaStreamEncoder(answer: answer), on: model, responder, generate: generate)
+    }
+
+    /// Whether `request` for `/` is a client checking for Ollama rather than a browser.
+    static func isProbe(_ request: HTTPRequest) -> Bool {
+        !(request.headers["Accept"]?.lowercased().contains("text/html") ?? false)
+    }
+
+    /// `Ollama is running`, as `text/plain`.
+    static func probe(_ responder: HTTPResponder) {
+        responder.respond(status: 200, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array("Ollama is running".utf8))
+    }
+
+    /// Why an `/api/` path that no route takes is not answered: an endpoint not served (501), or none at all (404).
+    static func unserved(_ path: String) -> APIError {
+        if ["/api/pull", "/api/push", "/api/create", "/api/copy", "/api/delete"].contains(path) || path.hasPrefix("/api/blobs/") {
+            return APIError(status: 501, type: "server_error", code: "not_implemented",
+                            message: "\(path) is not served: models are the config's backends (loopl backends lists them), not pulled from a registry; add or remove a backend in the config and restart loopl serve.")
         }
+        if path == "/api/embed" || path == "/api/embeddings" {
+            return APIError(status: 501, type: "server_error", code: "not_implemented",
+                            message: "\(path) is not served yet: embeddings are not served by loopl serve.")
+        }
+        return .ollamaNotFound(path)
     }
 }

@@ -9,7 +9,7 @@ extension APIError {
     package var ollamaBody: [UInt8] { Array(ollamaJSON.jsonText().utf8) }
 
     /// The error as the line that ends an Ollama stream which already began.
-    package var ollamaStreamLine: [UInt8] { OllamaStream.line(ollamaJSON) }
+    package var ollamaStreamLine: [UInt8] { OllamaStreamEncoder.line(ollamaJSON) }
 
     /// 400: Ollama's endpoints all name their model.
     static var ollamaModelRequired: APIError { .invalidRequest("model is required", param: "model") }
@@ -26,15 +26,4 @@ extension HTTPResponder {
     func respond(ollama error: APIError) {
         respond(status: error.status, headers: error.headers + JSONHeaders.contentType, body: error.ollamaBody)
     }
-}
-
-/// Ollama's streams: newline-delimited JSON (`application/x-ndjson`), no keep-alive bytes (a
-/// blank line would break its clients' line reader), nothing after the last object, and an error
-/// after the head as a last `{"error": ...}` line.
-enum OllamaStream {
-    /// One object of a stream: compact JSON and a newline.
-    static func line(_ json: JSONValue) -> [UInt8] { Array((json.jsonText() + "\n").utf8) }
-
-    static let framing = StreamFraming(ping: [], done: [], errorBody: { $0.ollamaBody }, errorEvent: { $0.ollamaStreamLine },
-                                       contentType: "application/x-ndjson")
 }

@@ -52,8 +52,8 @@ package struct OllamaSettings: Sendable {
     }
 
     private static func read(options field: RequestField, into options: inout GenerationOptions) throws(APIError) {
-        try ChatCompletionRequest.readSampling(field, into: &options)
-        try ChatCompletionRequest.readLimits(field, into: &options)
+        try ChatRequest.readSampling(field, into: &options)
+        try ChatRequest.readLimits(field, into: &options)
         if let predict = field.member("num_predict") {
             let count = try predict.integer()
             options.maxTokens = count > 0 ? count : nil

@@ -8,7 +8,7 @@ import Synchronization
 /// `POST /loopl/v1/runs/{id}/cancel`, which stops one; and
 /// `POST /loopl/v1/runs/{id}/approvals/{callId}`, which answers a call that waits for approval.
 struct RunsEndpoint: Sendable {
-    let chat: ChatEndpoint
+    let models: ServedModels
     let toolkit: AgentToolkit
     let store: SessionStore
     /// Whether calls of tools that set no approval of their own wait for one.
@@ -26,8 +26,7 @@ struct RunsEndpoint: Sendable {
                 return try await refuse(busy, run.prompt, responder)
             }
             let history = try run.session.map { id throws(APIError) in try store.messages(id) } ?? []
-            let backend = try chat.directory.names.backend(for: run.model)
-            let model = try await chat.start(backend)
+            let model = try await models.start(named: run.model)
             let made = try await makeTools(run)
             let runId = "run_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
             let agent = Agent(model: ServedEngine(served: model), tools: made.tools, toolSources: made.sources,
@@ -35,7 +34,7 @@ struct RunsEndpoint: Sendable {
                                                     firstToolChoice: run.toolChoice, generation: run.generation, approval: approval),
                               messages: history + run.earlier, approver: desk.approver(run: runId, timeout: approvalTimeout))
             let title = history.isEmpty ? SessionStore.title(of: run.prompt) : nil
-            await stream(agent, run: run, id: runId, session: sessionId, title: title, model: run.model ?? backend, made: made, responder)
+            await stream(agent, run: run, id: runId, session: sessionId, title: title, model: model.name, made: made, responder)
         } catch {
             responder.respond(APIError.from(error))
         }
@@ -76,7 +75,7 @@ struct RunsEndpoint: Sendable {
 
     private func stream(_ agent: Agent, run: RunRequest, id runId: String, session: String, title: String?, model: String,
                         made: AgentToolkit.Made, _ responder: HTTPResponder) async {
-        let gate = StreamGate(responder, keepAlive: chat.keepAlive, framing: .responses,
+        let gate = StreamGate(responder, keepAlive: models.keepAlive, framing: .responses,
                               headers: [("Loopl-Run-Id", runId), ("Loopl-Session-Id", session)])
         let timer = gate.armKeepAlive()
         defer { timer.cancel() }
@@ -121,8 +120,7 @@ struct RunsEndpoint: Sendable {
         }
     }
 
-    func cancel(_ id: String, _ request: HTTPRequest, _ responder: HTTPResponder) {
-        guard request.method == "POST" else { return responder.respond(.methodNotAllowed(request.method, allowed: ["POST"])) }
+    func cancel(_ id: String, _ responder: HTTPResponder) {
         guard registry.cancel(id) else {
             return responder.respond(APIError(status: 404, type: "invalid_request_error", code: "run_not_found",
                                               message: "There is no run '\(id.prefix(80))' under way: it finished, or never started."))
@@ -132,7 +130,6 @@ struct RunsEndpoint: Sendable {
 
     /// Answers the call `callId` of the run `id` with the body's `decision`.
     func approve(_ id: String, call callId: String, _ request: HTTPRequest, _ responder: HTTPResponder) {
-        guard request.method == "POST" else { return responder.respond(.methodNotAllowed(request.method, allowed: ["POST"])) }
         do {
             let decision = try Self.decision(request.body)
             guard registry.isRunning(id) else {
@@ -147,6 +144,14 @@ struct RunsEndpoint: Sendable {
         } catch {
             responder.respond(APIError.from(error))
         }
+    }
+
+    /// `GET /loopl/v1/settings`, what the page starts from: the default model, the built-in tools
+    /// and the MCP servers.
+    func settings(_ responder: HTTPResponder) {
+        responder.respond(json: ["model": models.directory.names.defaultBackend.map(JSONValue.string) ?? .null,
+                                 "tools": .array(toolkit.builtIn.map(JSONValue.string)),
+                                 "mcp": .array(toolkit.mcpServers.map(JSONValue.string))])
     }
 
     /// The `decision` of an approval's body.

@@ -7,24 +7,22 @@ struct ServeCommand: Command {
     static let name = "serve"
     static let abstract = "Serve the backends over OpenAI's, Anthropic's and Ollama's HTTP APIs."
     static let help = """
-        Serve the configured backends over HTTP (docs/serve.md): OpenAI's chat completions
-        (POST /v1/chat/completions), completions of a raw prompt (POST /v1/completions) and
-        Responses (POST /v1/responses, GET and DELETE /v1/responses/{id}), Anthropic's Messages
-        (POST /v1/messages, /v1/messages/count_tokens), Ollama's API (POST /api/chat,
-        /api/generate, /api/show, GET /api/tags, /api/ps, /api/version), GET /v1/models,
-        GET /v1/models/{id}, Prometheus metrics (GET /metrics) and GET /health; and at / a
-        transcript page that runs agents in the browser, on its own API under /loopl/v1/ (runs,
-        sessions); / answers 'Ollama is running' to a client that does not ask for HTML. A request
-        names its backend by 'model': a backend's name or one of its 'aliases'; without one, the
-        config's default. Models start on their first request, or at start with --preload. Runs
-        until SIGINT or SIGTERM, then lets requests in flight finish and closes every backend.
-        Prints 'listening on http://HOST:PORT' on standard error once it listens.
+        Serve the configured backends over HTTP (docs/serve.md): OpenAI's, Anthropic's and
+        Ollama's APIs, and at / a transcript page that runs agents in the browser on its own API
+        under /loopl/v1/. A request names its backend by 'model': a backend's name or one of its
+        'aliases'; without one, the config's default. Models start on their first request, or at
+        start with --preload. Runs until SIGINT or SIGTERM, then lets requests in flight finish
+        and closes every backend. Prints 'listening on http://HOST:PORT' on standard error once
+        it listens.
 
         USAGE: loopl serve [--config FILE] [--host ADDRESS] [--port N] [--api-key KEY]
                            [--backends LIST] [--preload] [--approve MODE] [-m FILE] [-t N] [-c N] [-ngl N]
 
         OPTIONS:
         \(CLIOption.help(options))
+
+        ENDPOINTS (each path under /v1 answers without it too):
+        \(APIServer.endpointList)
 
         """
 

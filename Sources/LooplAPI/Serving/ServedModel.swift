@@ -1,0 +1,59 @@
+import Loopl
+
+/// A backend's model as `loopl serve` runs it: each request under the backend's ``ModelLimit``,
+/// and counted in the ``ServeMetrics``.
+struct ServedModel: Sendable {
+    let backend: String
+    /// The name its answers report: the one the request gave, else the backend's.
+    let name: String
+    let model: any Model
+    let limit: ModelLimit
+    let metrics: ServeMetrics
+
+    /// Streams the events of `generate` into `consume` until it returns false or the stream ends,
+    /// in a place of the backend's limit. An engine lost before the first text, thinking or call
+    /// is tried once more, as an agent retries a turn.
+    func run(_ generate: (any Model) -> AsyncThrowingStream<ModelEvent, any Error>,
+             consume: (ModelEvent) async throws -> Bool) async throws {
+        do {
+            try await limit.withPlace {
+                try await attempts(generate, consume: consume)
+            }
+            metrics.finished(backend, status: 200)
+        } catch {
+            let cancelled = error is CancellationError || (error as? LooplError)?.code == .cancelled || Task.isCancelled
+            metrics.finished(backend, status: cancelled ? ServeMetrics.clientClosed : APIError.from(error).status)
+            throw error
+        }
+    }
+
+    /// ``run(_:consume:)`` for a turn given by its parts, as every dialect reads them.
+    func run(messages: [Message], tools: [ToolSpec], options: GenerationOptions,
+             consume: (ModelEvent) async throws -> Bool) async throws {
+        try await run({ $0.generate(messages: messages, tools: tools, options: options) }, consume: consume)
+    }
+
+    private func attempts(_ generate: (any Model) -> AsyncThrowingStream<ModelEvent, any Error>,
+                          consume: (ModelEvent) async throws -> Bool) async throws {
+        var retried = false
+        while true {
+            var began = false
+            do {
+                for try await event in generate(model) {
+                    if case .metrics(let counts) = event {
+                        if counts.finished { metrics.generated(backend, counts) }
+                    } else {
+                        began = true
+                    }
+                    guard try await consume(event) else { return }
+                }
+                return
+            } catch let error as LooplError where error.engineLoss != nil {
+                let retry = !began && !retried
+                metrics.engineLost(backend, retried: retry)
+                guard retry else { throw error }
+                retried = true
+            }
+        }
+    }
+}
