@@ -44,6 +44,8 @@ extension LlamaModel {
         public var promptCacheMiB: Int
         /// The prompt cache's folder; nil (the default) is `LOOPL_HOME/prompt-cache`.
         public var promptCacheDirectory: String?
+        /// The whitespace grammars allow inside JSON (tool calls, JSON answers); default ``GrammarSpacing/compact``.
+        public var grammarSpacing: GrammarSpacing = .compact
 
         public init(model: String = LooplHome.defaultModel, contextLength: Int? = nil, threads: Int? = nil,
                     batchSize: Int = 512, gpuLayers: Int = 0, chatTemplate: String? = nil, parallel: Int = 4,
@@ -75,7 +77,7 @@ extension LlamaModel {
     /// The `llama` kind of a configuration file: `{"kind": "llama", "model": ..., "contextLength": ...,
     /// "threads": ..., "batchSize": ..., "gpuLayers": ..., "chatTemplateFile": ..., "parallel": ...,
     /// "maxQueue": ..., "allowSpecialTokensInContent": ..., "sharePrefixes": ..., "speculative": {"type": "ngram" | "draft" | "none",
-    /// "draftMax": ..., "draftModel": ...}, "cacheTypeK": "f16" | "q8_0", "promptCache": ..., "promptCacheMiB": ..., "promptCacheDirectory": ...}`, every key
+    /// "draftMax": ..., "draftModel": ...}, "cacheTypeK": "f16" | "q8_0", "promptCache": ..., "promptCacheMiB": ..., "promptCacheDirectory": ..., "grammarSpacing": "compact" | "spacious"}`, every key
     /// optional; `promptCache` is on unless it says false (or, when it is not given, `LOOPL_PROMPT_CACHE=0`).
     public static let kind = BackendKind(name: "llama", builtIn: [:], read: { section in
         var configuration = Configuration(promptCache: LooplHome.environment("LOOPL_PROMPT_CACHE") != "0")
@@ -96,6 +98,8 @@ extension LlamaModel {
         try section.read("sharePrefixes", into: &configuration.sharePrefixes)
         if let speculative = try Speculation.read(from: &section) { configuration.speculative = speculative }
         configuration.cacheTypeK = try section.optionalChoice("cacheTypeK")
+        configuration.grammarSpacing = try section.optionalChoice("grammarSpacing")
+            ?? LooplHome.environment(GrammarSpacing.environmentVariable).flatMap(GrammarSpacing.init(rawValue:)) ?? .compact
         try section.read("promptCache", into: &configuration.promptCache)
         try section.read("promptCacheMiB", into: &configuration.promptCacheMiB)
         configuration.promptCacheDirectory = try section.optionalPath("promptCacheDirectory") ?? configuration.promptCacheDirectory

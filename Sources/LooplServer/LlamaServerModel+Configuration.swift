@@ -93,6 +93,8 @@ extension LlamaServerModel {
         /// Whether control-token text in message content (`<|im_start|>` in a tool result) reaches
         /// the model as its control tokens when Loopl renders; default false: it stays plain text.
         public var allowSpecialTokensInContent: Bool
+        /// The whitespace Loopl's grammars allow inside JSON when it renders; default ``GrammarSpacing/compact``.
+        public var grammarSpacing: GrammarSpacing = .compact
 
         /// The renderer in use, resolved by ``LlamaServerModel/start(_:)``.
         var renderer: (any PromptRenderer)?
@@ -160,7 +162,10 @@ extension LlamaServerModel {
             switch (rendering, target) {
             case (.server?, _), (nil, .attach), (nil, .replicas): return nil
             case (.custom(let renderer)?, _): return renderer
-            case (.loopl?, .child(let model)), (nil, .child(let model)): return try ChatPromptRenderer(modelPath: model)
+            case (.loopl?, .child(let model)), (nil, .child(let model)):
+                var prompt = try ChatPrompt(modelFile: model)
+                prompt.grammarSpacing = grammarSpacing
+                return ChatPromptRenderer(prompt: prompt)
             case (.loopl?, .attach), (.loopl?, .replicas):
                 throw LooplError(.invalidConfiguration, "Loopl renders only for a child llama-server, whose model file it can read; attach with rendering .server or .custom.")
             }
@@ -174,7 +179,8 @@ extension LlamaServerModel {
     /// `"maxQueue": N` bound the requests at once and those waiting. A child can put its layers on
     /// RPC workers: `"rpc": ["host:port", ...]`, `"rpcWorkers": N`, `"rpcThreads": N`, `"allowRemoteRPC": true`;
     /// `"speculative": {"type": "ngram", "draftMax": N}` turns on its n-gram drafting (`"draftModel": FILE`, a draft model's);
-    /// `"allowSpecialTokensInContent": true` parses control-token text in content as control tokens.
+    /// `"allowSpecialTokensInContent": true` parses control-token text in content as control tokens;
+    /// `"grammarSpacing": "spacious"` lets Loopl's grammars write llama.cpp's whitespace inside JSON.
     public static let kind = BackendKind(name: "server", builtIn: [:], read: configuration(from:), problem: { configuration in
         guard case .child(let model) = configuration.target else { return nil }
         let files = FileManager.default
@@ -235,6 +241,7 @@ extension LlamaServerModel {
         try section.read("rpcThreads", into: &configuration.rpcThreads)
         try section.read("allowRemoteRPC", into: &configuration.allowRemoteRPC)
         try section.read("allowSpecialTokensInContent", into: &configuration.allowSpecialTokensInContent)
+        configuration.grammarSpacing = try section.optionalChoice("grammarSpacing") ?? configuration.grammarSpacing
         if let speculative = try Speculation.read(from: &section) { configuration.speculative = speculative }
         do { _ = try configuration.rpcEndpoints() } catch let error as LooplError {
             throw section.error(String(error.message.dropLast()))

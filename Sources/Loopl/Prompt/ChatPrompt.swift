@@ -17,6 +17,8 @@ public struct ChatPrompt: Sendable {
     public let toolCallFormat: ToolCallFormat
     /// Where the template reads the thinking of past turns.
     package let reasoningSlot: TemplateReasoning.Slot
+    /// The whitespace the turn grammar allows inside JSON (the backend key `grammarSpacing`).
+    public var grammarSpacing: GrammarSpacing = .compact
 
     static let chatML = """
         {% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}
@@ -67,9 +69,9 @@ public struct ChatPrompt: Sendable {
         if !tools.isEmpty, options.toolChoice != .none {
             let reasoning: ToolCallGrammar.Reasoning = ToolCallParser.promptOpensReasoning(promptText) ? .open : .none
             return try ToolCallGrammar.make(tools: tools, format: toolCallFormat, choice: options.toolChoice, parallel: false,
-                                            reasoning: reasoning)
+                                            reasoning: reasoning, spacing: grammarSpacing)
         }
-        return try options.responseFormat.grammar()
+        return try options.responseFormat.grammar(spacing: grammarSpacing)
     }
 
     /// The prompt for `messages` with `tools` offered (none when empty).
