@@ -274,3 +274,20 @@ import LooplTestKit
         #expect(grammar.gbnf.contains(#""</think>" line-space"#), "\(grammar.gbnf)")
     }
 }
+
+/// The turn grammar lets calls repeat unless the request turns parallel calls off.
+@Suite struct ParallelGrammarTests {
+    @Test func parallelCallsRepeatTheCallRule() throws {
+        let prompt = try ChatPrompt(templateSource: nil, bosText: "", eosText: "", addsBOS: false)
+        var options = GenerationOptions()
+        options.toolChoice = .required
+        let tool = GrammarSpacingTests.tool
+        let parallel = try #require(try prompt.grammar(tools: [tool], options: options, promptText: ""))
+        options.parallelToolCalls = false
+        let single = try #require(try prompt.grammar(tools: [tool], options: options, promptText: ""))
+        let gbnf = [try GBNF(parallel.gbnf), try GBNF(single.gbnf)]
+        let one = "<tool_call>\n{\"name\":\"add\",\"arguments\":{\"a\":1}}\n</tool_call>"
+        #expect(gbnf[0].matches(one) && gbnf[0].matches(one + "\n" + one))
+        #expect(gbnf[1].matches(one) && !gbnf[1].matches(one + "\n" + one))
+    }
+}
