@@ -32,7 +32,8 @@ package enum ToolCallGrammar {
 
     /// The grammar of one call (or, when `parallel`, one or more calls) to the given tools in the
     /// family's markup; nil when `choice` is `.none` or there are no tools and the choice is `.auto`.
-    /// `reasoning` applies to the grammars that are not lazy; `spacing` is the whitespace inside JSON.
+    /// `reasoning` applies to the grammars that are not lazy; `spacing` is the whitespace inside JSON
+    /// (lazy grammars are always spacious).
     package static func make(tools: [ToolSpec], format: ToolCallFormat, choice: ToolChoice,
                             parallel: Bool, reasoning: Reasoning = .none, spacing: GrammarSpacing = .compact) throws -> Grammar? {
         var tools = tools
@@ -53,7 +54,9 @@ package enum ToolCallGrammar {
             let reason = familiesWithoutGrammar[format].map { " (\($0))" } ?? ""
             throw LooplError(.invalidRequest, "No tool-call grammar exists for the format `\(format.rawValue)`\(reason); the families with one are \(families.map(\.rawValue).joined(separator: ", ")).")
         }
-        var rules = CallRules(spacing: spacing)
+        // A lazy grammar replays the text its trigger matched, which the model wrote with its own
+        // spacing: a grammar that refused that text would stop the engine, so it stays spacious.
+        var rules = CallRules(spacing: choice == .auto ? .spacious : spacing)
         var forms: [String] = []
         for form in markup.forms {
             let calls = try tools.map { tool in
