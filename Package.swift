@@ -64,7 +64,7 @@ if withLlama {
                        providers: [.apt(["(run scripts/bootstrap: it builds llama.cpp and its llama.pc)"])]),
         .target(name: "LooplLlama", dependencies: ["Loopl", "CLlama"], swiftSettings: strict),
         // The speed harness of `loopl bench`, with its goals as data (goals.json, also read by scripts/bench-goals).
-        .target(name: "LooplBench", dependencies: ["Loopl", "LooplLlama", "LooplServer"],
+        .target(name: "LooplBench", dependencies: ["Loopl", "LooplHTTP", "LooplLlama", "LooplServer"],
                 resources: [.embedInCode("goals.json")], swiftSettings: strict),
         .testTarget(name: "LooplBenchTests", dependencies: ["LooplBench", "LooplTestKit"], swiftSettings: strict),
         .target(name: "LooplCLI", dependencies: ["Loopl", "LooplAPI", "LooplBench", "LooplHTTP", "LooplLlama", "LooplMCP", "LooplServer",

@@ -58,6 +58,9 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
     /// Generation stops before the first of these strings; the string is not returned.
     public var stop: [String] = []
     public var toolChoice = ToolChoice.auto
+    /// Whether the model may write more than one call in a turn (`parallel_tool_calls`); with
+    /// false, the call grammar holds it to exactly one.
+    public var parallelToolCalls = true
     /// The shape the answer must take: free text, a JSON object, or JSON that a schema accepts.
     public var responseFormat = ResponseFormat.text
     /// Whether the model thinks before it answers, and how hard.
@@ -91,6 +94,7 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
         .init("maxTokens", \.maxTokens), .init("temperature", \.temperature), .init("topP", \.topP),
         .init("topK", \.topK), .init("minP", \.minP), .init("repeatPenalty", \.repeatPenalty), .init("seed", \.seed),
         .init("stop", \.stop), .init("toolChoice", \.toolChoice),
+        .init("parallelToolCalls", \.parallelToolCalls),
         .init("ignoreEndOfGeneration", \.backend.ignoreEndOfGeneration),
         .init("responseFormat", \.responseFormat),
         .init("truncateHistory", \.backend.truncateHistory),

@@ -195,7 +195,7 @@ package struct Bench: Sendable {
         if let jsonPath { try write(report.json.jsonText(style: .python) + "\n", to: jsonPath) }
     }
 
-    func write(_ text: String, to path: String) throws {
+    package func write(_ text: String, to path: String) throws {
         do {
             try text.write(toFile: path, atomically: true, encoding: .utf8)
         } catch {

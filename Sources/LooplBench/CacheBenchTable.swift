@@ -71,8 +71,3 @@ struct CacheBenchTable: Sendable {
         return out.joined(separator: "\n") + "\n"
     }
 }
-
-private extension String {
-    /// The text padded with spaces on the right to `width`.
-    func column(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
-}

@@ -135,7 +135,3 @@ final class ReplayModel: Model {
 
     func close() async {}
 }
-
-private extension String {
-    func padded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
-}

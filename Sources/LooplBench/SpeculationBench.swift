@@ -169,8 +169,3 @@ struct SpeculationBench {
         return "first difference at character \(common) of \(plain.count), after \"…\(before)\": ngram \"\(show(drafting))\", none \"\(show(plain))\""
     }
 }
-
-private extension String {
-    /// The text padded with spaces on the right to `width`.
-    func column(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
-}

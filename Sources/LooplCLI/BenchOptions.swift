@@ -39,6 +39,13 @@ enum BenchOptions {
     static let arrivalTokens = CLIOption("arrival-tokens", "T", .integer(64...16384), defaultHelp: "3000",
                                          help: "With --workload long-arrival: the arriving prompt's length in tokens, about, {range}.")
 
+    static let bfcl = CLIOption("bfcl", "DIR", help: "Score the function-calling sample in DIR (bench/bfcl/data) on the server at --url "
+                                    + "instead: every question greedy, the calling categories with --tool-choice, 'irrelevance' with "
+                                    + "auto; a score per category, the replies with call markup in their text, and with --json each reply.")
+    static let url = CLIOption("url", "URL", help: "With --bfcl: the OpenAI-compatible server, such as http://127.0.0.1:8080.")
+    static let toolChoice = CLIOption("tool-choice", "MODE", .choice(["required", "auto"]), default: "required",
+                                      help: "With --bfcl: tool_choice for the calling categories: {range}.")
+
     static let all = [backends, config, runs, warmup, prompt, promptTokens, maxTokens, threads, model, chatTemplate, concurrency, agent,
-                      thinkTemplate, json, svg, noReference, workload, arrivalTokens]
+                      thinkTemplate, json, svg, noReference, workload, arrivalTokens, bfcl, url, toolChoice]
 }

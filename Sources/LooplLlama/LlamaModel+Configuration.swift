@@ -54,6 +54,8 @@ extension LlamaModel {
         /// sequence's last window and a batch (less memory), and a reuse whose window is gone is
         /// evaluated again (docs/memory.md).
         public var swaFull: Bool
+        /// The whitespace grammars allow inside JSON (tool calls, JSON answers); default ``GrammarSpacing/compact``.
+        public var grammarSpacing: GrammarSpacing = .compact
 
         public init(model: String = LooplHome.defaultModel, contextLength: Int? = nil, threads: Int? = nil,
                     batchSize: Int = 512, gpuLayers: Int = 0, chatTemplate: String? = nil, parallel: Int = 4,
@@ -93,7 +95,7 @@ extension LlamaModel {
     /// "threads": ..., "batchSize": ..., "gpuLayers": ..., "chatTemplate": NAME, "chatTemplateFile": ..., "parallel": ...,
     /// "maxQueue": ..., "allowSpecialTokensInContent": ..., "sharePrefixes": ..., "speculative": {"type": "ngram" | "draft" | "none",
     /// "draftMax": ..., "draftModel": ...}, "cacheTypeK": "f16" | "q8_0", "promptCache": ..., "promptCacheMiB": ..., "promptCacheDirectory": ...,
-    /// "interTokenBudgetSeconds": ..., "swaFull": ...}`, every key
+    /// "interTokenBudgetSeconds": ..., "swaFull": ..., "grammarSpacing": "compact" | "spacious"}`, every key
     /// optional; `promptCache` is on unless it says false (or, when it is not given, `LOOPL_PROMPT_CACHE=0`).
     public static let kind = BackendKind(name: "llama", builtIn: [:], read: Configuration.init(from:), problem: { configuration in
         if !FileManager.default.fileExists(atPath: configuration.model) { return "no model file at \(configuration.model)" }
@@ -122,6 +124,8 @@ extension LlamaModel.Configuration {
         try section.read("sharePrefixes", into: &sharePrefixes)
         if let speculative = try Speculation.read(from: &section) { self.speculative = speculative }
         cacheTypeK = try section.optionalChoice("cacheTypeK")
+        grammarSpacing = try section.optionalChoice("grammarSpacing")
+            ?? LooplHome.environment(GrammarSpacing.environmentVariable).flatMap(GrammarSpacing.init(rawValue:)) ?? .compact
         try section.read("promptCache", into: &promptCache)
         try section.read("promptCacheMiB", into: &promptCacheMiB)
         promptCacheDirectory = try section.optionalPath("promptCacheDirectory") ?? promptCacheDirectory

@@ -38,7 +38,9 @@ public final class LlamaModel: Model {
         self.configuration = configuration
         let weights = try shared ?? LlamaWeights(path: configuration.model, gpuLayers: configuration.gpuLayers, progress: progress)
         self.weights = weights
-        self.prompt = try ChatPrompt(modelFile: configuration.model, template: configuration.chatTemplate)
+        var prompt = try ChatPrompt(modelFile: configuration.model, template: configuration.chatTemplate)
+        prompt.grammarSpacing = configuration.grammarSpacing
+        self.prompt = prompt
         self.session = try LlamaSession(weights: weights, configuration: configuration)
         self.queue = RequestQueue(parallel: configuration.resolvedParallel, maxQueue: configuration.maxQueue)
         if configuration.allowSpecialTokensInContent {

@@ -100,6 +100,8 @@ extension LlamaServerModel {
         /// A chat template (its Jinja text) Loopl renders a child's prompts with instead of the
         /// model's own; nil (the default) is the model's.
         public var chatTemplate: String?
+        /// The whitespace Loopl's grammars allow inside JSON when it renders; default ``GrammarSpacing/compact``.
+        public var grammarSpacing: GrammarSpacing = .compact
 
         /// The renderer in use, resolved by ``LlamaServerModel/start(_:)``.
         var renderer: (any PromptRenderer)?
@@ -170,7 +172,9 @@ extension LlamaServerModel {
             case (.server?, _), (nil, .attach), (nil, .replicas): return nil
             case (.custom(let renderer)?, _): return renderer
             case (.loopl?, .child(let model)), (nil, .child(let model)):
-                return ChatPromptRenderer(prompt: try ChatPrompt(modelFile: model, template: chatTemplate))
+                var prompt = try ChatPrompt(modelFile: model, template: chatTemplate)
+                prompt.grammarSpacing = grammarSpacing
+                return ChatPromptRenderer(prompt: prompt)
             case (.loopl?, .attach), (.loopl?, .replicas):
                 throw LooplError(.invalidConfiguration, "Loopl renders only for a child llama-server, whose model file it can read; attach with rendering .server or .custom.")
             }
@@ -186,6 +190,7 @@ extension LlamaServerModel {
     /// `"speculative": {"type": "ngram", "draftMax": N}` turns on its n-gram drafting (`"draftModel": FILE`, a draft model's);
     /// `"allowSpecialTokensInContent": true` parses control-token text in content as control tokens;
     /// `"chatTemplate": NAME` (built-in) or `"chatTemplateFile": FILE` replaces the model's template where Loopl renders.
+    /// `"grammarSpacing": "spacious"` lets Loopl's grammars write llama.cpp's whitespace inside JSON.
     public static let kind = BackendKind(name: "server", builtIn: [:], read: configuration(from:), problem: { configuration in
         guard case .child(let model) = configuration.target else { return nil }
         let files = FileManager.default
@@ -257,6 +262,7 @@ extension LlamaServerModel {
         if configuration.chatTemplate != nil, !configuration.target.urls.isEmpty {
             throw section.error("'chatTemplate' and 'chatTemplateFile' are for a child llama-server, whose prompts Loopl renders; an attached server renders with its own template")
         }
+        configuration.grammarSpacing = try section.optionalChoice("grammarSpacing") ?? configuration.grammarSpacing
         if let speculative = try Speculation.read(from: &section) { configuration.speculative = speculative }
         do { _ = try configuration.rpcEndpoints() } catch let error as LooplError {
             throw section.error(String(error.message.dropLast()))

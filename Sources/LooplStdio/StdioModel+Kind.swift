@@ -4,7 +4,8 @@ import Loopl
 extension StdioModel {
     /// The `stdio` kind of a configuration file: `{"kind": "stdio", "command": [...],
     /// "initializeTimeoutSeconds": 30, "idleTimeoutSeconds": 60, "parallel": 4, "maxQueue": 64,
-    /// "env": {"NAME": "value"}, "inheritEnv": ["NAME"]}`; `command` is required. A worker other
+    /// "env": {"NAME": "value"}, "inheritEnv": ["NAME"], "grammarSpacing": "compact" | "spacious"}`; `command` is
+    /// required, and `grammarSpacing` reaches Loopl's worker as `LOOPL_GRAMMAR_SPACING`. A worker other
     /// than `loopl worker` gets ``ChildEnvironment/basic``, the host variables `inheritEnv`
     /// names, and `env`; `loopl worker` inherits the host's whole environment.
     /// The built-in `stdio` backend runs `builtInCommand` (nil: no built-in backend), and so do
@@ -48,6 +49,10 @@ extension StdioModel {
                 environment[key] = text
             }
             configuration.environment = environment
+        }
+        if let spacing = try section.optionalChoice("grammarSpacing", as: GrammarSpacing.self) {
+            // Loopl's worker builds its grammars with the `llama` kind, which reads this variable.
+            configuration.environment = (configuration.environment ?? [:]).merging([GrammarSpacing.environmentVariable: spacing.rawValue]) { _, new in new }
         }
         configuration.inheritsHostEnvironment = builtInCommand.map { isLooplWorker(command, builtIn: $0) } ?? false
         if let seconds = try section.optionalDouble("initializeTimeoutSeconds") { configuration.initializeTimeout = .seconds(seconds) }

@@ -16,6 +16,16 @@ import Testing
                           checks: checks, sourceLocation: sourceLocation)
     }
 
+    /// A forced call that `max_tokens` cuts gives no markup and no call on chat (whole and streamed),
+    /// Responses, Messages and Ollama's chat.
+    @Test(.timeLimit(.minutes(10)))
+    func aCutCallLeavesNoMarkupOnAnyDialect() throws {
+        try Self.requireModel()
+        let server = try ServeProcess([], config: try ServeProcess.llamaConfig())
+        try Self.raw(server, ["cut-call"])
+        #expect(server.stop().status == 0)
+    }
+
     @Test(.timeLimit(.minutes(10)))
     func theOpenAISDKIsServedByTheInProcessModel() throws {
         try Self.requireModel()

@@ -55,7 +55,8 @@ final class GrammarProbe {
 
     @Test(.timeLimit(.minutes(2)), arguments: GrammarCase.all)
     func schemaGrammarsAcceptValidAndRejectInvalidTokenByToken(_ example: GrammarCase) throws {
-        let grammar = try JSONSchemaGrammar.convert(schema: example.schema)
+        // Spacious: the table's instances are written with line breaks and indentation.
+        let grammar = try JSONSchemaGrammar.convert(schema: example.schema, spacing: .spacious)
         for instance in example.valid {
             #expect(try Self.probe(grammar).accepts(instance), "\(example.name) should accept \(instance)")
         }
@@ -155,8 +156,9 @@ final class GrammarProbe {
     @Test(.timeLimit(.minutes(2)), arguments: 0..<calls.count)
     func toolGrammarsAcceptTheirFamilysCallsTokenByToken(_ index: Int) throws {
         let (family, valid, invalid) = Self.calls[index]
+        // Spacious: the samples are written with the spaces that models put in JSON.
         let grammar = try #require(try ToolCallGrammar.make(tools: Self.tools, format: ToolCallFormat(rawValue: family),
-                                                            choice: .required, parallel: false))
+                                                            choice: .required, parallel: false, spacing: .spacious))
         for text in valid { #expect(try Self.probe(grammar).accepts(text), "\(family) should accept \(text)") }
         for text in invalid { #expect(try !Self.probe(grammar).accepts(text), "\(family) should reject \(text)") }
     }
@@ -195,7 +197,7 @@ final class GrammarProbe {
     func reasoningBeforeTheCallIsAllowedWhenAsked() throws {
         let optional = try #require(try ToolCallGrammar.make(tools: Self.tools, format: .hermes, choice: .required,
                                                              parallel: false, reasoning: .optional))
-        let call = "<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_call>"
+        let call = "<tool_call>\n{\"name\":\"now\",\"arguments\":{}}\n</tool_call>"
         #expect(try Self.probe(optional).accepts("<think>The user wants the time.</think>\n" + call))
         #expect(try Self.probe(optional).accepts(call))
         #expect(try !Self.probe(optional).accepts("Sure. " + call))

@@ -3,10 +3,14 @@ struct GrammarBuilder: Sendable {
     private(set) var names: [String] = []
     private var bodies: [String: String] = [:]
     private var reserved: Set<String> = []
+    /// The whitespace the `space` rule allows.
+    var spacing: GrammarSpacing = .compact
 
-    /// Built-in rules: JSON's lexical pieces, with the whitespace that llama.cpp's converter allows.
+    /// Built-in rules: JSON's lexical pieces; `space` is the builder's ``spacing``, `line-space`
+    /// (between a thinking block and a call) always llama.cpp's converter's whitespace.
     static let primitives: [String: (body: String, uses: [String])] = [
-        "space": (#"| " " | "\n"{1,2} [ \t]{0,20}"#, []),
+        "space": (GrammarSpacing.compact.spaceRule, []),
+        "line-space": (GrammarSpacing.spacious.spaceRule, []),
         "boolean": (#""true" | "false""#, []),
         "null": (#""null""#, []),
         "integral-part": (#""0" | [1-9] [0-9]{0,15}"#, []),
@@ -96,7 +100,7 @@ struct GrammarBuilder: Sendable {
     mutating func primitive(_ name: String) -> String {
         guard bodies[name] == nil, let rule = GrammarBuilder.primitives[name] else { return name }
         names.append(name)
-        bodies[name] = rule.body
+        bodies[name] = name == "space" ? spacing.spaceRule : rule.body
         for use in rule.uses { primitive(use) }
         return name
     }

@@ -19,6 +19,8 @@ public struct ChatPrompt: Sendable {
     public let toolCallFormat: ToolCallFormat
     /// Where the template reads the thinking of past turns.
     package let reasoningSlot: TemplateReasoning.Slot
+    /// The whitespace the turn grammar allows inside JSON (the backend key `grammarSpacing`).
+    public var grammarSpacing: GrammarSpacing = .compact
 
     static let chatML = """
         {% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}
@@ -69,17 +71,18 @@ public struct ChatPrompt: Sendable {
         stripLeadingBOS(try render(messages: messages, tools: tools, reasoning: reasoning))
     }
 
-    /// The grammar for a turn: tool calls held well-formed (one call a turn, as llama-server
-    /// defaults to) from the first token for `required` or a named tool, lazily from the family's
+    /// The grammar for a turn: tool calls held well-formed (one or more calls a turn, exactly one
+    /// when `options.parallelToolCalls` is false) from the first token for `required` or a named tool, lazily from the family's
     /// opening marker for `auto`; otherwise the response format's grammar, if any. When `promptText`
     /// ends inside an opened reasoning block, the grammar lets the model finish it before the call.
     public func grammar(tools: [ToolSpec], options: GenerationOptions, promptText: String) throws -> Grammar? {
         if !tools.isEmpty, options.toolChoice != .none {
             let reasoning: ToolCallGrammar.Reasoning = ToolCallParser.promptOpensReasoning(promptText) ? .open : .none
-            return try ToolCallGrammar.make(tools: tools, format: toolCallFormat, choice: options.toolChoice, parallel: false,
-                                            reasoning: reasoning)
+            return try ToolCallGrammar.make(tools: tools, format: toolCallFormat, choice: options.toolChoice,
+                                            parallel: options.parallelToolCalls,
+                                            reasoning: reasoning, spacing: grammarSpacing)
         }
-        return try options.responseFormat.grammar()
+        return try options.responseFormat.grammar(spacing: grammarSpacing)
     }
 
     /// The prompt for `messages` with `tools` offered (none when empty).

@@ -1,7 +1,11 @@
 /// Builds the rules of one call's body, for each ``CallBody`` shape, on a schema converter.
 struct CallRules {
-    var converter = SchemaConverter()
+    var converter: SchemaConverter
     private var pythonStrings = false
+
+    init(spacing: GrammarSpacing = .compact) {
+        converter = SchemaConverter(spacing: spacing)
+    }
 
     /// The GBNF expression of a call to `tool`.
     mutating func body(_ body: CallBody, tool: ToolSpec) throws -> String {

@@ -9,7 +9,7 @@ struct ToolCallFamily: Sendable {
         var open: String
         var close: String
         /// What may come between the block and the call, in the grammar (GBNF).
-        var gap = "space"
+        var gap = "line-space"
         /// Whether the block opens after visible text too (its markers are special tokens that
         /// prose never holds), so that every block is thinking, not only the first.
         var anywhere = false

@@ -32,9 +32,10 @@ package enum ToolCallGrammar {
 
     /// The grammar of one call (or, when `parallel`, one or more calls) to the given tools in the
     /// family's markup; nil when `choice` is `.none` or there are no tools and the choice is `.auto`.
-    /// `reasoning` applies to the grammars that are not lazy.
+    /// `reasoning` applies to the grammars that are not lazy; `spacing` is the whitespace inside JSON
+    /// (lazy grammars are always spacious).
     package static func make(tools: [ToolSpec], format: ToolCallFormat, choice: ToolChoice,
-                            parallel: Bool, reasoning: Reasoning = .none) throws -> Grammar? {
+                            parallel: Bool, reasoning: Reasoning = .none, spacing: GrammarSpacing = .compact) throws -> Grammar? {
         var tools = tools
         switch choice {
         case .none: return nil
@@ -53,7 +54,9 @@ package enum ToolCallGrammar {
             let reason = familiesWithoutGrammar[format].map { " (\($0))" } ?? ""
             throw LooplError(.invalidRequest, "No tool-call grammar exists for the format `\(format.rawValue)`\(reason); the families with one are \(families.map(\.rawValue).joined(separator: ", ")).")
         }
-        var rules = CallRules()
+        // A lazy grammar replays the text its trigger matched, which the model wrote with its own
+        // spacing: a grammar that refused that text would stop the engine, so it stays spacious.
+        var rules = CallRules(spacing: choice == .auto ? .spacious : spacing)
         var forms: [String] = []
         for form in markup.forms {
             let calls = try tools.map { tool in
@@ -71,6 +74,7 @@ package enum ToolCallGrammar {
         var root = forms.count == 1 ? forms[0] : forms.map { "( \($0) )" }.joined(separator: " | ")
         if !lazy, reasoning != .none {
             let block = markup.reasoning
+            if block.gap == "line-space" { rules.converter.builder.primitive("line-space") }
             let text = rules.converter.builder.textWithout(block.close, name: "thinking")
             let close = [Grammar.literal(block.close), block.gap].filter { !$0.isEmpty }.joined(separator: " ")
             let rule = reasoning == .open ? "\(text) \(close)" : "( \(Grammar.literal(block.open)) \(text) \(close) )?"

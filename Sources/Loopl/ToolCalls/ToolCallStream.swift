@@ -407,7 +407,25 @@ struct ToolCallStream: Sendable {
             waitedAt = buffer.count - position
             return false
         } catch {
-            return nil
+            guard isFinal, isCut(reader, at: i) else { return nil }
+            // The turn ended inside a call (length, a stop string, a cancel): the partial call is
+            // neither a call nor text, so no markup reaches the content.
+            emitText(position..<i)
+            position = buffer.count
+            return false
+        }
+    }
+
+    /// Whether the block at `i` is a call that more text could still complete: one the turn cut.
+    private func isCut(_ reader: BlockReader, at i: Int) -> Bool {
+        var cursor = ByteCursor(buffer, at: i, isFinal: false)
+        do {
+            _ = try reader(&cursor)
+            return false
+        } catch ScanStop.needMore {
+            return true
+        } catch {
+            return false
         }
     }
 

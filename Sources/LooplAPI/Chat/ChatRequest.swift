@@ -55,6 +55,7 @@ package struct ChatRequest: Sendable {
         try Self.readSampling(body, into: &options)
         try Self.readLimits(body, into: &options)
         options.toolChoice = try Self.toolChoice(body.member("tool_choice"), tools: tools)
+        options.parallelToolCalls = parallelToolCalls
         if let format = body.member("response_format") { options.responseFormat = try Self.responseFormat(format) }
         options.reasoning = try Self.reasoning(body)
     }

@@ -51,6 +51,7 @@ package struct MessagesRequest: Sendable {
             options.maxTokens = try body.required("max_tokens").integer(atLeast: 1)
         }
         (options.toolChoice, parallelToolCalls) = try Self.toolChoice(body.member("tool_choice"), tools: tools)
+        options.parallelToolCalls = parallelToolCalls
         (options.reasoning, options.reasoningBudget) = try Self.reasoning(body.member("thinking"))
         try readSampling(body)
     }

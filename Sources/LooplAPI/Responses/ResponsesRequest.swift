@@ -60,6 +60,7 @@ package struct ResponsesRequest: Sendable {
         if let field = body.member("top_p") { options.topP = try field.number(in: 0...1) }
         if let field = body.member("max_output_tokens") { options.maxTokens = try field.integer(atLeast: 1) }
         options.toolChoice = try ChatRequest.toolChoice(body.member("tool_choice"), tools: tools, flat: true)
+        options.parallelToolCalls = parallelToolCalls
         let text = try body.member("text")?.object()
         if let format = text?.member("format") {
             options.responseFormat = try ChatRequest.responseFormat(format, flat: true)

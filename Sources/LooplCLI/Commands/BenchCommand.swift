@@ -30,6 +30,8 @@ struct BenchCommand: Command {
                            [--concurrency LIST] [--agent [--think-template FILE]] [--json FILE]
                            [--svg FILE] [--no-reference]
                            [--workload copy|free|shared-prefix|prompt-cache|long-arrival [--arrival-tokens T]]
+               loopl bench --bfcl DIR --url URL [--tool-choice required|auto] [--max-tokens N]
+                           [--json FILE]
 
         OPTIONS:
         \(CLIOption.help(options))
@@ -44,6 +46,8 @@ struct BenchCommand: Command {
     var thinkTemplate: String?
     /// What the run measures, from the other options.
     var bench = Bench()
+    /// The sample's data folder and how to ask the server, with `--bfcl`.
+    var bfcl: (folder: String, run: BFCLRun)?
 
     init(arguments: inout Arguments) throws(UsageError) {
         typealias O = BenchOptions
@@ -57,7 +61,8 @@ struct BenchCommand: Command {
         if bench.prompt?.isEmpty == true { throw UsageError("--prompt needs some text.") }
         bench.promptTokens = tokens ?? 512
         bench.paddedStreams = tokens != nil
-        bench.maxTokens = try arguments.integer(O.maxTokens) ?? 128
+        let maxTokens = try arguments.integer(O.maxTokens)
+        bench.maxTokens = maxTokens ?? 128
         bench.concurrency = try Self.counts(arguments.value(O.concurrency))
         bench.threads = try arguments.integer(O.threads) ?? 2
         bench.model = try arguments.value(O.model) ?? LooplHome.defaultModel
@@ -75,6 +80,7 @@ struct BenchCommand: Command {
         let arrivalTokens = try arguments.integer(O.arrivalTokens)
         if arrivalTokens != nil, workloadName != Bench.longArrival { throw UsageError("--arrival-tokens goes with --workload long-arrival.") }
         if workloadName == Bench.longArrival { bench.arrivalTokens = arrivalTokens ?? 3000 }
+        bfcl = try Self.bfcl(&arguments, maxTokens: maxTokens ?? 256)
         if bench.backends.isEmpty { throw UsageError("--backends needs at least one name.") }
         if !bench.concurrency.isEmpty, !bench.agent {
             if bench.maxTokens < 2 { throw UsageError("--concurrency needs --max-tokens 2 or more: the decode phase starts after the first token.") }
@@ -95,7 +101,30 @@ struct BenchCommand: Command {
         return counts.sorted()
     }
 
+    /// The sample run of `--bfcl DIR --url URL`, when asked.
+    static func bfcl(_ arguments: inout Arguments, maxTokens: Int) throws(UsageError) -> (folder: String, run: BFCLRun)? {
+        typealias O = BenchOptions
+        let url = try arguments.value(O.url)
+        let choice = try arguments.value(O.toolChoice)
+        guard let folder = try arguments.value(O.bfcl) else {
+            if url != nil || choice != nil { throw UsageError("--url and --tool-choice go with --bfcl.") }
+            return nil
+        }
+        guard let url else { throw UsageError("--bfcl needs --url: the server to ask, such as http://127.0.0.1:8080.") }
+        var run = BFCLRun(url: url)
+        run.toolChoice = choice ?? "required"
+        run.maxTokens = maxTokens
+        run.apiKey = ProcessInfo.processInfo.environment["LOOPL_API_KEY"]
+        return (folder, run)
+    }
+
     func run(_ console: Console) async throws -> ExitCode {
+        if let bfcl {
+            let report = BFCLReport(replies: try await bfcl.run.run(try BFCLCase.load(from: bfcl.folder), log: { console.err($0) }))
+            if let path = bench.jsonPath { try bench.write(report.json.jsonText(style: .python) + "\n", to: path) }
+            console.out(report.table + "\n")
+            return .success
+        }
         var bench = bench
         if let thinkTemplate {
             bench.thinkTemplate = ((thinkTemplate as NSString).lastPathComponent, try readText(thinkTemplate, what: "template"))

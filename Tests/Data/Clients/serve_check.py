@@ -322,7 +322,48 @@ def check_only_served(server):
     return "only %s listed; the other backend is 404" % server.model
 
 
-CHECKS = {"health": check_health, "errors": check_errors, "chunked-body": check_chunked_body, "missing-key": check_missing_key,
+ADD_TOOL = {"type": "function", "function": {"name": "add", "description": "Add three integers.", "parameters": {
+    "type": "object", "required": ["a", "b", "c"],
+    "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}, "c": {"type": "integer"}}}}}
+
+
+def check_cut_call(server):
+    """A forced call cut by max_tokens leaves no markup in the content of any dialect."""
+    user = [{"role": "user", "content": "Add 2, 6 and 5."}]
+    seen = []
+
+    def post(path, body):
+        status, _, payload = server.request("POST", path, body)
+        expect(status == 200, "%s: %d %r" % (path, status, payload[:300]))
+        expect(b"<tool_call" not in payload, "%s leaked call markup: %r" % (path, payload[:400]))
+        seen.append(path)
+        return json.loads(payload)
+
+    chat = {"model": server.model, "messages": user, "tools": [ADD_TOOL], "tool_choice": "required",
+            "max_tokens": 8, "temperature": 0}
+    choice = post("/v1/chat/completions", chat)["choices"][0]
+    expect(choice["finish_reason"] == "length" and not choice["message"].get("tool_calls"),
+           "chat: finish %r, calls %r" % (choice["finish_reason"], choice["message"].get("tool_calls")))
+    status, _, payload = server.request("POST", "/v1/chat/completions", dict(chat, stream=True))
+    expect(status == 200 and b"<tool_call" not in payload and b'"length"' in payload,
+           "streamed chat: %d %r" % (status, payload[-600:]))
+    seen.append("stream")
+    answer = post("/v1/responses", {"model": server.model, "input": user, "tool_choice": "required", "max_output_tokens": 16,
+                                    "tools": [dict(ADD_TOOL["function"], type="function")], "temperature": 0})
+    expect(answer["status"] == "incomplete" and all(item["type"] != "function_call" for item in answer["output"]),
+           "responses: %r" % answer)
+    message = post("/v1/messages", {"model": server.model, "messages": user, "max_tokens": 8, "tool_choice": {"type": "any"},
+                                    "tools": [{"name": "add", "description": "Add three integers.",
+                                               "input_schema": ADD_TOOL["function"]["parameters"]}]})
+    expect(message["stop_reason"] == "max_tokens" and all(block["type"] != "tool_use" for block in message["content"]),
+           "messages: %r" % message)
+    reply = post("/api/chat", {"model": server.model, "messages": user, "tools": [ADD_TOOL], "stream": False,
+                               "options": {"num_predict": 8, "temperature": 0}})
+    expect(not reply["message"].get("tool_calls"), "ollama: %r" % reply)
+    return "no markup, no call: %s" % ", ".join(seen)
+
+
+CHECKS = {"cut-call": check_cut_call, "health": check_health, "errors": check_errors, "chunked-body": check_chunked_body, "missing-key": check_missing_key,
           "any-name": check_any_name, "concurrent": check_concurrent, "disconnect": check_disconnect, "queue": check_queue,
           "sigterm": check_sigterm, "flood": check_flood, "ping": check_ping, "crash-early": check_crash_early,
           "crash-late": check_crash_late, "default-model": check_default_model, "no-cors": check_no_cors,

@@ -5,7 +5,8 @@ import LooplTestKit
 @Suite struct JSONSchemaGrammarTests {
     @Test(arguments: GrammarCase.all)
     func acceptsValidAndRejectsInvalidInstances(_ example: GrammarCase) throws {
-        let grammar = try JSONSchemaGrammar.convert(schema: example.schema)
+        // Spacious: the table's instances are written with line breaks and indentation.
+        let grammar = try JSONSchemaGrammar.convert(schema: example.schema, spacing: .spacious)
         let gbnf = try GBNF(grammar.gbnf)
         let validator = SchemaValidator(schema: example.schema)
         for instance in example.valid {
@@ -42,14 +43,14 @@ import LooplTestKit
         #expect(grammar.gbnf.hasPrefix(#"root ::= "{" space a-kv ( "," space b-kv )? space "}""#))
         #expect(lines.contains(#"a-kv ::= "\"a\"" space ":" space string"#))
         #expect(lines.contains(#"b-kv ::= "\"b\"" space ":" space integer"#))
-        #expect(lines.contains(#"space ::= | " " | "\n"{1,2} [ \t]{0,20}"#))
+        #expect(lines.contains(#"space ::= """#))
         #expect(!grammar.lazy && grammar.warnings.isEmpty)
     }
 
     @Test func optionalPropertiesAloneShareTheirTails() throws {
         let grammar = try JSONSchemaGrammar.convert(schema: [
             "type": "object", "properties": ["a": ["type": "null"], "b": ["type": "null"], "c": ["type": "null"]],
-        ])
+        ], spacing: .spacious)
         let gbnf = try GBNF(grammar.gbnf)
         for text in [#"{}"#, #"{"a": null}"#, #"{"b": null}"#, #"{"c": null}"#, #"{"a": null, "c": null}"#, #"{"a": null, "b": null, "c": null}"#] {
             #expect(gbnf.matches(text), "\(text)")
@@ -73,7 +74,7 @@ import LooplTestKit
             (true, "[]", "[,]"),
         ]
         for (schema, good, bad) in cases {
-            let gbnf = try GBNF(try JSONSchemaGrammar.convert(schema: schema).gbnf)
+            let gbnf = try GBNF(try JSONSchemaGrammar.convert(schema: schema, spacing: .spacious).gbnf)
             #expect(gbnf.matches(good), "\(schema) should accept \(good)")
             #expect(!gbnf.matches(bad), "\(schema) should reject \(bad)")
         }
@@ -230,7 +231,7 @@ import LooplTestKit
             "properties": ["name": ["type": "string"], "next": ["anyOf": [["$ref": "#"], ["type": "null"]]]],
             "required": ["name", "next"],
         ]
-        let gbnf = try GBNF(try JSONSchemaGrammar.convert(schema: schema).gbnf)
+        let gbnf = try GBNF(try JSONSchemaGrammar.convert(schema: schema, spacing: .spacious).gbnf)
         #expect((gbnf.matches(#"{"name": "a", "next": {"name": "b", "next": null}}"#)) as Bool)
         #expect(!(gbnf.matches(#"{"name": "a", "next": {"name": "b"}}"#)) as Bool)
     }
@@ -238,9 +239,55 @@ import LooplTestKit
     @Test func propertyNamesThatAreNotRuleNamesAreSanitised() throws {
         let schema: JSONValue = ["type": "object", "properties": ["é x/y": ["type": "string"], "string": ["type": "integer"]],
                                  "required": ["é x/y", "string"]]
-        let grammar = try JSONSchemaGrammar.convert(schema: schema)
+        let grammar = try JSONSchemaGrammar.convert(schema: schema, spacing: .spacious)
         let gbnf = try GBNF(grammar.gbnf)
         #expect((gbnf.matches(#"{"é x/y": "v", "string": 1}"#)) as Bool)
         #expect(!(gbnf.matches(#"{"é x/y": "v", "string": "1"}"#)) as Bool)
+    }
+}
+
+/// The `space` rule follows the spacing: compact (the default) or llama.cpp's.
+@Suite struct GrammarSpacingTests {
+    static let tool = ToolSpec(name: "add", description: "Add.", parameters: ["type": "object", "properties": ["a": ["type": "integer"]]])
+
+    @Test func compactAllowsOneSpaceAndSpaciousLineBreaks() throws {
+        let rules: [GrammarSpacing: String] = [.compact: #"space ::= """#, .spacious: #"space ::= | " " | "\n"{1,2} [ \t]{0,20}"#]
+        for (spacing, rule) in rules {
+            let grammars = [
+                try ToolCallGrammar.make(tools: [Self.tool], format: .hermes, choice: .required, parallel: false, spacing: spacing),
+                try ResponseFormat.jsonObject.grammar(spacing: spacing),
+                try ResponseFormat.jsonSchema(["type": "object", "properties": ["a": ["type": "integer"]]]).grammar(spacing: spacing),
+            ]
+            for grammar in grammars {
+                let lines = try #require(grammar).gbnf.split(separator: "\n").map(String.init)
+                #expect(lines.contains(rule), "\(spacing): \(lines)")
+            }
+        }
+        let compact = try #require(try ToolCallGrammar.make(tools: [Self.tool], format: .hermes, choice: .required, parallel: false))
+        #expect(compact.gbnf.contains(#"space ::= """#))
+    }
+
+    @Test func thinkingBeforeACallMayEndWithALineBreak() throws {
+        let grammar = try #require(try ToolCallGrammar.make(tools: [Self.tool], format: .hermes, choice: .required,
+                                                            parallel: false, reasoning: .open))
+        #expect(grammar.gbnf.contains(#"line-space ::= | " " | "\n"{1,2} [ \t]{0,20}"#))
+        #expect(grammar.gbnf.contains(#""</think>" line-space"#), "\(grammar.gbnf)")
+    }
+}
+
+/// The turn grammar lets calls repeat unless the request turns parallel calls off.
+@Suite struct ParallelGrammarTests {
+    @Test func parallelCallsRepeatTheCallRule() throws {
+        let prompt = try ChatPrompt(templateSource: nil, bosText: "", eosText: "", addsBOS: false)
+        var options = GenerationOptions()
+        options.toolChoice = .required
+        let tool = GrammarSpacingTests.tool
+        let parallel = try #require(try prompt.grammar(tools: [tool], options: options, promptText: ""))
+        options.parallelToolCalls = false
+        let single = try #require(try prompt.grammar(tools: [tool], options: options, promptText: ""))
+        let gbnf = [try GBNF(parallel.gbnf), try GBNF(single.gbnf)]
+        let one = "<tool_call>\n{\"name\":\"add\",\"arguments\":{\"a\":1}}\n</tool_call>"
+        #expect(gbnf[0].matches(one) && gbnf[0].matches(one + "\n" + one))
+        #expect(gbnf[1].matches(one) && !gbnf[1].matches(one + "\n" + one))
     }
 }

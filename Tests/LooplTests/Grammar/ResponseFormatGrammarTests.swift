@@ -7,7 +7,7 @@ import Testing
     }
 
     @Test func jsonObjectAcceptsAnyObjectOnly() throws {
-        let grammar = try #require(try ResponseFormat.jsonObject.grammar())
+        let grammar = try #require(try ResponseFormat.jsonObject.grammar(spacing: .spacious))
         let gbnf = try GBNF(grammar.gbnf)
         #expect(gbnf.matches(#"{"a": [1, {"b": null}]}"#))
         #expect(gbnf.matches("{}"))
