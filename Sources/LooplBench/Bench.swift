@@ -39,6 +39,10 @@ package struct Bench: Sendable {
     package var arrivalTokens: Int?
     /// The name of the long-arrival workload for `--workload`.
     package static let longArrival = LongArrivalBench.name
+    /// The name of the forced-call workload for `--workload`.
+    package static let forcedCall = ForcedCallBench.name
+    /// True for `--workload forced-call`.
+    package var forcedCall = false
     /// How the references run: the pinned binaries.
     var referenceRunner = BenchReferenceRunner.pinned
 
@@ -53,7 +57,7 @@ package struct Bench: Sendable {
                                  cores: ProcessInfo.processInfo.activeProcessorCount, llamaCppVersion: LlamaCppInstall.version,
                                  threads: threads, promptTokens: promptTokens, maxTokens: maxTokens, runs: runs, warmup: warmup)
         report.concurrency = concurrency
-        if workload != nil || cacheWorkload != nil || arrivalTokens != nil {
+        if workload != nil || cacheWorkload != nil || arrivalTokens != nil || forcedCall {
             let (text, rows) = try await runWorkload(log)
             report.rows = rows
             try writeJSON(report)
@@ -93,6 +97,7 @@ package struct Bench: Sendable {
     /// `--workload`: its table, and its rows.
     private func runWorkload(_ log: @escaping Log) async throws -> (text: String, rows: [BenchRow]) {
         if let cacheWorkload { return try await runCache(cacheWorkload, log) }
+        if forcedCall { return try await ForcedCallBench(model: model, threads: threads, runs: runs, warmup: warmup).run(log) }
         if let arrivalTokens {
             let streams = concurrency.last ?? 3
             let rows = LongArrivalBench.rows(model: model, threads: threads, streams: streams, arrivalTokens: arrivalTokens, maxTokens: maxTokens)

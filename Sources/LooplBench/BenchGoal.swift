@@ -26,7 +26,7 @@ struct BenchGoal: Sendable, Equatable {
     /// The goals that `report` has figures for (ratios need the reference, overheads the
     /// engine's own prompt time).
     static func goals(for report: BenchReport) -> [BenchGoal] {
-        single(report) + throughput(report) + agent(report) + longArrival(report)
+        single(report) + throughput(report) + agent(report) + longArrival(report) + forcedCall(report)
     }
 
     /// The goal `id` of `goals.json` for `backend`; nil when the data has no such goal.
@@ -115,6 +115,13 @@ struct BenchGoal: Sendable, Equatable {
              row.interTokenP99Ms.flatMap { goal("longArrival.p99Gap", row.name, measured: $0) },
              row.wallVsServer.flatMap { goal("longArrival.allDone", row.name, measured: $0) },
              row.ttftVsServer.flatMap { goal("longArrival.ttft", row.name, measured: $0) }].compactMap { $0 }
+        }
+    }
+
+    /// `--workload forced-call`: decode under the call's grammar against free text.
+    private static func forcedCall(_ report: BenchReport) -> [BenchGoal] {
+        report.rows.filter { $0.workload == .forcedCall }.compactMap { row in
+            row.decodeVsOff.flatMap { goal("forcedCall.decode", row.name, measured: $0, iqr: row.decodeRatioRounds?.iqr) }
         }
     }
 

@@ -15,6 +15,8 @@ struct BenchRow: Sendable, Equatable, Codable {
         case copy, free, sharedPrefix = "shared-prefix", promptCache = "prompt-cache"
         /// `--workload long-arrival`: a long prompt arriving while streams decode.
         case longArrival = "long-arrival"
+        /// `--workload forced-call`: decode under a forced call's grammar against free text.
+        case forcedCall = "forced-call"
     }
 
     /// The reference rows' names: llama-bench in the speed table, llama-batched-bench in the throughput table.
