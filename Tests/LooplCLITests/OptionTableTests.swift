@@ -47,9 +47,9 @@ import Testing
 
     /// What an option needs beside it to parse alone.
     static func line(_ name: String, _ option: CLIOption, spelled: String, value: String?) -> [String] {
-        let companions = ["resume": ["--session", "x"], "think-template": ["--agent"],
-                          "arrival-tokens": ["--workload", "long-arrival"],
-                          "url": ["--bfcl", "x"], "tool-choice": ["--bfcl", "x", "--url", "x"], "bfcl": ["--url", "x"]][option.name] ?? []
+        var companions = ["resume": ["--session", "x"], "think-template": ["--agent"],
+                          "arrival-tokens": ["--workload", "long-arrival"]][option.name] ?? []
+        if name == "bench" { companions += ["url": ["--bfcl", "x"], "tool-choice": ["--bfcl", "x", "--url", "x"], "bfcl": ["--url", "x"]][option.name] ?? [] }
         let prompt = name == "run" && option.name != "resume" ? ["hi"] : []
         return [spelled] + (value.map { [$0] } ?? []) + companions + prompt
     }
