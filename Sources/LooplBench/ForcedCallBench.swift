@@ -43,7 +43,7 @@ struct ForcedCallBench {
     private func rounds(_ model: LlamaModel, _ log: Bench.Log) async throws -> [(forced: Double, free: Double, tokens: Int)] {
         var forcedOptions = GenerationOptions.greedy(maxTokens: 128)
         forcedOptions.toolChoice = .required
-        let prompt = try await model.renderPrompt(messages: Self.messages, tools: [Self.tool], options: forcedOptions)
+        let prompt = try model.renderPrompt(messages: Self.messages, tools: [Self.tool], options: forcedOptions)
         var samples: [(forced: Double, free: Double, tokens: Int)] = []
         for round in 1...(warmup + runs) {
             let call = try await Bench.timed { model.generate(messages: Self.messages, tools: [Self.tool], options: forcedOptions) }.metrics
