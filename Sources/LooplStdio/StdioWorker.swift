@@ -84,7 +84,7 @@ public final class StdioWorker: Sendable {
                 // A Model's events are parsed: its calls and thinking go out as events of their own.
                 let info = WorkerInfo(protocolVersion: agreed, name: name, version: version, nativeToolCalls: true, toolCallFormat: nil,
                                       cancellation: true, reasoning: true, concurrentRequests: concurrentRequests,
-                                      rawPrompt: true, contextMax: try await model.contextSize)
+                                      rawPrompt: true, embeddings: model is any EmbeddingModel, contextMax: try await model.contextSize)
                 state.withLock { $0.protocolVersion = agreed }
                 send(.response(id: id, result: .success(info.wireValue)))
             } catch {
@@ -113,6 +113,26 @@ public final class StdioWorker: Sendable {
             if let refusal {
                 send(.response(id: id, result: .failure(RPCError(code: StdioProtocol.ErrorCode.invalidRequest, message: refusal))))
             }
+        case "embed" where state.withLock({ $0.protocolVersion >= 3 }):
+            guard let inputs = params["inputs"]?.arrayValue?.compactMap(\.stringValue), inputs.count == params["inputs"]?.arrayValue?.count else {
+                send(.response(id: id, result: .failure(RPCError(code: StdioProtocol.ErrorCode.invalidParams, message: "embed needs an 'inputs' list of strings."))))
+                return
+            }
+            let truncate = params["truncate"]?.boolValue ?? false
+            let model = self.model
+            // Recorded under the lock that the task takes to remove itself, as a generation is.
+            state.withLock { state in state.running[id] = Task {
+                let outcome: Result<JSONValue, RPCError>
+                do {
+                    let embeddings = try await model.embeddings(inputs, truncate: truncate)
+                    outcome = .success(["vectors": .array(embeddings.vectors.map { .array($0.map { .double(Double($0)) }) }),
+                                        "tokens": .integer(embeddings.tokens)])
+                } catch {
+                    outcome = .failure(RPCError(error))
+                }
+                _ = self.state.withLock { $0.running.removeValue(forKey: id) }
+                self.send(.response(id: id, result: outcome))
+            } }
         case "shutdown":
             await stopAll()
             send(.response(id: id, result: .success(.null)))
