@@ -39,6 +39,10 @@ package struct Bench: Sendable {
     package var arrivalTokens: Int?
     /// The name of the long-arrival workload for `--workload`.
     package static let longArrival = LongArrivalBench.name
+    /// Whether `--workload embeddings` was asked for.
+    package var embeddings = false
+    /// The name of the embeddings workload for `--workload`.
+    package static let embeddingsWorkload = EmbeddingsBench.name
     /// How the references run: the pinned binaries.
     var referenceRunner = BenchReferenceRunner.pinned
 
@@ -53,7 +57,7 @@ package struct Bench: Sendable {
                                  cores: ProcessInfo.processInfo.activeProcessorCount, llamaCppVersion: LlamaCppInstall.version,
                                  threads: threads, promptTokens: promptTokens, maxTokens: maxTokens, runs: runs, warmup: warmup)
         report.concurrency = concurrency
-        if workload != nil || cacheWorkload != nil || arrivalTokens != nil {
+        if workload != nil || cacheWorkload != nil || arrivalTokens != nil || embeddings {
             let (text, rows) = try await runWorkload(log)
             report.rows = rows
             try writeJSON(report)
@@ -93,6 +97,9 @@ package struct Bench: Sendable {
     /// `--workload`: its table, and its rows.
     private func runWorkload(_ log: @escaping Log) async throws -> (text: String, rows: [BenchRow]) {
         if let cacheWorkload { return try await runCache(cacheWorkload, log) }
+        if embeddings {
+            return try await EmbeddingsBench(rows: EmbeddingsBench.rows(model: model, threads: threads), runs: runs, warmup: warmup).run(log)
+        }
         if let arrivalTokens {
             let streams = concurrency.last ?? 3
             let rows = LongArrivalBench.rows(model: model, threads: threads, streams: streams, arrivalTokens: arrivalTokens, maxTokens: maxTokens)

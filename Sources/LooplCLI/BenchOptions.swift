@@ -28,14 +28,15 @@ enum BenchOptions {
                                    + "decode speed against N) as an SVG chart.")
     static let noReference = CLIOption.flag("no-reference", help: "Skip llama-bench and llama-batched-bench.")
     static let workload = CLIOption("workload", "NAME", .choice((SpeculationWorkload.allCases.map(\.rawValue) + CacheWorkload.allCases.map(\.rawValue)
-                                                                 + [Bench.longArrival])),
+                                                                 + [Bench.longArrival, Bench.embeddingsWorkload])),
                                     help: "A workload instead: 'copy' (an answer that repeats a passage of the prompt) or 'free' (a story) "
                                         + "decode with n-gram drafts, without, and on llama-server with --spec-type ngram-simple; "
                                         + "'shared-prefix' starts 4 conversations with one long system prompt together, then 4 one "
                                         + "after another, sharing prefixes, not, and on llama-server -np 4 with --cache-ram or -kvu; "
                                         + "'prompt-cache' runs one agent turn on two fresh loads, with the prompt cache, without, and on "
                                         + "llama-server with slot save and restore; 'long-arrival' has N streams (--concurrency, default 3) "
-                                        + "decode while a prompt of --arrival-tokens arrives, on Loopl and on llama-server -np N+1.")
+                                        + "decode while a prompt of --arrival-tokens arrives, on Loopl and on llama-server -np N+1; "
+                                        + "'embeddings' embeds 32 texts a round one per call and all in one, on Loopl and on llama-server --embeddings.")
     static let arrivalTokens = CLIOption("arrival-tokens", "T", .integer(64...16384), defaultHelp: "3000",
                                          help: "With --workload long-arrival: the arriving prompt's length in tokens, about, {range}.")
 
@@ -43,7 +44,7 @@ enum BenchOptions {
                                     + "instead: every question greedy, the calling categories with --tool-choice, 'irrelevance' with "
                                     + "auto; a score per category, the replies with call markup in their text, and with --json each reply.")
     static let url = CLIOption("url", "URL", help: "With --bfcl: the OpenAI-compatible server, such as http://127.0.0.1:8080.")
-    static let toolChoice = CLIOption("tool-choice", "MODE", .choice(["required", "auto"]), default: "required",
+    static let toolChoice = CLIOption("tool-choice", "MODE", .choice(["required", "auto"]), defaultHelp: "required",
                                       help: "With --bfcl: tool_choice for the calling categories: {range}.")
 
     static let all = [backends, config, runs, warmup, prompt, promptTokens, maxTokens, threads, model, chatTemplate, concurrency, agent,
