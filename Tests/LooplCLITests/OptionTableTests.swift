@@ -47,8 +47,10 @@ import Testing
 
     /// What an option needs beside it to parse alone.
     static func line(_ name: String, _ option: CLIOption, spelled: String, value: String?) -> [String] {
+        let bfcl = name == "bench" ? ["bfcl": ["--url", "http://127.0.0.1:1"], "url": ["--bfcl", "x"],
+                                      "tool-choice": ["--bfcl", "x", "--url", "http://127.0.0.1:1"]] : [:]
         let companions = ["resume": ["--session", "x"], "think-template": ["--agent"],
-                          "arrival-tokens": ["--workload", "long-arrival"]][option.name] ?? []
+                          "arrival-tokens": ["--workload", "long-arrival"]].merging(bfcl) { $1 }[option.name] ?? []
         let prompt = name == "run" && option.name != "resume" ? ["hi"] : []
         return [spelled] + (value.map { [$0] } ?? []) + companions + prompt
     }
