@@ -24,25 +24,26 @@ extension LlamaServerModel: EmbeddingModel {
         }
     }
 
+    /// The server's vectors of `inputs`, each first tokenized and cut to the context with `truncate`.
     private static func embed(_ inputs: [String], truncate: Bool, on info: ServerInfo, timeout: TimeInterval) async throws -> Embeddings {
-            let endpoint = info.endpoint
-            var input = JSONValue.array(inputs.map(JSONValue.string))
-            if truncate, let context = info.contextSize {
-                input = .array(try await inputs.asyncMap { text in
-                    let answer = try await endpoint.fetch("/tokenize", method: "POST", body: ["content": .string(text), "add_special": true], timeout: timeout)
-                    guard answer.status == 200, let tokens = answer.json["tokens"]?.arrayValue else {
-                        throw ServerFailure.http(status: answer.status, body: Data(answer.text.utf8), url: endpoint.baseURL)
-                    }
-                    return .array(Array(tokens.prefix(context)))
-                })
-            }
-            let answer = try await endpoint.fetch("/v1/embeddings", method: "POST", body: ["input": input, "encoding_format": "float"], timeout: timeout)
-            guard answer.status == 200 else {
-                let error = ServerFailure.http(status: answer.status, body: Data(answer.text.utf8), url: endpoint.baseURL)
-                guard error.message.contains("too large") else { throw error }
-                throw LooplError(.contextOverflow, "An input is longer than the server's context: \(error.message) Shorten it, or ask for truncation (truncate).")
-            }
-            return try embeddings(answer.json, count: inputs.count)
+        let endpoint = info.endpoint
+        var input = JSONValue.array(inputs.map(JSONValue.string))
+        if truncate, let context = info.contextSize {
+            input = .array(try await inputs.asyncMap { text in
+                let answer = try await endpoint.fetch("/tokenize", method: "POST", body: ["content": .string(text), "add_special": true], timeout: timeout)
+                guard answer.status == 200, let tokens = answer.json["tokens"]?.arrayValue else {
+                    throw ServerFailure.http(status: answer.status, body: Data(answer.text.utf8), url: endpoint.baseURL)
+                }
+                return .array(Array(tokens.prefix(context)))
+            })
+        }
+        let answer = try await endpoint.fetch("/v1/embeddings", method: "POST", body: ["input": input, "encoding_format": "float"], timeout: timeout)
+        guard answer.status == 200 else {
+            let error = ServerFailure.http(status: answer.status, body: Data(answer.text.utf8), url: endpoint.baseURL)
+            guard error.message.contains("too large") else { throw error }
+            throw LooplError(.contextOverflow, "An input is longer than the server's context (\(error.message)): shorten it, or ask for truncation (truncate).")
+        }
+        return try embeddings(answer.json, count: inputs.count)
     }
 
     /// The vectors of an OpenAI embeddings answer, by `index`, normalised.
