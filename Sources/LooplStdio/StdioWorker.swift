@@ -5,7 +5,8 @@ import Synchronization
 /// Serves a ``Model`` over the stdio protocol: requests on one file descriptor (standard input),
 /// responses and events on another (standard output). The worker side of ``StdioModel``.
 ///
-/// It speaks versions 1 and 2. In version 2 it serves up to `concurrentRequests` generate
+/// It speaks versions 1 to 3. In version 3 it answers `embed` when its model is an
+/// ``EmbeddingModel``. In version 2 it serves up to `concurrentRequests` generate
 /// requests at once and declares native calls and `reasoning`, since a ``Model``'s events are
 /// parsed; in version 1 it serves one at a time and sends no reasoning events.
 public final class StdioWorker: Sendable {
