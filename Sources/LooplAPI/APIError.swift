@@ -82,7 +82,7 @@ extension APIError {
     /// 404: no endpoint at `path`.
     package static func notFound(_ path: String) -> APIError {
         APIError(status: 404, type: "invalid_request_error", code: "unknown_url",
-                 message: "Unknown request URL \(path): the endpoints are /v1/chat/completions, /v1/completions, /v1/responses, /v1/messages, /v1/models and /metrics.")
+                 message: "Unknown request URL \(path): the endpoints are /v1/chat/completions, /v1/completions, /v1/responses, /v1/messages, /v1/embeddings, /v1/models and /metrics.")
     }
 
     /// 405: the endpoint does not take `method`; `allowed` lists the methods it takes (the `Allow` header).

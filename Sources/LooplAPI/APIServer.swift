@@ -54,6 +54,7 @@ package final class APIServer: Sendable {
             chat: ChatEndpoint(models: models), completions: CompletionsEndpoint(models: models),
             responses: ResponsesEndpoint(models: models, store: try ResponsesStore(directory: settings.responsesDir)),
             messages: MessagesEndpoint(models: models), ollama: OllamaEndpoint(models: models),
+            embeddings: EmbeddingsEndpoint(models: models),
             catalog: OllamaCatalog(directory: directory),
             runs: RunsEndpoint(models: models, toolkit: toolkit, store: sessions, approval: settings.approval,
                                approvalTimeout: settings.approvalTimeout),

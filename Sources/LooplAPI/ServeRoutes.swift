@@ -7,6 +7,7 @@ struct ServeEndpoints: Sendable {
     let responses: ResponsesEndpoint
     let messages: MessagesEndpoint
     let ollama: OllamaEndpoint
+    let embeddings: EmbeddingsEndpoint
     let catalog: OllamaCatalog
     let runs: RunsEndpoint
     let sessions: SessionsEndpoint
@@ -29,6 +30,7 @@ extension RouteTable {
             Route("POST", "/v1/responses", "OpenAI's Responses, kept for continuation") { await $0.responses.create($1.request, $2) },
             Route("GET", "/v1/responses/{id...}", "a kept response") { await $0.responses.get($1["id"], $2) },
             Route("DELETE", "/v1/responses/{id...}", "forgets a kept response") { await $0.responses.delete($1["id"], $2) },
+            Route("POST", "/v1/embeddings", "OpenAI's embeddings") { await $0.embeddings.openAI($1.request, $2) },
             Route("POST", "/v1/messages", anthropic, "Anthropic's Messages") { await $0.messages.handle($1.request, $2) },
             Route("POST", "/v1/messages/count_tokens", anthropic, "a Messages prompt's tokens") {
                 await $0.messages.countTokens($1.request, $2)
@@ -36,6 +38,8 @@ extension RouteTable {
             Route("GET", "/metrics", RouteTraits(needsKey: !metricsPublic), "Prometheus metrics") { $0.ops.metrics($2) },
             Route("POST", "/api/chat", ollama, "Ollama's chat") { await $0.ollama.chat($1.request, $2) },
             Route("POST", "/api/generate", ollama, "Ollama's generate") { await $0.ollama.generate($1.request, $2) },
+            Route("POST", "/api/embed", ollama, "Ollama's embeddings") { await $0.embeddings.ollama($1.request, $2) },
+            Route("POST", "/api/embeddings", ollama, "Ollama's older embeddings") { await $0.embeddings.ollama($1.request, $2, legacy: true) },
             Route("GET HEAD", "/api/tags", ollama, "Ollama's model list") { $2.respond(json: $0.catalog.tags()) },
             Route("GET", "/api/ps", ollama, "the started models") { $2.respond(json: await $0.catalog.ps()) },
             Route("POST", "/api/show", ollama, "a model's template and GGUF metadata") { endpoints, routed, responder in

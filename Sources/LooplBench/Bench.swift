@@ -43,6 +43,10 @@ package struct Bench: Sendable {
     package static let forcedCall = ForcedCallBench.name
     /// True for `--workload forced-call`.
     package var forcedCall = false
+    /// Whether `--workload embeddings` was asked for.
+    package var embeddings = false
+    /// The name of the embeddings workload for `--workload`.
+    package static let embeddingsWorkload = EmbeddingsBench.name
     /// How the references run: the pinned binaries.
     var referenceRunner = BenchReferenceRunner.pinned
 
@@ -57,7 +61,7 @@ package struct Bench: Sendable {
                                  cores: ProcessInfo.processInfo.activeProcessorCount, llamaCppVersion: LlamaCppInstall.version,
                                  threads: threads, promptTokens: promptTokens, maxTokens: maxTokens, runs: runs, warmup: warmup)
         report.concurrency = concurrency
-        if workload != nil || cacheWorkload != nil || arrivalTokens != nil || forcedCall {
+        if workload != nil || cacheWorkload != nil || arrivalTokens != nil || forcedCall || embeddings {
             let (text, rows) = try await runWorkload(log)
             report.rows = rows
             try writeJSON(report)
@@ -98,6 +102,9 @@ package struct Bench: Sendable {
     private func runWorkload(_ log: @escaping Log) async throws -> (text: String, rows: [BenchRow]) {
         if let cacheWorkload { return try await runCache(cacheWorkload, log) }
         if forcedCall { return try await ForcedCallBench(model: model, threads: threads, runs: runs, warmup: warmup).run(log) }
+        if embeddings {
+            return try await EmbeddingsBench(rows: EmbeddingsBench.rows(model: model, threads: threads), runs: runs, warmup: warmup).run(log)
+        }
         if let arrivalTokens {
             let streams = concurrency.last ?? 3
             let rows = LongArrivalBench.rows(model: model, threads: threads, streams: streams, arrivalTokens: arrivalTokens, maxTokens: maxTokens)

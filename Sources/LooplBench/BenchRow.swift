@@ -17,6 +17,8 @@ struct BenchRow: Sendable, Equatable, Codable {
         case longArrival = "long-arrival"
         /// `--workload forced-call`: decode under a forced call's grammar against free text.
         case forcedCall = "forced-call"
+        /// `--workload embeddings`: inputs embedded per second at batch 1 and 32.
+        case embeddings
     }
 
     /// The reference rows' names: llama-bench in the speed table, llama-batched-bench in the throughput table.
@@ -26,7 +28,7 @@ struct BenchRow: Sendable, Equatable, Codable {
 
     var name: String
     var workload: Workload
-    /// The streams or conversations run at once.
+    /// The streams or conversations run at once; in `embeddings`, the inputs of one call.
     var concurrency = 1
     /// In agent mode: which conversation (from 1), and which of its iterations (from 1).
     var conversation: Int?
@@ -78,6 +80,9 @@ struct BenchRow: Sendable, Equatable, Codable {
     var interTokenMaxMs: Double?
     var ttftAloneMs: Spread?
     var wallVsServer: Double?
+    /// In embeddings: inputs embedded per second, and the median over llama-server's at the same batch.
+    var inputsPerSecond: Spread?
+    var inputsVsServer: Double?
     /// Token counts: of a stream's prompt, what the cache held of it, what was evaluated, what was
     /// new since the previous iteration, and what was generated.
     var promptTokens: Int?

@@ -28,7 +28,7 @@ enum BenchOptions {
                                    + "decode speed against N) as an SVG chart.")
     static let noReference = CLIOption.flag("no-reference", help: "Skip llama-bench and llama-batched-bench.")
     static let workload = CLIOption("workload", "NAME", .choice((SpeculationWorkload.allCases.map(\.rawValue) + CacheWorkload.allCases.map(\.rawValue)
-                                                                 + [Bench.longArrival, Bench.forcedCall])),
+                                                                 + [Bench.longArrival, Bench.forcedCall, Bench.embeddingsWorkload])),
                                     help: "A workload instead: 'copy' (an answer that repeats a passage of the prompt) or 'free' (a story) "
                                         + "decode with n-gram drafts, without, and on llama-server with --spec-type ngram-simple; "
                                         + "'shared-prefix' starts 4 conversations with one long system prompt together, then 4 one "
@@ -36,7 +36,8 @@ enum BenchOptions {
                                         + "'prompt-cache' runs one agent turn on two fresh loads, with the prompt cache, without, and on "
                                         + "llama-server with slot save and restore; 'long-arrival' has N streams (--concurrency, default 3) "
                                         + "decode while a prompt of --arrival-tokens arrives, on Loopl and on llama-server -np N+1; "
-                                        + "'forced-call' decodes a forced tool call and free text of its length on the same prompt.")
+                                        + "'forced-call' decodes a forced tool call and free text of its length on the same prompt; "
+                                        + "'embeddings' embeds 32 texts a round one per call and all in one, on Loopl and on llama-server --embeddings.")
     static let arrivalTokens = CLIOption("arrival-tokens", "T", .integer(64...16384), defaultHelp: "3000",
                                          help: "With --workload long-arrival: the arriving prompt's length in tokens, about, {range}.")
 

@@ -56,6 +56,8 @@ extension LlamaModel {
         public var swaFull: Bool
         /// The whitespace grammars allow inside JSON (tool calls, JSON answers); default ``GrammarSpacing/compact``.
         public var grammarSpacing: GrammarSpacing = .compact
+        /// How embeddings pool their tokens; nil (the default) is what the GGUF declares, else mean.
+        public var pooling: EmbeddingPooling?
 
         public init(model: String = LooplHome.defaultModel, contextLength: Int? = nil, threads: Int? = nil,
                     batchSize: Int = 512, gpuLayers: Int = 0, chatTemplate: String? = nil, parallel: Int = 4,
@@ -95,7 +97,7 @@ extension LlamaModel {
     /// "threads": ..., "batchSize": ..., "gpuLayers": ..., "chatTemplate": NAME, "chatTemplateFile": ..., "parallel": ...,
     /// "maxQueue": ..., "allowSpecialTokensInContent": ..., "sharePrefixes": ..., "speculative": {"type": "ngram" | "draft" | "none",
     /// "draftMax": ..., "draftModel": ...}, "cacheTypeK": "f16" | "q8_0", "promptCache": ..., "promptCacheMiB": ..., "promptCacheDirectory": ...,
-    /// "interTokenBudgetSeconds": ..., "swaFull": ..., "grammarSpacing": "compact" | "spacious"}`, every key
+    /// "interTokenBudgetSeconds": ..., "swaFull": ..., "grammarSpacing": "compact" | "spacious", "pooling": "mean" | "cls" | "last"}`, every key
     /// optional; `promptCache` is on unless it says false (or, when it is not given, `LOOPL_PROMPT_CACHE=0`).
     public static let kind = BackendKind(name: "llama", builtIn: [:], read: Configuration.init(from:), problem: { configuration in
         if !FileManager.default.fileExists(atPath: configuration.model) { return "no model file at \(configuration.model)" }
@@ -126,6 +128,7 @@ extension LlamaModel.Configuration {
         cacheTypeK = try section.optionalChoice("cacheTypeK")
         grammarSpacing = try section.optionalChoice("grammarSpacing")
             ?? LooplHome.environment(GrammarSpacing.environmentVariable).flatMap(GrammarSpacing.init(rawValue:)) ?? .compact
+        pooling = try section.optionalChoice("pooling")
         try section.read("promptCache", into: &promptCache)
         try section.read("promptCacheMiB", into: &promptCacheMiB)
         promptCacheDirectory = try section.optionalPath("promptCacheDirectory") ?? promptCacheDirectory

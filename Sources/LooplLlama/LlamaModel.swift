@@ -22,12 +22,13 @@ import Loopl
 /// a greedy conversation batched with others gives the very tokens it gives alone, which with
 /// the shared cache it did not (its attention runs over every sequence's cells and rounds
 /// differently). ``observeSteps(_:)`` reports each decode step, for latency benchmarks.
-public final class LlamaModel: Model {
+public final class LlamaModel: EmbeddingModel {
     /// The weights and vocabulary, which other ``LlamaModel``s may share.
     public let weights: LlamaWeights
     /// The family of tool-call markup its chat template writes, which its text is lifted from.
     public var toolCallFormat: ToolCallFormat { prompt.toolCallFormat }
     let session: LlamaSession
+    private let embedder: LlamaEmbedder
     private let queue: RequestQueue
     private let prompt: ChatPrompt
 
@@ -42,6 +43,7 @@ public final class LlamaModel: Model {
         prompt.grammarSpacing = configuration.grammarSpacing
         self.prompt = prompt
         self.session = try LlamaSession(weights: weights, configuration: configuration)
+        self.embedder = LlamaEmbedder(weights: weights, configuration: configuration, contextSize: session.contextSize)
         self.queue = RequestQueue(parallel: configuration.resolvedParallel, maxQueue: configuration.maxQueue)
         if configuration.allowSpecialTokensInContent {
             Warnings.emit(PromptSpans.switchWarning)
@@ -104,6 +106,12 @@ public final class LlamaModel: Model {
         }
     }
 
+    /// Pooled, normalised embeddings of `inputs` (``Configuration/pooling``, else the GGUF's, else
+    /// mean), from a context of their own beside the chat sequences, which they leave as they are.
+    public func embed(_ inputs: [String], truncate: Bool) async throws -> Embeddings {
+        try await embedder.embed(inputs, truncate: truncate)
+    }
+
     /// The prompt's tokens and text; with `truncateHistory`, the oldest turns after the system
     /// prompt are dropped until the prompt and `maxTokens` fit.
     func promptTokens(messages: [Message], tools: [ToolSpec], options: GenerationOptions) throws -> ([Int32], String) {
@@ -132,5 +140,6 @@ public final class LlamaModel: Model {
 
     public func close() async {
         await session.close()
+        embedder.close()
     }
 }

@@ -102,6 +102,12 @@ extension LlamaServerModel {
         public var chatTemplate: String?
         /// The whitespace Loopl's grammars allow inside JSON when it renders; default ``GrammarSpacing/compact``.
         public var grammarSpacing: GrammarSpacing = .compact
+        /// Whether the backend computes embeddings: a child starts with `--embeddings --pooling P`
+        /// (which changes llama-server's batching and turns drafting off, so it is opt-in), an
+        /// attached server gets `/v1/embeddings`. Default false: embeddings fail with a 400.
+        public var embeddings = false
+        /// A child's embeddings pooling; nil (the default) is what the GGUF declares, else mean.
+        public var pooling: EmbeddingPooling?
 
         /// The renderer in use, resolved by ``LlamaServerModel/start(_:)``.
         var renderer: (any PromptRenderer)?
@@ -191,6 +197,7 @@ extension LlamaServerModel {
     /// `"allowSpecialTokensInContent": true` parses control-token text in content as control tokens;
     /// `"chatTemplate": NAME` (built-in) or `"chatTemplateFile": FILE` replaces the model's template where Loopl renders.
     /// `"grammarSpacing": "spacious"` lets Loopl's grammars write llama.cpp's whitespace inside JSON.
+    /// `"embeddings": true` serves embeddings (a child's `"pooling": "mean" | "cls" | "last"`).
     public static let kind = BackendKind(name: "server", builtIn: [:], read: configuration(from:), problem: { configuration in
         guard case .child(let model) = configuration.target else { return nil }
         let files = FileManager.default
@@ -263,6 +270,11 @@ extension LlamaServerModel {
             throw section.error("'chatTemplate' and 'chatTemplateFile' are for a child llama-server, whose prompts Loopl renders; an attached server renders with its own template")
         }
         configuration.grammarSpacing = try section.optionalChoice("grammarSpacing") ?? configuration.grammarSpacing
+        try section.read("embeddings", into: &configuration.embeddings)
+        configuration.pooling = try section.optionalChoice("pooling")
+        if configuration.pooling != nil, !configuration.target.urls.isEmpty {
+            throw section.error("'pooling' is for a child llama-server that Loopl starts; give an attached server its --pooling where it runs")
+        }
         if let speculative = try Speculation.read(from: &section) { configuration.speculative = speculative }
         do { _ = try configuration.rpcEndpoints() } catch let error as LooplError {
             throw section.error(String(error.message.dropLast()))

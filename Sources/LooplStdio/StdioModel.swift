@@ -9,7 +9,7 @@ import Synchronization
 /// flight at once, the rest wait in arrival order. Every fault is a ``LooplError`` naming what
 /// went wrong, with the worker's exit status and last stderr lines. The worker never outlives
 /// the host.
-public final class StdioModel: Model {
+public final class StdioModel: EmbeddingModel {
     /// How to run the worker.
     public struct Configuration: Sendable, Hashable {
         /// The worker's command line; a bare name is looked up on PATH.
@@ -106,6 +106,41 @@ public final class StdioModel: Model {
         }
     }
 
+    /// The worker's `embed` (protocol version 3), for a worker that declares `embeddings`; any
+    /// other fails with ``LooplError/cannotEmbed(_:)``.
+    public func embed(_ inputs: [String], truncate: Bool) async throws -> Embeddings {
+        try await queue.acquire()
+        defer { queue.release() }
+        let worker = try await liveWorker()
+        guard worker.info.embeddings else {
+            throw LooplError.cannotEmbed("the worker (\(worker.connection.commandText)) does not declare the embeddings capability of stdio protocol version 3.")
+        }
+        let params: JSONValue = ["inputs": .array(inputs.map(JSONValue.string)), "truncate": .bool(truncate)]
+        let (id, inbox) = try await send("embed", params, to: worker)
+        defer { worker.unregister(id) }
+        while true {
+            let message: RPCMessage
+            do { message = try await inbox.receive(timeout: nil, cancellable: true) } catch is CancellationError {
+                await cancel(id, inbox, on: worker)
+                throw LooplError(.cancelled, "The request was cancelled.")
+            } catch {
+                throw ended(worker)
+            }
+            switch message {
+            case .response(_, .success(let value)):
+                guard let vectors = value["vectors"]?.arrayValue?.map({ $0.arrayValue?.compactMap { $0.doubleValue.map(Float.init) } }),
+                      vectors.count == inputs.count, let tokens = value["tokens"]?.intValue else {
+                    throw await broken(worker, violation: "its embed result is not one vector for each of the \(inputs.count) inputs and a token count")
+                }
+                return Embeddings(vectors: vectors.map { Embeddings.normalised($0 ?? []) }, tokens: tokens)
+            case .response(_, .failure(let error)):
+                throw error.looplError
+            default:
+                continue
+            }
+        }
+    }
+
     public func close() async {
         let (worker, starting) = state.withLock { state in
             state.closed = true
@@ -150,19 +185,8 @@ public final class StdioModel: Model {
         defer { queue.release() }
         let worker = try await liveWorker()
         let params = try input.params(options, for: worker)
-        let id = state.withLock { state in
-            defer { state.nextId += 1 }
-            return JSONValue.integer(state.nextId)
-        }
-        guard let inbox = worker.register(id) else { throw lostBeforeSending(worker) }
+        let (id, inbox) = try await send("generate", params, to: worker)
         defer { worker.unregister(id) }
-        do { try worker.connection.send(.request(id: id, method: "generate", params: params)) } catch let error as LooplError {
-            // A worker stopped for a fault (a violation seen since the request was registered)
-            // no longer reads: the fault, not the broken pipe, is what this request reports.
-            let lost = error.markingEngineLoss()
-            await worker.fail(lost)
-            throw worker.fault ?? lost
-        }
         var finalMetrics: Metrics?
         while true {
             let message: RPCMessage
@@ -206,6 +230,24 @@ public final class StdioModel: Model {
                 continue
             }
         }
+    }
+
+    /// Sends a request of `method` with a new id, registered for its answers.
+    private func send(_ method: String, _ params: JSONValue, to worker: WorkerDispatcher) async throws -> (JSONValue, Mailbox) {
+        let id = state.withLock { state in
+            defer { state.nextId += 1 }
+            return JSONValue.integer(state.nextId)
+        }
+        guard let inbox = worker.register(id) else { throw lostBeforeSending(worker) }
+        do { try worker.connection.send(.request(id: id, method: method, params: params)) } catch let error as LooplError {
+            worker.unregister(id)
+            // A worker stopped for a fault (a violation seen since the request was registered)
+            // no longer reads: the fault, not the broken pipe, is what this request reports.
+            let lost = error.markingEngineLoss()
+            await worker.fail(lost)
+            throw worker.fault ?? lost
+        }
+        return (id, inbox)
     }
 
     /// Tells the worker to stop request `id` and waits for its answer; a worker that does not

@@ -3,7 +3,7 @@ import Loopl
 /// The constants of Loopl's stdio protocol (docs/stdio-protocol.md).
 public enum StdioProtocol {
     /// The highest protocol version this build speaks; it speaks every version from 1 up to it.
-    public static let version = 2
+    public static let version = 3
     /// The longest line either side accepts, newline excluded: 16 MiB.
     package static let maxLineBytes = LineSplitter.defaultLimit
 

@@ -5,7 +5,8 @@ import Synchronization
 /// Serves a ``Model`` over the stdio protocol: requests on one file descriptor (standard input),
 /// responses and events on another (standard output). The worker side of ``StdioModel``.
 ///
-/// It speaks versions 1 and 2. In version 2 it serves up to `concurrentRequests` generate
+/// It speaks versions 1 to 3. In version 3 it answers `embed` when its model is an
+/// ``EmbeddingModel``. In version 2 it serves up to `concurrentRequests` generate
 /// requests at once and declares native calls and `reasoning`, since a ``Model``'s events are
 /// parsed; in version 1 it serves one at a time and sends no reasoning events.
 public final class StdioWorker: Sendable {
@@ -84,7 +85,7 @@ public final class StdioWorker: Sendable {
                 // A Model's events are parsed: its calls and thinking go out as events of their own.
                 let info = WorkerInfo(protocolVersion: agreed, name: name, version: version, nativeToolCalls: true, toolCallFormat: nil,
                                       cancellation: true, reasoning: true, concurrentRequests: concurrentRequests,
-                                      rawPrompt: true, contextMax: try await model.contextSize)
+                                      rawPrompt: true, embeddings: model is any EmbeddingModel, contextMax: try await model.contextSize)
                 state.withLock { $0.protocolVersion = agreed }
                 send(.response(id: id, result: .success(info.wireValue)))
             } catch {
@@ -113,6 +114,26 @@ public final class StdioWorker: Sendable {
             if let refusal {
                 send(.response(id: id, result: .failure(RPCError(code: StdioProtocol.ErrorCode.invalidRequest, message: refusal))))
             }
+        case "embed" where state.withLock({ $0.protocolVersion >= 3 }):
+            guard let inputs = params["inputs"]?.arrayValue?.compactMap(\.stringValue), inputs.count == params["inputs"]?.arrayValue?.count else {
+                send(.response(id: id, result: .failure(RPCError(code: StdioProtocol.ErrorCode.invalidParams, message: "embed needs an 'inputs' list of strings."))))
+                return
+            }
+            let truncate = params["truncate"]?.boolValue ?? false
+            let model = self.model
+            // Recorded under the lock that the task takes to remove itself, as a generation is.
+            state.withLock { state in state.running[id] = Task {
+                let outcome: Result<JSONValue, RPCError>
+                do {
+                    let embeddings = try await model.embeddings(inputs, truncate: truncate)
+                    outcome = .success(["vectors": .array(embeddings.vectors.map { .array($0.map { .double(Double($0)) }) }),
+                                        "tokens": .integer(embeddings.tokens)])
+                } catch {
+                    outcome = .failure(RPCError(error))
+                }
+                _ = self.state.withLock { $0.running.removeValue(forKey: id) }
+                self.send(.response(id: id, result: outcome))
+            } }
         case "shutdown":
             await stopAll()
             send(.response(id: id, result: .success(.null)))

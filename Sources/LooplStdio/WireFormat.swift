@@ -48,7 +48,7 @@ extension ModelEvent {
 
 /// What a worker said about itself in its `initialize` result.
 public struct WorkerInfo: Sendable, Hashable {
-    /// The version agreed on: 1 or 2.
+    /// The version agreed on: 1, 2 or 3.
     public var protocolVersion: Int
     public var name: String
     public var version: String
@@ -63,11 +63,13 @@ public struct WorkerInfo: Sendable, Hashable {
     public var concurrentRequests: Int
     /// Whether `generate` takes a raw `prompt` instead of `messages` (version 2; false in version 1).
     public var rawPrompt: Bool
+    /// Whether it answers `embed` (version 3; false before).
+    public var embeddings: Bool
     public var contextMax: Int
 
     public init(protocolVersion: Int = StdioProtocol.version, name: String, version: String, nativeToolCalls: Bool,
                 toolCallFormat: ToolCallFormat?, cancellation: Bool, reasoning: Bool = false, concurrentRequests: Int = 1,
-                rawPrompt: Bool = false, contextMax: Int) {
+                rawPrompt: Bool = false, embeddings: Bool = false, contextMax: Int) {
         self.protocolVersion = protocolVersion
         self.name = name
         self.version = version
@@ -77,6 +79,7 @@ public struct WorkerInfo: Sendable, Hashable {
         self.reasoning = protocolVersion >= 2 && reasoning
         self.concurrentRequests = protocolVersion >= 2 ? max(concurrentRequests, 1) : 1
         self.rawPrompt = protocolVersion >= 2 && rawPrompt
+        self.embeddings = protocolVersion >= 3 && embeddings
         self.contextMax = contextMax
     }
 
@@ -96,6 +99,7 @@ public struct WorkerInfo: Sendable, Hashable {
             capabilities["concurrentRequests"] = .integer(concurrentRequests)
             if rawPrompt { capabilities["rawPrompt"] = true }
         }
+        if protocolVersion >= 3, embeddings { capabilities["embeddings"] = true }
         return ["protocolVersion": .integer(protocolVersion), "name": .string(name), "version": .string(version),
                 "capabilities": .object(capabilities), "contextMax": .integer(contextMax)]
     }
@@ -123,6 +127,11 @@ public struct WorkerInfo: Sendable, Hashable {
         var reasoning = false
         var concurrent = 1
         var rawPrompt = false
+        var embeddings = false
+        if version >= 3, let flag = capabilities["embeddings"], !flag.isNull {
+            guard let flag = flag.boolValue else { throw fail("has a capabilities.embeddings that is not a boolean") }
+            embeddings = flag
+        }
         if version >= 2 {
             if let flag = capabilities["rawPrompt"], !flag.isNull {
                 guard let flag = flag.boolValue else { throw fail("has a capabilities.rawPrompt that is not a boolean") }
@@ -140,6 +149,6 @@ public struct WorkerInfo: Sendable, Hashable {
         self.init(protocolVersion: version, name: name, version: value["version"]?.stringValue ?? "",
                   nativeToolCalls: native, toolCallFormat: native ? format : format ?? .auto,
                   cancellation: capabilities["cancellation"]?.boolValue ?? false, reasoning: reasoning,
-                  concurrentRequests: concurrent, rawPrompt: rawPrompt, contextMax: contextMax)
+                  concurrentRequests: concurrent, rawPrompt: rawPrompt, embeddings: embeddings, contextMax: contextMax)
     }
 }

@@ -98,6 +98,30 @@ extension WorkerCheck {
         return "with reasoning on: \(count) reasoning events; with it off: none"
     }
 
+    /// Version 3: `embed` gives one unit vector for each input, all of one size, and refuses a
+    /// list that is not of strings with -32602.
+    func embeddings(_ session: WorkerCheckSession) async throws -> String {
+        let (connection, info) = try await session.connection()
+        guard info.embeddings else { throw Skip(reason: "the worker does not declare embeddings (protocol version 3)") }
+        let id = session.nextId()
+        try connection.send(.request(id: .integer(id), method: "embed", params: ["inputs": ["a cat", "a dog"], "truncate": false]))
+        guard case .success(let value) = try await session.response(connection, id: id) else {
+            throw Failure(reason: "embed of two texts failed")
+        }
+        let vectors = value["vectors"]?.arrayValue?.map { $0.arrayValue?.compactMap(\.doubleValue) ?? [] } ?? []
+        guard vectors.count == 2, let size = vectors.first?.count, size > 0, vectors.allSatisfy({ $0.count == size }) else {
+            throw Failure(reason: "embed of two texts gave \(vectors.count) vectors of sizes \(vectors.map(\.count)), not two of one size")
+        }
+        let norms = vectors.map { $0.reduce(0) { $0 + $1 * $1 }.squareRoot() }
+        guard norms.allSatisfy({ abs($0 - 1) < 1e-3 }) else { throw Failure(reason: "the vectors' lengths are \(norms), not 1") }
+        let bad = session.nextId()
+        try connection.send(.request(id: .integer(bad), method: "embed", params: ["inputs": [1, 2]]))
+        guard case .failure(let error) = try await session.response(connection, id: bad), error.code == StdioProtocol.ErrorCode.invalidParams else {
+            throw Failure(reason: "embed of a list of numbers was not refused with -32602")
+        }
+        return "two unit vectors of \(size) dimensions; a list of numbers refused with -32602"
+    }
+
     // MARK: - Helpers
 
     /// Options for exactly `tokens` tokens, end of generation ignored.

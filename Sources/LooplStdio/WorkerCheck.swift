@@ -1,7 +1,7 @@
 import Loopl
 
 /// A conformance suite for any stdio worker command: handshake, streaming, cancellation, error
-/// shapes, version 2's several requests at once and reasoning, shutdown, and exit when its input
+/// shapes, version 2's several requests at once and reasoning, version 3's embeddings, shutdown, and exit when its input
 /// closes. Each check starts from a worker in a known state and reports pass, fail or skip (a
 /// check of a capability the worker does not declare) with a reason.
 package struct WorkerCheck: Sendable {
@@ -38,7 +38,7 @@ package struct WorkerCheck: Sendable {
             ("handshake", handshake), ("streaming", streaming), ("cancellation", cancellation),
             ("error shapes", errorShapes), ("two requests at once", twoAtOnce), ("cancel one of two", cancelOneOfTwo),
             ("an error in one of two", errorInOneOfTwo), ("one request too many", oneTooMany), ("reasoning", reasoning),
-            ("shutdown", shutdown), ("exit when stdin closes", exitOnEndOfInput),
+            ("embeddings", embeddings), ("shutdown", shutdown), ("exit when stdin closes", exitOnEndOfInput),
         ]
         var outcomes: [Outcome] = []
         let session = WorkerCheckSession(check: self)

@@ -47,9 +47,10 @@ import Testing
 
     /// What an option needs beside it to parse alone.
     static func line(_ name: String, _ option: CLIOption, spelled: String, value: String?) -> [String] {
-        var companions = ["resume": ["--session", "x"], "think-template": ["--agent"],
-                          "arrival-tokens": ["--workload", "long-arrival"]][option.name] ?? []
-        if name == "bench" { companions += ["url": ["--bfcl", "x"], "tool-choice": ["--bfcl", "x", "--url", "x"], "bfcl": ["--url", "x"]][option.name] ?? [] }
+        let bfcl = name == "bench" ? ["bfcl": ["--url", "http://127.0.0.1:1"], "url": ["--bfcl", "x"],
+                                      "tool-choice": ["--bfcl", "x", "--url", "http://127.0.0.1:1"]] : [:]
+        let companions = ["resume": ["--session", "x"], "think-template": ["--agent"],
+                          "arrival-tokens": ["--workload", "long-arrival"]].merging(bfcl) { $1 }[option.name] ?? []
         let prompt = name == "run" && option.name != "resume" ? ["hi"] : []
         return [spelled] + (value.map { [$0] } ?? []) + companions + prompt
     }

@@ -29,7 +29,7 @@ import Testing
         let configuration = StdioModel.Configuration(command: [Fixtures.loopl, "worker", "--backend", "llama", "--config", config],
                                                      initializeTimeout: .seconds(60), idleTimeout: .seconds(120))
         let model = try await StdioModel.start(configuration)
-        #expect(model.info.protocolVersion == 2 && model.info.concurrentRequests == 4 && model.parallel == 4)
+        #expect(model.info.protocolVersion == StdioProtocol.version && model.info.embeddings && model.info.concurrentRequests == 4 && model.parallel == 4)
         let pid = model.workerPID
         try await ModelConformance(model: model).runConcurrency(count: 4)
         #expect(model.workerPID == pid, "a cancellation or an error of one request restarted the worker")

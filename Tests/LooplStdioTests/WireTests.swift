@@ -126,13 +126,25 @@ import Testing
         #expect(info.wireValue["capabilities"]?["concurrentRequests"] == 3)
         #expect(info.markup == .hermes)
         var newer = info.wireValue.objectValue ?? [:]
-        newer["protocolVersion"] = 3
+        newer["protocolVersion"] = .integer(StdioProtocol.version + 1)
         #expect(throws: LooplError.self) { try WorkerInfo(wireValue: .object(newer)) }
         // Version 2 answered to an offer of version 1.
         #expect(throws: LooplError.self) { try WorkerInfo(wireValue: info.wireValue, offered: 1) }
         var zero = info.wireValue
         zero = try JSONValue(parsing: zero.jsonText().replacingOccurrences(of: #""concurrentRequests":3"#, with: #""concurrentRequests":0"#))
         #expect(throws: LooplError.self) { try WorkerInfo(wireValue: zero) }
+    }
+
+    /// `embeddings` is version 3's: read when declared then, ignored in version 2, a type error when not a boolean.
+    @Test func embeddingsIsAVersion3Capability() throws {
+        let v3 = try JSONValue(parsing: #"{"protocolVersion": 3, "name": "e", "capabilities": {"nativeToolCalls": true, "embeddings": true}, "contextMax": 64}"#)
+        let info = try WorkerInfo(wireValue: v3)
+        #expect(info.embeddings)
+        #expect(info.wireValue["capabilities"]?["embeddings"] == true)
+        let v2 = try JSONValue(parsing: #"{"protocolVersion": 2, "name": "e", "capabilities": {"nativeToolCalls": true, "embeddings": true}, "contextMax": 64}"#)
+        #expect(try !WorkerInfo(wireValue: v2).embeddings)
+        let wrong = try JSONValue(parsing: #"{"protocolVersion": 3, "name": "e", "capabilities": {"nativeToolCalls": true, "embeddings": "yes"}, "contextMax": 64}"#)
+        #expect(throws: LooplError.self) { try WorkerInfo(wireValue: wrong) }
     }
 
     @Test func version1CapabilitiesAreOneAtATimeWithoutReasoning() throws {

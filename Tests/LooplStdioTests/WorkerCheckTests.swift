@@ -31,20 +31,21 @@ import Testing
     func pythonWorkerPasses(_ flags: [String]) throws {
         let result = try Self.loopl(["worker-check", "--idle-timeout", "5", "--"] + Fixtures.python(flags))
         #expect(result.status == 0, "\(result.out)")
-        #expect(result.out.hasSuffix("11 passed, 0 failed\n"), "\(result.out)")
+        // It declares no embeddings (protocol version 3), whose check is skipped.
+        #expect(result.out.hasSuffix("11 passed, 0 failed, 1 skipped\n"), "\(result.out)")
         #expect(result.out.split(separator: "\n").filter { $0.hasPrefix("pass  ") }.count == 11)
         for check in ["two requests at once", "cancel one of two", "an error in one of two", "one request too many", "reasoning"] {
             #expect(result.out.contains("pass  \(check): "), "\(check): \(result.out)")
         }
     }
 
-    /// A worker that speaks only version 1 passes version 1's checks; version 2's are skipped.
+    /// A worker that speaks only version 1 passes version 1's checks; version 2's and 3's are skipped.
     @Test(.timeLimit(.minutes(1)))
     func version1WorkerPassesTheVersion1Checks() throws {
         let result = try Self.loopl(["worker-check", "--idle-timeout", "5", "--"] + Fixtures.python(["--protocol", "1"]))
         #expect(result.status == 0, "\(result.out)")
         #expect(result.out.contains("protocol 1,"), "\(result.out)")
-        #expect(result.out.hasSuffix("6 passed, 0 failed, 5 skipped\n"), "\(result.out)")
+        #expect(result.out.hasSuffix("6 passed, 0 failed, 6 skipped\n"), "\(result.out)")
     }
 
     /// A worker that streams two requests one after the other, though it declares two at once,
@@ -82,8 +83,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: config) }
         let result = try Self.loopl(["worker-check", "--", Fixtures.loopl, "worker", "--backend", "llama", "--config", config])
         #expect(result.status == 0, "\(result.out)")
-        // Its events are parsed, so it declares reasoning and the reasoning check runs too.
-        #expect(result.out.hasSuffix("11 passed, 0 failed\n"), "\(result.out)")
+        // Its events are parsed, so it declares reasoning and the reasoning check runs too, and
+        // its model embeds, so the embeddings check runs.
+        #expect(result.out.hasSuffix("12 passed, 0 failed\n"), "\(result.out)")
+        #expect(result.out.contains("pass  embeddings: two unit vectors of 576 dimensions"), "\(result.out)")
     }
 
     @Test func usageErrors() throws {

@@ -7,7 +7,7 @@ import Synchronization
 /// moves on and says so in the error (``LooplError/EngineLoss/fellBack``), so that the ``Agent``
 /// tries the turn again, from scratch, on the next backend.
 ///
-final class FallbackModel: Model {
+final class FallbackModel: EmbeddingModel {
     typealias Candidate = (name: String, make: @Sendable () async throws -> any Model)
 
     private let state: Mutex<(current: any Model, name: String, rest: [Candidate], lostEngine: Bool)>
@@ -48,6 +48,11 @@ final class FallbackModel: Model {
     /// The current backend's raw completion (no fallback: a raw prompt is not retried elsewhere).
     func complete(prompt: String, options: GenerationOptions) -> AsyncThrowingStream<ModelEvent, any Error> {
         state.withLock { $0.current }.complete(prompt: prompt, options: options)
+    }
+
+    /// The current backend's embeddings (no fallback: another backend's vectors are of another space).
+    func embed(_ inputs: [String], truncate: Bool) async throws -> Embeddings {
+        try await state.withLock { $0.current }.embeddings(inputs, truncate: truncate)
     }
 
     private func run(messages: [Message], tools: [ToolSpec], options: GenerationOptions,

@@ -65,10 +65,6 @@ struct OllamaEndpoint: Sendable {
             return APIError(status: 501, type: "server_error", code: "not_implemented",
                             message: "\(path) is not served: models are the config's backends (loopl backends lists them), not pulled from a registry; add or remove a backend in the config and restart loopl serve.")
         }
-        if path == "/api/embed" || path == "/api/embeddings" {
-            return APIError(status: 501, type: "server_error", code: "not_implemented",
-                            message: "\(path) is not served yet: embeddings are not served by loopl serve.")
-        }
         return .ollamaNotFound(path)
     }
 }

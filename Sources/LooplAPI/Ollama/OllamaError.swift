@@ -17,7 +17,7 @@ extension APIError {
     /// 404: an endpoint of Ollama's API that is not served here.
     static func ollamaNotFound(_ path: String) -> APIError {
         APIError(status: 404, type: "invalid_request_error", code: "unknown_url",
-                 message: "Unknown request URL \(path): Ollama's endpoints served here are /api/chat, /api/generate, /api/tags, /api/ps, /api/show and /api/version.")
+                 message: "Unknown request URL \(path): Ollama's endpoints served here are /api/chat, /api/generate, /api/embed, /api/embeddings, /api/tags, /api/ps, /api/show and /api/version.")
     }
 }
 

@@ -33,6 +33,18 @@ struct ServedModel: Sendable {
         try await run({ $0.generate(messages: messages, tools: tools, options: options) }, consume: consume)
     }
 
+    /// The model's embeddings of `inputs` in a place of the backend's limit, counted as a request.
+    func embed(_ inputs: [String], truncate: Bool) async throws -> Embeddings {
+        do {
+            let embeddings = try await limit.withPlace { try await model.embeddings(inputs, truncate: truncate) }
+            metrics.finished(backend, status: 200)
+            return embeddings
+        } catch {
+            metrics.finished(backend, status: APIError.from(error).status)
+            throw error
+        }
+    }
+
     private func attempts(_ generate: (any Model) -> AsyncThrowingStream<ModelEvent, any Error>,
                           consume: (ModelEvent) async throws -> Bool) async throws {
         var retried = false

@@ -29,7 +29,7 @@ struct BenchCommand: Command {
                            [--prompt TEXT | --prompt-tokens N] [--max-tokens N] [-t N] [-m FILE]
                            [--concurrency LIST] [--agent [--think-template FILE]] [--json FILE]
                            [--svg FILE] [--no-reference]
-                           [--workload copy|free|shared-prefix|prompt-cache|forced-call|long-arrival [--arrival-tokens T]]
+                           [--workload copy|free|shared-prefix|prompt-cache|forced-call|long-arrival [--arrival-tokens T]|embeddings]
                loopl bench --bfcl DIR --url URL [--tool-choice required|auto] [--max-tokens N]
                            [--json FILE]
 
@@ -81,6 +81,7 @@ struct BenchCommand: Command {
         if arrivalTokens != nil, workloadName != Bench.longArrival { throw UsageError("--arrival-tokens goes with --workload long-arrival.") }
         if workloadName == Bench.longArrival { bench.arrivalTokens = arrivalTokens ?? 3000 }
         bench.forcedCall = workloadName == Bench.forcedCall
+        bench.embeddings = workloadName == Bench.embeddingsWorkload
         bfcl = try Self.bfcl(&arguments, maxTokens: maxTokens ?? 256)
         if bench.backends.isEmpty { throw UsageError("--backends needs at least one name.") }
         if !bench.concurrency.isEmpty, !bench.agent {

@@ -128,6 +128,14 @@ final class ServerChild: Sendable {
                          "-np", String(configuration.parallel), "--no-kv-unified", "--cache-ram", "0",
                          "-t", String(configuration.resolvedThreads), "--no-webui", "--slots",
                          "-c", String(configuration.parallel * configuration.resolvedContext)]
+        if configuration.embeddings {
+            // An input is evaluated in one ubatch: without a batch size, one holds a whole context.
+            let pooling = configuration.pooling ?? EmbeddingPooling.declared(byModel: model)
+            arguments += ["--embeddings", "--pooling", pooling.rawValue]
+            if configuration.batchSize == nil {
+                arguments += ["--batch-size", String(configuration.resolvedContext), "--ubatch-size", String(configuration.resolvedContext)]
+            }
+        }
         if let batch = configuration.batchSize {
             // llama-server fills each step's batch with the generating slots' tokens, then prompt
             // tokens up to the batch size: a smaller batch is a smaller prompt chunk per step.

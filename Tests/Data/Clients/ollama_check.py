@@ -240,8 +240,6 @@ class Checks:
         self.refused(400, lambda: self.generate(prompt="x", template="{{ range .Messages }}{{ end }}", stream=False))
         self.refused(400, lambda: self.chat(messages=GREETING, think="lots", stream=False))
         pulled = self.refused(501, lambda: self.client.pull(self.model))
-        embedded = self.refused(501, lambda: self.client.embed(model=self.model, input="x"))
-        expect("embeddings" in embedded, "the 501 does not say embeddings: %s" % embedded)
         self.refused(501, lambda: self.client.delete(self.model))
         nowhere = self.raw("GET", "/api/nowhere")
         expect(nowhere.status_code == 404 and "error" in nowhere.json(), "%d %s" % (nowhere.status_code, nowhere.text))
