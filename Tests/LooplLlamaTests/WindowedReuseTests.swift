@@ -166,8 +166,8 @@ import Testing
 
     /// A prompt state saved by one model and loaded by another (as by a later process): a prompt
     /// that continues the saved one loads it whole; one that shares only the passage loads it on
-    /// the default model, and on the windowed one, whose file holds only the last window, loads
-    /// instead a shorter saved prompt (its first 300 tokens or so) that holds the window.
+    /// the default model, and on the windowed one, whose file holds only the last window,
+    /// evaluates it.
     @Test(.timeLimit(.minutes(10)), arguments: TestModel.slow)
     func aSavedPromptIsLoadedOnlyWhereItHoldsTheWindow(_ model: TestModel) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-window-\(UUID().uuidString)").path
@@ -175,14 +175,13 @@ import Testing
         let continued = Self.first + " By the mill.\n\nQuestion: How many pennies did a stall pay under rule 3?\nAnswer:"
         let saving = try await Self.load(model, Self.configuration(model, promptCache: directory))
         _ = try await Self.answer(saving, Self.first, in: "a")
-        _ = try await Self.answer(saving, String(Self.passage.prefix(1000)), in: "s")
         await saving.close()
         for (prompt, loads) in [(Self.second, model == .whole), (continued, true)] {
             let expected = loads ? try await Self.inPlace(model, prompt) : try await Self.fresh(model, prompt)
             let loading = try await Self.load(model, Self.configuration(model, promptCache: directory))
             let got = try await Self.answer(loading, prompt, in: "b")
             await loading.close()
-            #expect((got.cached > 700) == loads && got.cached > 200, "\(got)")
+            #expect((got.cached > 700) == loads, "\(got)")
             #expect(got.text == expected.text)
         }
     }
