@@ -31,12 +31,16 @@ final class DecodeLoop: @unchecked Sendable {
     private let promptCache: PromptCache?
     /// How many prompt tokens each step takes, from what steps have cost.
     private var planner: StepPlanner
+    /// The positions prompt chunks end at (multiples of it), and reuse is cut back to, when
+    /// greedy output must not depend on what was reused (``LlamaModel/Configuration/reproducible``).
+    private let alignment: Int?
 
-    init(weights: LlamaWeights, context: LlamaContext, inbox: DecodeInbox, sequences: Int, sharesPrefixes: Bool = true,
+    init(weights: LlamaWeights, context: LlamaContext, inbox: DecodeInbox, sequences: Int, sharesPrefixes: Bool = true, alignment: Int? = nil,
          speculation: Speculation = .none, modelDrafter: ModelDrafter? = nil, promptCache: PromptCache? = nil,
          interTokenBudget: Duration = .milliseconds(200)) {
         self.planner = StepPlanner(budget: interTokenBudget)
         self.sharesPrefixes = sharesPrefixes
+        self.alignment = alignment
         self.modelDrafter = modelDrafter
         self.promptCache = promptCache
         self.speculation = speculation
@@ -82,11 +86,13 @@ final class DecodeLoop: @unchecked Sendable {
         }
         var reused = SequenceTable.commonPrefix(table.entries[sequence].tokens, request.prompt)
         if reused == request.prompt.count { reused -= 1 }
+        reused = aligned(reused, in: sequence)
         if !reusable(sequence, prefix: reused) || !context.forget(sequence, from: reused) {
             context.forget(sequence, from: 0)
             reused = 0
         }
         table.entries[sequence].tokens.removeSubrange(reused...)
+        table.entries[sequence].aligned = min(table.entries[sequence].aligned, reused)
         let run = SequenceRun(request, completion: arrival.completion, sequence: sequence, reused: reused,
                               contextSize: context.contextSize)
         run.drafter = NGramDrafter(speculation)
@@ -105,18 +111,21 @@ final class DecodeLoop: @unchecked Sendable {
         let own = table.entries[run.sequence].tokens.count
         let window = context.window, dropsTail = context.dropsTail
         let usable = { (saved: Int, shared: Int) in
-            (dropsTail || shared == saved)
+            let shared = self.aligned(shared)
+            return (dropsTail || shared == saved)
                 && (window == 0 || max(0, saved - window) <= LlamaContext.oldestNeeded(before: shared, window: window))
         }
-        guard let saved = promptCache.longestPrefix(of: prompt, limit: prompt.count - 1, usable: usable),
-              saved.length >= own + PrefixShare.minimum else { return }
-        var loaded = promptCache.load(saved.name, length: saved.length, prompt: prompt, into: run.sequence, context: pointer)
-        if loaded, !context.holdsWindow(run.sequence, before: saved.length) {
+        guard let saved = promptCache.longestPrefix(of: prompt, limit: prompt.count - 1, usable: usable) else { return }
+        let length = aligned(saved.length)
+        guard length >= own + PrefixShare.minimum else { return }
+        var loaded = promptCache.load(saved.name, length: length, prompt: prompt, into: run.sequence, context: pointer)
+        if loaded, !context.holdsWindow(run.sequence, before: length) {
             context.forget(run.sequence, from: 0)
             loaded = false
         }
-        table.entries[run.sequence].tokens = loaded ? Array(prompt[..<saved.length]) : []
-        run.start(cached: loaded ? saved.length : 0)
+        table.entries[run.sequence].tokens = loaded ? Array(prompt[..<length]) : []
+        table.entries[run.sequence].aligned = loaded ? length : 0
+        run.start(cached: loaded ? length : 0)
     }
 
     /// Copies into `run`'s sequence the longest prefix of its prompt another sequence holds, when
@@ -126,7 +135,8 @@ final class DecodeLoop: @unchecked Sendable {
         guard sharesPrefixes else { return }
         let prompt = run.request.prompt
         let own = table.entries[run.sequence].tokens.count
-        let held = table.longestPrefix(of: prompt, excluding: run.sequence, limit: prompt.count - 1) { reusable($0, prefix: $1) }
+        let held = table.longestPrefix(of: prompt, excluding: run.sequence, limit: prompt.count - 1,
+                                        cut: { aligned($1, in: $0) }) { reusable($0, prefix: $1) }
         let coming = runs.lazy.filter { $0 !== run && $0.isEvaluatingPrompt }
             .map { min(SequenceTable.commonPrefix($0.request.prompt, prompt), prompt.count - 1) }.max() ?? 0
         switch PrefixShare.source(own: own, held: held, coming: coming) {
@@ -135,6 +145,7 @@ final class DecodeLoop: @unchecked Sendable {
         case .copy(let source, let length):
             context.copy(source, to: run.sequence, keeping: length)
             table.entries[run.sequence].tokens = Array(prompt[..<length])
+            table.entries[run.sequence].aligned = length
             run.start(cached: length)
         case .own:
             if run.isWaitingForPrefix { run.start(cached: own) }
@@ -146,6 +157,21 @@ final class DecodeLoop: @unchecked Sendable {
     /// its cells before `length` are still held. Otherwise what is missing is evaluated.
     private func reusable(_ sequence: Int, prefix length: Int) -> Bool {
         (context.dropsTail || length == table.entries[sequence].tokens.count) && context.holdsWindow(sequence, before: length)
+    }
+
+    /// `length` cut back to a multiple of the alignment, and to what `sequence`'s cells hold as a
+    /// fresh evaluation would have evaluated it, when prompts are aligned; `length` otherwise.
+    private func aligned(_ length: Int, in sequence: Int? = nil) -> Int {
+        guard let alignment else { return length }
+        let exact = sequence.map { min(table.entries[$0].aligned, table.entries[$0].tokens.count) } ?? length
+        return min(length, exact) / alignment * alignment
+    }
+
+    /// The next chunk of a prompt whose sequence holds `position` tokens, at most `share`: when
+    /// prompts are aligned, one that ends at the next multiple of the alignment at the latest.
+    private func chunk(_ share: Int, at position: Int) -> Int {
+        guard let alignment else { return share }
+        return min(share, alignment - position % alignment)
     }
 
     /// One batch built, decoded and sampled.
@@ -171,7 +197,7 @@ final class DecodeLoop: @unchecked Sendable {
         let prompts = runs.filter(\.isEvaluatingPrompt)
         let shares = planner.plan(room: room, generating: generating > 0, prompts: prompts.map(\.unevaluated))
         for (run, share) in zip(prompts, shares) where share > 0 {
-            run.inBatch = run.startChunk(limit: share, now: start)
+            run.inBatch = run.startChunk(limit: chunk(share, at: table.entries[run.sequence].tokens.count), now: start)
         }
         let entries = fill()
         guard batch.count > 0 else { return step }
@@ -189,6 +215,10 @@ final class DecodeLoop: @unchecked Sendable {
             switch run.phase {
             case .generating(let token): table.entries[run.sequence].tokens.append(token)
             case .prompt(let unevaluated):
+                // A whole chunk from the aligned start is evaluated as a fresh evaluation would.
+                if table.entries[run.sequence].aligned == table.entries[run.sequence].tokens.count, run.inBatch == alignment {
+                    table.entries[run.sequence].aligned += run.inBatch
+                }
                 table.entries[run.sequence].tokens.append(contentsOf: unevaluated.prefix(run.inBatch))
                 if unevaluated.count == run.inBatch { evaluatedPrompts.append(run.sequence) }
             case .sampling, .waitingForPrefix, .done: break

@@ -54,6 +54,13 @@ extension LlamaModel {
         /// sequence's last window and a batch (less memory), and a reuse whose window is gone is
         /// evaluated again (docs/memory.md).
         public var swaFull: Bool
+        /// Whether greedy output is the same whatever was reused (``reproducible``): prompts are
+        /// evaluated in chunks that end at multiples of ``batchSize``, and a reused state (the
+        /// conversation's own cells, a prefix copied from another sequence, a saved prompt) is cut
+        /// back to such a boundary, so that every token is evaluated in the same batch shape as
+        /// in a fresh evaluation; default false. Costs up to a batch of tokens evaluated again per
+        /// reuse (docs/memory.md).
+        public var reproducible: Bool
         /// The whitespace grammars allow inside JSON (tool calls, JSON answers); default ``GrammarSpacing/compact``.
         public var grammarSpacing: GrammarSpacing = .compact
         /// How embeddings pool their tokens; nil (the default) is what the GGUF declares, else mean.
@@ -64,7 +71,8 @@ extension LlamaModel {
                     maxQueue: Int = 64, allowSpecialTokensInContent: Bool = false, sharePrefixes: Bool = true,
                     speculative: Speculation = .none, cacheTypeK: CacheType? = nil, promptCache: Bool = false,
                     promptCacheMiB: Int = 1024, promptCacheDirectory: String? = nil, interTokenBudgetSeconds: Double = 0.2,
-                    swaFull: Bool = true) {
+                    swaFull: Bool = true, reproducible: Bool = false) {
+            self.reproducible = reproducible
             self.interTokenBudgetSeconds = interTokenBudgetSeconds
             self.swaFull = swaFull
             self.cacheTypeK = cacheTypeK
@@ -90,6 +98,8 @@ extension LlamaModel {
         var interTokenBudget: Duration {
             .seconds(min(max(interTokenBudgetSeconds, Self.interTokenBudgetRange.lowerBound), Self.interTokenBudgetRange.upperBound))
         }
+        /// The positions prompt chunks end at (a multiple of it) when ``reproducible``; nil otherwise.
+        var alignment: Int? { reproducible ? max(batchSize, 1) : nil }
         var resolvedParallel: Int { min(max(parallel, Self.parallelRange.lowerBound), Self.parallelRange.upperBound) }
     }
 
@@ -97,7 +107,7 @@ extension LlamaModel {
     /// "threads": ..., "batchSize": ..., "gpuLayers": ..., "chatTemplate": NAME, "chatTemplateFile": ..., "parallel": ...,
     /// "maxQueue": ..., "allowSpecialTokensInContent": ..., "sharePrefixes": ..., "speculative": {"type": "ngram" | "draft" | "none",
     /// "draftMax": ..., "draftModel": ...}, "cacheTypeK": "f16" | "q8_0", "promptCache": ..., "promptCacheMiB": ..., "promptCacheDirectory": ...,
-    /// "interTokenBudgetSeconds": ..., "swaFull": ..., "grammarSpacing": "compact" | "spacious", "pooling": "mean" | "cls" | "last"}`, every key
+    /// "interTokenBudgetSeconds": ..., "swaFull": ..., "reproducible": ..., "grammarSpacing": "compact" | "spacious", "pooling": "mean" | "cls" | "last"}`, every key
     /// optional; `promptCache` is on unless it says false (or, when it is not given, `LOOPL_PROMPT_CACHE=0`).
     public static let kind = BackendKind(name: "llama", builtIn: [:], read: Configuration.init(from:), problem: { configuration in
         if !FileManager.default.fileExists(atPath: configuration.model) { return "no model file at \(configuration.model)" }
@@ -133,6 +143,7 @@ extension LlamaModel.Configuration {
         try section.read("promptCacheMiB", into: &promptCacheMiB)
         promptCacheDirectory = try section.optionalPath("promptCacheDirectory") ?? promptCacheDirectory
         try section.read("swaFull", into: &swaFull)
+        try section.read("reproducible", into: &reproducible)
         try section.read("interTokenBudgetSeconds", into: &interTokenBudgetSeconds)
         guard Self.interTokenBudgetRange.contains(interTokenBudgetSeconds) else {
             throw section.error("'interTokenBudgetSeconds' must be from 0.001 to 60, the seconds a generating request may wait for its next token while prompts load")

@@ -29,7 +29,7 @@ final class LlamaSession: Sendable {
         let promptCache = PromptCache(configuration: configuration, contextSize: context.contextSize)
         self.promptCache = promptCache
         let loop = DecodeLoop(weights: weights, context: context, inbox: inbox, sequences: configuration.resolvedParallel,
-                              sharesPrefixes: configuration.sharePrefixes,
+                              sharesPrefixes: configuration.sharePrefixes, alignment: configuration.alignment,
                               speculation: configuration.speculative, modelDrafter: modelDrafter,
                               promptCache: promptCache, interTokenBudget: configuration.interTokenBudget)
         Thread.start(named: "loopl llama") { loop.run() }

@@ -31,13 +31,13 @@ struct PrefixShare: Equatable {
 
 extension SequenceTable {
     /// The sequence other than `excluded` whose cells hold the longest prefix of `prompt`, at
-    /// most `limit` tokens of it, among those whose cells serve the prompt from there on
+    /// most `limit` tokens of it (`cut(sequence, length)` shortens each), among those whose cells serve the prompt from there on
     /// (`usable(sequence, length)`); nil when none holds any.
-    func longestPrefix(of prompt: [llama_token], excluding excluded: Int, limit: Int,
+    func longestPrefix(of prompt: [llama_token], excluding excluded: Int, limit: Int, cut: (Int, Int) -> Int = { $1 },
                        usable: (Int, Int) -> Bool) -> (sequence: Int, length: Int)? {
         var best: (sequence: Int, length: Int)?
         for index in entries.indices where index != excluded {
-            let length = min(Self.commonPrefix(entries[index].tokens, prompt), limit)
+            let length = cut(index, min(Self.commonPrefix(entries[index].tokens, prompt), limit))
             if length > (best?.length ?? 0), usable(index, length) { best = (index, length) }
         }
         return best

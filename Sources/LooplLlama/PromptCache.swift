@@ -40,7 +40,7 @@ final class PromptCache: @unchecked Sendable {
         guard configuration.promptCache,
               let key = PromptCacheKey(model: configuration.model, contextSize: contextSize,
                                        parallel: configuration.resolvedParallel, batchSize: configuration.batchSize,
-                                       keys: configuration.resolvedCacheTypeK)
+                                       keys: configuration.resolvedCacheTypeK, alignment: configuration.alignment)
         else { return nil }
         self.directory = configuration.promptCacheDirectory ?? PromptCacheListing.defaultDirectory
         self.key = key

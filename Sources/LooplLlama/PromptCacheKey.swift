@@ -10,7 +10,7 @@ struct PromptCacheKey: Equatable {
     /// The bytes of the model file that are hashed: its header and metadata.
     static let headerBytes = 1 << 20
 
-    init?(model path: String, contextSize: Int, parallel: Int, batchSize: Int, keys: CacheType) {
+    init?(model path: String, contextSize: Int, parallel: Int, batchSize: Int, keys: CacheType, alignment: Int? = nil) {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
               let size = attributes[.size] as? Int, let modified = attributes[.modificationDate] as? Date,
               let handle = FileHandle(forReadingAtPath: path) else { return nil }
@@ -20,6 +20,8 @@ struct PromptCacheKey: Equatable {
         text = ["model=\(path)", "size=\(size)", "mtime=\(modified.timeIntervalSince1970)",
                 "header=\(String(hash, radix: 16))", "llama=\(Self.library)", "state=\(LLAMA_STATE_SEQ_VERSION)",
                 "ctx=\(contextSize)", "seqs=\(parallel)", "batch=\(batchSize)", "keys=\(keys.rawValue)"].joined(separator: " ")
+            // States evaluated in aligned chunks are kept apart from the others (``LlamaModel/Configuration/reproducible``).
+            + (alignment.map { " aligned=\($0)" } ?? "")
     }
 
     /// The start of the names of this key's files: a hash of the key.

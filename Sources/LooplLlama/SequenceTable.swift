@@ -7,6 +7,9 @@ struct SequenceTable {
     struct Entry {
         /// Its tokens, in order, whose keys and values are in the cache.
         var tokens: [llama_token] = []
+        /// How many of its first tokens were evaluated in the chunks of a fresh evaluation (whole
+        /// chunks ending at multiples of the alignment), when prompts are aligned.
+        var aligned = 0
         /// The conversation they belong to; nil for a one-off request's.
         var conversation: String?
         var busy = false
