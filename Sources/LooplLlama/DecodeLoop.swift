@@ -210,6 +210,22 @@ final class DecodeLoop: @unchecked Sendable {
         }
         step.batch = entries
         let now = ContinuousClock.now
+        let evaluatedPrompts = record(now: now)
+        for run in runs {
+            guard let index = run.output else { continue }
+            run.output = nil
+            verify(run, at: index, in: pointer, now: now)
+        }
+        // After the first tokens are sampled, before the next decode changes the sequences.
+        for sequence in evaluatedPrompts {
+            promptCache?.save(sequence: sequence, tokens: table.entries[sequence].tokens, context: pointer)
+        }
+        return step
+    }
+
+    /// The batch was evaluated: each run's tokens join its sequence; returns the sequences whose
+    /// prompts are now evaluated whole.
+    private func record(now: ContinuousClock.Instant) -> [Int] {
         var evaluatedPrompts: [Int] = []
         for run in runs where run.inBatch > 0 {
             switch run.phase {
@@ -225,16 +241,7 @@ final class DecodeLoop: @unchecked Sendable {
             }
             run.evaluated(now: now)
         }
-        for run in runs {
-            guard let index = run.output else { continue }
-            run.output = nil
-            verify(run, at: index, in: pointer, now: now)
-        }
-        // After the first tokens are sampled, before the next decode changes the sequences.
-        for sequence in evaluatedPrompts {
-            promptCache?.save(sequence: sequence, tokens: table.entries[sequence].tokens, context: pointer)
-        }
-        return step
+        return evaluatedPrompts
     }
 
     /// Fills the batch in the order of the sequences, each run's tokens together: llama.cpp

@@ -115,31 +115,36 @@ public final class StdioWorker: Sendable {
                 send(.response(id: id, result: .failure(RPCError(code: StdioProtocol.ErrorCode.invalidRequest, message: refusal))))
             }
         case "embed" where state.withLock({ $0.protocolVersion >= 3 }):
-            guard let inputs = params["inputs"]?.arrayValue?.compactMap(\.stringValue), inputs.count == params["inputs"]?.arrayValue?.count else {
-                send(.response(id: id, result: .failure(RPCError(code: StdioProtocol.ErrorCode.invalidParams, message: "embed needs an 'inputs' list of strings."))))
-                return
-            }
-            let truncate = params["truncate"]?.boolValue ?? false
-            let model = self.model
-            // Recorded under the lock that the task takes to remove itself, as a generation is.
-            state.withLock { state in state.running[id] = Task {
-                let outcome: Result<JSONValue, RPCError>
-                do {
-                    let embeddings = try await model.embeddings(inputs, truncate: truncate)
-                    outcome = .success(["vectors": .array(embeddings.vectors.map { .array($0.map { .double(Double($0)) }) }),
-                                        "tokens": .integer(embeddings.tokens)])
-                } catch {
-                    outcome = .failure(RPCError(error))
-                }
-                _ = self.state.withLock { $0.running.removeValue(forKey: id) }
-                self.send(.response(id: id, result: outcome))
-            } }
+            embed(id: id, params: params)
         case "shutdown":
             await stopAll()
             send(.response(id: id, result: .success(.null)))
         default:
             send(.response(id: id, result: .failure(RPCError(code: StdioProtocol.ErrorCode.methodNotFound, message: "Unknown method '\(method)'."))))
         }
+    }
+
+    /// An `embed` request (version 3): runs beside generations, recorded as they are.
+    private func embed(id: JSONValue, params: JSONValue) {
+        guard let inputs = params["inputs"]?.arrayValue?.compactMap(\.stringValue), inputs.count == params["inputs"]?.arrayValue?.count else {
+            send(.response(id: id, result: .failure(RPCError(code: StdioProtocol.ErrorCode.invalidParams, message: "embed needs an 'inputs' list of strings."))))
+            return
+        }
+        let truncate = params["truncate"]?.boolValue ?? false
+        let model = self.model
+        // Recorded under the lock that the task takes to remove itself, as a generation is.
+        state.withLock { state in state.running[id] = Task {
+            let outcome: Result<JSONValue, RPCError>
+            do {
+                let embeddings = try await model.embeddings(inputs, truncate: truncate)
+                outcome = .success(["vectors": .array(embeddings.vectors.map { .array($0.map { .double(Double($0)) }) }),
+                                    "tokens": .integer(embeddings.tokens)])
+            } catch {
+                outcome = .failure(RPCError(error))
+            }
+            _ = self.state.withLock { $0.running.removeValue(forKey: id) }
+            self.send(.response(id: id, result: outcome))
+        } }
     }
 
     /// What a `generate` request's params ask of `model`: a raw `prompt`, or `messages` and `tools`.

@@ -163,7 +163,7 @@ struct ToolCallStream: Sendable {
     /// Turns a block's pieces into events; a call to an undeclared tool is rejected and the block's
     /// text stays visible (a built-in tool's markup is dropped).
     private mutating func deliver(_ loosePieces: [Piece], raw: Range<Int>) {
-        let pieces = loosePieces.map(typed)
+        let pieces = loosePieces.map { $0.typed(by: schemas) }
         var rejected: [ToolCallParser.RejectedCall] = []
         if let toolNames {
             for piece in pieces {
@@ -199,25 +199,6 @@ struct ToolCallStream: Sendable {
         if !rejected.isEmpty {
             emitText(raw)
             events += rejected.map { .rejected($0) }
-        }
-    }
-
-    /// A loose call with its declared string parameters given back their text.
-    private func typed(_ piece: Piece) -> Piece {
-        guard case .looseCall(let name, var arguments, let raw) = piece else { return piece }
-        if let properties = schemas[name] {
-            for (key, text) in raw where ToolCallStream.isStringOnly(properties[key]?["type"]) {
-                arguments[key] = .string(text)
-            }
-        }
-        return .call(name: name, arguments: arguments, id: nil)
-    }
-
-    static func isStringOnly(_ type: JSONValue?) -> Bool {
-        switch type {
-        case .string("string")?: true
-        case .array(let types)?: types.contains(.string("string")) && types.allSatisfy { $0 == .string("string") || $0 == .string("null") }
-        default: false
         }
     }
 
