@@ -65,4 +65,49 @@ import Testing
         await #expect(throws: LooplError.self) { _ = try await directory.model(for: "a") }
         #expect(starts.count.withLock { $0 } == 2, "a closed directory started a backend")
     }
+
+    /// A model that answers nothing and counts its closes.
+    struct ClosingModel: Model {
+        let closes: Starts
+        var contextSize: Int { 4096 }
+        func generate(messages: [Message], tools: [ToolSpec], options: GenerationOptions) -> AsyncThrowingStream<ModelEvent, any Error> {
+            AsyncThrowingStream { $0.finish() }
+        }
+        func close() async { closes.count.withLock { $0 += 1 } }
+    }
+
+    @Test func aModelIsLoadedOnDemandUnloadedAndLoadedAgainAndItsStateFollows() async throws {
+        let starts = Starts(), closes = Starts()
+        let kind = BackendKind(name: "test", read: { _ in 0 }, capacity: { _ in BackendCapacity(parallel: 1, maxQueue: 4) }, start: { _ in
+            starts.count.withLock { $0 += 1 }
+            return ClosingModel(closes: closes) as any Model
+        })
+        let config = try LooplConfig(json: #"{"default": "a", "backends": {"a": {"kind": "test"}}}"#, kinds: [kind])
+        let directory = try ModelDirectory(config: config)
+        #expect(await directory.state(of: "a") == .unloaded)
+        _ = try await directory.model(for: "a")
+        #expect(await directory.state(of: "a") == .loaded)
+        try await directory.unload("a")
+        #expect(await directory.state(of: "a") == .unloaded)
+        #expect(closes.count.withLock { $0 } == 1, "unloading did not close the model")
+        let limit = try #require(directory.limits["a"])
+        _ = try await directory.model(for: "a")
+        let refused = try await limit.withPlace {
+            await #expect(throws: APIError.self) { try await directory.unload("a") }
+        }
+        #expect(refused?.status == 409)
+        #expect(await directory.state(of: "a") == .loaded)
+        try await directory.unload("a")
+        let unknown = await #expect(throws: APIError.self) { try await directory.unload("nothing") }
+        #expect(unknown?.status == 404)
+        _ = try await directory.model(for: "a")
+        #expect(starts.count.withLock { $0 } == 3, "the model was not loaded again after an unload")
+        await directory.closeAll()
+    }
+
+    @Test func aFailedStartIsStatedWithItsReason() async throws {
+        let directory = try ModelDirectory(config: try Self.config(#"{"default": "a", "backends": {"a": {"kind": "test"}}}"#))
+        await #expect(throws: LooplError.self) { _ = try await directory.model(for: "a") }
+        #expect(await directory.state(of: "a") == .failed("No model here."))
+    }
 }

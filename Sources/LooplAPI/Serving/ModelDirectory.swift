@@ -1,3 +1,4 @@
+import Foundation
 import Loopl
 
 /// The models `loopl serve` answers for: each served backend under its name and its aliases,
@@ -31,6 +32,7 @@ package actor ModelDirectory {
     private enum Slot {
         case starting(Task<any Model, any Error>)
         case running(any Model)
+        case closing(Task<Void, Never>)
     }
 
     package nonisolated let names: Names
@@ -38,6 +40,8 @@ package actor ModelDirectory {
     package nonisolated let limits: [String: ModelLimit]
     private let config: LooplConfig
     private var slots: [String: Slot] = [:]
+    /// Why each backend's last start failed, until one succeeds or it is unloaded.
+    private var failures: [String: String] = [:]
     private var closed = false
 
     /// Serves the backends of `config` named in `served` (nil: all of them).
@@ -79,12 +83,17 @@ package actor ModelDirectory {
     }
 
     /// The running model of `backend`, started now if it is not; one start is shared by the
-    /// requests that wait for it, and a failed start is tried again by the next request.
+    /// requests that wait for it, a model being unloaded is started again once it is closed, and
+    /// a failed start is tried again by the next request.
     package func model(for backend: String) async throws -> any Model {
         if closed { throw LooplError(.closed, "The server is shutting down.") }
         switch slots[backend] {
         case .running(let model)?: return model
         case .starting(let task)?: return try await task.value
+        case .closing(let task)?:
+            await task.value
+            forget(backend, closing: task)
+            return try await model(for: backend)
         case nil:
             let config = try config.backend(backend)
             let task = Task { try await config.start() }
@@ -96,17 +105,68 @@ package actor ModelDirectory {
                     throw LooplError(.closed, "The server is shutting down.")
                 }
                 slots[backend] = .running(model)
+                failures[backend] = nil
                 return model
             } catch {
                 slots[backend] = nil
+                failures[backend] = (error as? LooplError)?.message ?? "\(error)"
                 throw error
             }
         }
     }
 
+    /// Where `backend`'s model is in its life.
+    package func state(of backend: String) -> ModelState {
+        switch slots[backend] {
+        case .running?: .loaded
+        case .starting?: .loading
+        case .closing?, nil: failures[backend].map(ModelState.failed) ?? .unloaded
+        }
+    }
+
+    /// Closes `backend`'s model, ending its children and workers and freeing its memory; a
+    /// conflict while requests run or wait on it, or while it starts.
+    package func unload(_ backend: String) async throws(APIError) {
+        guard let limit = limits[backend] else { throw .modelNotFound(backend, available: names.ids) }
+        let busy = limit.running + limit.waiting
+        guard busy == 0 else {
+            throw .conflict("The model '\(backend)' has \(busy) requests in flight or queued; unload it once they finish.")
+        }
+        failures[backend] = nil
+        switch slots[backend] {
+        case .starting?: throw .conflict("The model '\(backend)' is loading; unload it once it has loaded.")
+        case .closing(let task)?:
+            await task.value
+            forget(backend, closing: task)
+        case .running(let model)?:
+            let task = Task { await model.close() }
+            slots[backend] = .closing(task)
+            await task.value
+            forget(backend, closing: task)
+        case nil: return
+        }
+    }
+
+    /// Forgets the slot of `backend` if it is still the close `task`, now done.
+    private func forget(_ backend: String, closing task: Task<Void, Never>) {
+        if case .closing(let current)? = slots[backend], current == task { slots[backend] = nil }
+    }
+
     /// The config section of `backend` as written (paths made absolute); nil for an unknown name.
     package nonisolated func section(of backend: String) -> JSONObject? {
         (try? config.backend(backend))?.section
+    }
+
+    /// The kind of `backend` (`llama`, `server`, `stdio`…); nil for an unknown name.
+    package nonisolated func kind(of backend: String) -> String? {
+        (try? config.backend(backend))?.kind
+    }
+
+    /// The size in bytes of `backend`'s model file (its `model`); nil without a readable one.
+    package nonisolated func fileSize(of backend: String) -> Int? {
+        guard let path = section(of: backend)?["model"]?.stringValue,
+              let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
+        return (attributes[.size] as? NSNumber)?.intValue
     }
 
     /// The backends started so far, by name, with their models.
@@ -130,6 +190,7 @@ package actor ModelDirectory {
             switch slot {
             case .running(let model): await model.close()
             case .starting(let task): if let model = try? await task.value { await model.close() }
+            case .closing(let task): await task.value
             }
         }
     }

@@ -6,7 +6,10 @@ struct ServedModel: Sendable {
     let backend: String
     /// The name its answers report: the one the request gave, else the backend's.
     let name: String
+    /// The model as it was when the request started it; each run takes the directory's current
+    /// one in its place, so a model unloaded meanwhile is loaded again.
     let model: any Model
+    let directory: ModelDirectory
     let limit: ModelLimit
     let metrics: ServeMetrics
 
@@ -17,7 +20,7 @@ struct ServedModel: Sendable {
              consume: (ModelEvent) async throws -> Bool) async throws {
         do {
             try await limit.withPlace {
-                try await attempts(generate, consume: consume)
+                try await attempts(on: try await directory.model(for: backend), generate, consume: consume)
             }
             metrics.finished(backend, status: 200)
         } catch {
@@ -33,7 +36,7 @@ struct ServedModel: Sendable {
         try await run({ $0.generate(messages: messages, tools: tools, options: options) }, consume: consume)
     }
 
-    private func attempts(_ generate: (any Model) -> AsyncThrowingStream<ModelEvent, any Error>,
+    private func attempts(on model: any Model, _ generate: (any Model) -> AsyncThrowingStream<ModelEvent, any Error>,
                           consume: (ModelEvent) async throws -> Bool) async throws {
         var retried = false
         while true {

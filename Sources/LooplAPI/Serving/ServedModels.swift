@@ -23,7 +23,8 @@ struct ServedModels: Sendable {
         guard let limit = directory.limits[backend] else { throw .modelNotFound(backend, available: directory.names.ids) }
         do {
             let model = try await directory.model(for: backend)
-            return ServedModel(backend: backend, name: name ?? backend, model: model, limit: limit, metrics: metrics)
+            return ServedModel(backend: backend, name: name ?? backend, model: model, directory: directory, limit: limit,
+                               metrics: metrics)
         } catch {
             let reason = (error as? LooplError)?.message ?? "\(error)"
             metrics.finished(backend, status: 503)

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Checks of the models a `loopl serve` loads and unloads: their state in `/v1/models`, the load
+and unload endpoints, the memory an unload frees, and an unload refused while a request runs.
+
+    models_check.py --port PORT --pid PID [--file NAME=PATH]... [--hold FILE] CHECK...
+
+Prints `ok NAME: detail` or `FAIL NAME: why` per check; exits 1 when one failed.
+"""
+
+import argparse
+import http.client
+import json
+import os
+import threading
+import time
+
+from client_checks import expect, run_each
+
+
+class Server:
+    def __init__(self, arguments):
+        self.port, self.pid, self.hold = arguments.port, arguments.pid, arguments.hold
+        self.files = dict(entry.split("=", 1) for entry in arguments.file or [])
+
+    def request(self, method, path, body=None, raw=None):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=300)
+        payload = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+        connection.request(method, path, body=payload, headers={"Content-Type": "application/json"})
+        response = connection.getresponse()
+        text = response.read()
+        connection.close()
+        return response.status, json.loads(text) if text else None
+
+    def entry(self, name):
+        status, body = self.request("GET", "/v1/models/" + name)
+        expect(status == 200, "GET /v1/models/%s: %d %r" % (name, status, body))
+        return body
+
+    def states(self):
+        status, body = self.request("GET", "/v1/models")
+        expect(status == 200, "GET /v1/models: %d" % status)
+        return {entry["id"]: entry.get("state") for entry in body["data"]}
+
+    def chat(self, model, max_tokens=2):
+        return self.request("POST", "/v1/chat/completions", {"model": model, "max_tokens": max_tokens, "temperature": 0,
+                                                             "messages": [{"role": "user", "content": "Say hello."}]})
+
+    def rss(self):
+        """The server's resident memory in bytes."""
+        with open("/proc/%d/status" % self.pid) as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+        raise AssertionError("no VmRSS")
+
+
+def check_lifecycle(server):
+    """Both models start unloaded with their kind and size; a request loads one, which an unload
+    closes (the RSS falls by about its size); a load loads the other; unknown ids are 404."""
+    names = sorted(server.files)
+    expect(all(server.states()[name] == "unloaded" for name in names), "not unloaded at first: %r" % server.states())
+    for name in names:
+        entry = server.entry(name)
+        expect(entry["kind"] == "llama" and entry["size"] == os.path.getsize(server.files[name]), "entry of %s: %r" % (name, entry))
+    first, second = names
+    status, body = server.chat(first)
+    expect(status == 200, "a chat on %s: %d %r" % (first, status, body))
+    expect(server.entry(first)["state"] == "loaded", "after a request: %r" % server.entry(first))
+    loaded = server.rss()
+    status, body = server.request("POST", "/loopl/v1/models/%s/unload" % first)
+    expect(status == 200 and body["state"] == "unloaded", "unload: %d %r" % (status, body))
+    size = os.path.getsize(server.files[first])
+    deadline = time.monotonic() + 60  # the allocator may hand memory back a moment later
+    while loaded - server.rss() <= size // 2:
+        expect(time.monotonic() < deadline, "the RSS fell %d bytes, from %d, for a model of %d" % (loaded - server.rss(), loaded, size))
+        time.sleep(0.2)
+    unloaded = server.rss()
+    status, body = server.request("POST", "/loopl/v1/models/%s/load" % second, {})
+    expect(status == 200 and body["state"] == "loaded" and body["id"] == second, "load: %d %r" % (status, body))
+    expect(server.states() == {first: "unloaded", second: "loaded"}, "states: %r" % server.states())
+    status, _ = server.request("POST", "/loopl/v1/models/nothing/unload")
+    expect(status == 404, "an unknown id's unload: %d" % status)
+    status, _ = server.request("POST", "/loopl/v1/models/%s/load" % second, raw=b"[]")
+    expect(status == 400, "a load whose body is not an object: %d" % status)
+    status, body = server.chat(first)
+    expect(status == 200 and server.entry(first)["state"] == "loaded", "a request after an unload: %d %r" % (status, body))
+    return "RSS %.0f MiB loaded, %.0f MiB after unloading a %.0f MiB model" % (loaded / 2**20, unloaded / 2**20, size / 2**20)
+
+
+def check_unload_busy(server):
+    """An unload while a request holds its place is 409; once it ends, the unload succeeds."""
+    results = {}
+    thread = threading.Thread(target=lambda: results.update(chat=server.chat("held")), daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 60
+        while server.entry("held")["state"] != "loaded" or not running(server, "held"):
+            expect(time.monotonic() < deadline, "the held request never ran")
+            time.sleep(0.05)
+        status, body = server.request("POST", "/loopl/v1/models/held/unload", {})
+        expect(status == 409 and body["error"]["code"] == "model_busy", "an unload while a request runs: %d %r" % (status, body))
+        expect(server.entry("held")["state"] == "loaded", "the refused unload changed the state")
+    finally:
+        open(server.hold, "w").close()
+    thread.join(120)
+    expect(results.get("chat", (0,))[0] == 200, "the held request: %r" % (results.get("chat"),))
+    status, body = server.request("POST", "/loopl/v1/models/held/unload")
+    expect(status == 200 and body["state"] == "unloaded", "the unload once idle: %d %r" % (status, body))
+    return "409 while in flight, 200 once idle"
+
+
+def running(server, model):
+    """Whether `loopl_requests_in_flight` of `model` is above 0."""
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    connection.request("GET", "/metrics")
+    text = connection.getresponse().read().decode()
+    connection.close()
+    for line in text.splitlines():
+        if line.startswith('loopl_requests_in_flight{model="%s"}' % model):
+            return float(line.split()[-1]) > 0
+    return False
+
+
+CHECKS = {"lifecycle": check_lifecycle, "unload-busy": check_unload_busy}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--pid", type=int, required=True)
+    parser.add_argument("--file", action="append", metavar="NAME=PATH")
+    parser.add_argument("--hold")
+    parser.add_argument("checks", nargs="+", choices=sorted(CHECKS))
+    arguments = parser.parse_args()
+    run_each(CHECKS, arguments.checks, Server(arguments))
+
+
+if __name__ == "__main__":
+    main()
