@@ -76,13 +76,17 @@ import Testing
         func close() async { closes.count.withLock { $0 += 1 } }
     }
 
-    @Test func aModelIsLoadedOnDemandUnloadedAndLoadedAgainAndItsStateFollows() async throws {
-        let starts = Starts(), closes = Starts()
-        let kind = BackendKind(name: "test", read: { _ in 0 }, capacity: { _ in BackendCapacity(parallel: 1, maxQueue: 4) }, start: { _ in
+    static func closingKind(starts: Starts, closes: Starts) -> BackendKind {
+        BackendKind(name: "test", read: { _ in 0 }, capacity: { _ in BackendCapacity(parallel: 1, maxQueue: 4) }, start: { _ in
             starts.count.withLock { $0 += 1 }
             return ClosingModel(closes: closes) as any Model
         })
-        let config = try LooplConfig(json: #"{"default": "a", "backends": {"a": {"kind": "test"}}}"#, kinds: [kind])
+    }
+
+    @Test func aModelIsLoadedOnDemandUnloadedAndLoadedAgainAndItsStateFollows() async throws {
+        let starts = Starts(), closes = Starts()
+        let config = try LooplConfig(json: #"{"default": "a", "backends": {"a": {"kind": "test"}}}"#,
+                                     kinds: [Self.closingKind(starts: starts, closes: closes)])
         let directory = try ModelDirectory(config: config)
         #expect(await directory.state(of: "a") == .unloaded)
         _ = try await directory.model(for: "a")
@@ -109,5 +113,22 @@ import Testing
         let directory = try ModelDirectory(config: try Self.config(#"{"default": "a", "backends": {"a": {"kind": "test"}}}"#))
         await #expect(throws: LooplError.self) { _ = try await directory.model(for: "a") }
         #expect(await directory.state(of: "a") == .failed("No model here."))
+    }
+
+    @Test func anIdleModelIsUnloadedAfterItsKeepAliveAndAConfigBackendIsKeptByDefault() async throws {
+        let starts = Starts(), closes = Starts()
+        let config = try LooplConfig(json: #"{"default": "a", "backends": {"a": {"kind": "test", "keepAlive": "100ms"}, "b": {"kind": "test"}}}"#,
+                                     kinds: [Self.closingKind(starts: starts, closes: closes)])
+        let directory = try ModelDirectory(config: config)
+        _ = try await directory.model(for: "b")
+        #expect(await directory.expiry(of: "b") == nil, "a config backend without keepAlive is kept forever")
+        _ = try await directory.model(for: "a")
+        #expect(await directory.expiry(of: "a") != nil)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while await directory.state(of: "a") == .loaded, .now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(await directory.state(of: "a") == .unloaded && closes.count.withLock { $0 } == 1)
+        await directory.finished("b", keepAlive: KeepAlive(seconds: 0))
+        #expect(await directory.state(of: "b") == .unloaded, "keep_alive 0 did not unload after the answer")
+        await directory.closeAll()
     }
 }

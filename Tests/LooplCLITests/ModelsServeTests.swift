@@ -17,14 +17,14 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(5)))
-    func twoRealModelsLoadAndUnloadAndTheirStateShows() throws {
+    func twoRealModelsLoadUnloadAndGoIdleAndTheirStateShows() throws {
         try ServeTests.requireModel()
         try #require(FileManager.default.fileExists(atPath: LooplHome.secondModel), "no second test model at \(LooplHome.secondModel)")
         let config = try ServeProcess.config(["default": "smol", "backends": [
             "smol": Self.llama(LooplHome.defaultModel), "gemma": Self.llama(LooplHome.secondModel),
         ]])
         let server = try ServeProcess([], config: config)
-        try Self.models(server, ["lifecycle"], extra: ["--file", "smol=" + LooplHome.defaultModel, "--file", "gemma=" + LooplHome.secondModel])
+        try Self.models(server, ["lifecycle", "keep-alive"], extra: ["--file", "smol=" + LooplHome.defaultModel, "--file", "gemma=" + LooplHome.secondModel])
         #expect(server.stop().status == 0)
     }
 

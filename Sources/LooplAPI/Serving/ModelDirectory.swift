@@ -42,6 +42,10 @@ package actor ModelDirectory {
     private var slots: [String: Slot] = [:]
     /// Why each backend's last start failed, until one succeeds or it is unloaded.
     private var failures: [String: String] = [:]
+    /// When each loaded backend that is not kept forever is unloaded, once idle.
+    private var expiries: [String: ContinuousClock.Instant] = [:]
+    /// The task that unloads idle models when their time comes; nil while none has one.
+    private var sweeper: Task<Void, Never>?
     private var closed = false
 
     /// Serves the backends of `config` named in `served` (nil: all of them).
@@ -106,6 +110,7 @@ package actor ModelDirectory {
                 }
                 slots[backend] = .running(model)
                 failures[backend] = nil
+                await finished(backend)
                 return model
             } catch {
                 slots[backend] = nil
@@ -133,6 +138,7 @@ package actor ModelDirectory {
             throw .conflict("The model '\(backend)' has \(busy) requests in flight or queued; unload it once they finish.")
         }
         failures[backend] = nil
+        expiries[backend] = nil
         switch slots[backend] {
         case .starting?: throw .conflict("The model '\(backend)' is loading; unload it once it has loaded.")
         case .closing(let task)?:
@@ -145,6 +151,46 @@ package actor ModelDirectory {
             forget(backend, closing: task)
         case nil: return
         }
+    }
+
+    /// How long `backend`'s model stays loaded after a request, when the request does not say:
+    /// its `keepAlive`, else forever.
+    package nonisolated func keepAlive(of backend: String) -> KeepAlive {
+        (try? config.backend(backend))?.keepAlive ?? .forever
+    }
+
+    /// When `backend`'s model is unloaded if it stays idle; nil: never (or not loaded).
+    package func expiry(of backend: String) -> ContinuousClock.Instant? { expiries[backend] }
+
+    /// Starts `backend`'s keep-alive after a load or a request: `keepAlive` (the request's `keep_alive`),
+    /// else the backend's; 0 unloads it now unless other requests run or wait on it.
+    package func finished(_ backend: String, keepAlive: KeepAlive? = nil) async {
+        guard case .running? = slots[backend] else { return }
+        guard let seconds = (keepAlive ?? self.keepAlive(of: backend)).seconds else {
+            expiries[backend] = nil
+            return
+        }
+        guard seconds > 0 else {
+            expiries[backend] = nil
+            try? await unload(backend)
+            return
+        }
+        expiries[backend] = .now + .seconds(seconds)
+        if sweeper == nil { sweeper = Task { await self.sweep() } }
+    }
+
+    /// Unloads each model whose keep-alive has run out and that no request runs or waits on,
+    /// until no model has an expiry.
+    private func sweep() async {
+        while !closed, let next = expiries.values.min() {
+            try? await Task.sleep(until: min(next, .now + .seconds(1)), clock: .continuous)
+            for (backend, expiry) in expiries where expiry <= .now {
+                // A busy model's requests start its keep-alive again as they finish.
+                expiries[backend] = nil
+                try? await unload(backend)
+            }
+        }
+        sweeper = nil
     }
 
     /// Forgets the slot of `backend` if it is still the close `task`, now done.
@@ -184,6 +230,7 @@ package actor ModelDirectory {
     /// Closes every started model (ending its children) and refuses later requests.
     package func closeAll() async {
         closed = true
+        sweeper?.cancel()
         let current = slots
         slots = [:]
         for slot in current.values {

@@ -12,6 +12,8 @@ struct ServedModel: Sendable {
     let directory: ModelDirectory
     let limit: ModelLimit
     let metrics: ServeMetrics
+    /// The request's `keep_alive`: how long the model stays loaded after it; nil: the backend's.
+    var keepAlive: KeepAlive?
 
     /// Streams the events of `generate` into `consume` until it returns false or the stream ends,
     /// in a place of the backend's limit. An engine lost before the first text, thinking or call
@@ -22,8 +24,10 @@ struct ServedModel: Sendable {
             try await limit.withPlace {
                 try await attempts(on: try await directory.model(for: backend), generate, consume: consume)
             }
+            await directory.finished(backend, keepAlive: keepAlive)
             metrics.finished(backend, status: 200)
         } catch {
+            await directory.finished(backend, keepAlive: keepAlive)
             let cancelled = error is CancellationError || (error as? LooplError)?.code == .cancelled || Task.isCancelled
             metrics.finished(backend, status: cancelled ? ServeMetrics.clientClosed : APIError.from(error).status)
             throw error

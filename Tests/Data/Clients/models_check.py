@@ -109,6 +109,27 @@ def check_unload_busy(server):
     return "409 while in flight, 200 once idle"
 
 
+def check_keep_alive(server):
+    """A request's keep_alive of 1 s unloads its model once idle; Ollama's keep_alive 0 with no
+    prompt unloads at once."""
+    model = sorted(server.files)[-1]
+    status, body = server.request("POST", "/v1/chat/completions", {
+        "model": model, "max_tokens": 2, "keep_alive": "1s", "messages": [{"role": "user", "content": "Hi."}]})
+    expect(status == 200, "a chat with keep_alive: %d %r" % (status, body))
+    deadline = time.monotonic() + 60
+    while server.entry(model)["state"] != "unloaded":
+        expect(time.monotonic() < deadline, "still %r a minute after a keep_alive of 1 s" % server.entry(model)["state"])
+        time.sleep(0.2)
+    status, body = server.request("POST", "/api/generate", {"model": model})
+    expect(status == 200 and body["done_reason"] == "load" and server.entry(model)["state"] == "loaded", "Ollama's load: %r" % body)
+    status, body = server.request("POST", "/api/generate", {"model": model, "keep_alive": 0})
+    expect(status == 200 and body["done_reason"] == "unload", "Ollama's unload: %d %r" % (status, body))
+    expect(server.entry(model)["state"] == "unloaded", "after Ollama's unload: %r" % server.entry(model))
+    status, body = server.request("POST", "/v1/chat/completions", {"model": model, "keep_alive": "soon", "messages": []})
+    expect(status == 400, "a keep_alive that is no duration: %d" % status)
+    return "unloaded after keep_alive 1s; Ollama's keep_alive 0 unloads"
+
+
 def running(server, model):
     """Whether `loopl_requests_in_flight` of `model` is above 0."""
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
@@ -121,7 +142,7 @@ def running(server, model):
     return False
 
 
-CHECKS = {"lifecycle": check_lifecycle, "unload-busy": check_unload_busy}
+CHECKS = {"lifecycle": check_lifecycle, "keep-alive": check_keep_alive, "unload-busy": check_unload_busy}
 
 
 def main():
