@@ -12,19 +12,22 @@ import Testing
                           checks: checks, sourceLocation: sourceLocation)
     }
 
-    static func llama(_ model: String) -> JSONValue {
-        ["kind": "llama", "model": .string(model), "threads": 2, "contextLength": 2048, "parallel": 1]
-    }
-
+    /// The two real test models and a file that is not a model, in a folder of links.
     @Test(.timeLimit(.minutes(5)))
-    func twoRealModelsLoadUnloadAndGoIdleAndTheirStateShows() throws {
+    func twoRealModelsInAFolderLoadUnloadAndGoIdleAndTheirStateShows() throws {
         try ServeTests.requireModel()
         try #require(FileManager.default.fileExists(atPath: LooplHome.secondModel), "no second test model at \(LooplHome.secondModel)")
-        let config = try ServeProcess.config(["default": "smol", "backends": [
-            "smol": Self.llama(LooplHome.defaultModel), "gemma": Self.llama(LooplHome.secondModel),
-        ]])
-        let server = try ServeProcess([], config: config)
-        try Self.models(server, ["lifecycle", "keep-alive"], extra: ["--file", "smol=" + LooplHome.defaultModel, "--file", "gemma=" + LooplHome.secondModel])
+        let folder = OpsServeTests.temporaryPath("models")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createSymbolicLink(atPath: folder + "/smol.gguf", withDestinationPath: LooplHome.defaultModel)
+        try FileManager.default.createSymbolicLink(atPath: folder + "/gemma.gguf", withDestinationPath: LooplHome.secondModel)
+        try Data("not a model".utf8).write(to: URL(fileURLWithPath: folder + "/bad.gguf"))
+        let config = try ServeProcess.config(["default": "echo", "serve": ["modelDefaults": ["threads": 2, "contextLength": 2048, "parallel": 1]],
+                                              "backends": ["echo": ["kind": "stdio", "command": OpsServeTests.worker()]]])
+        let server = try ServeProcess(["--models-dir", folder], config: config)
+        try Self.models(server, ["folder", "lifecycle", "keep-alive"],
+                        extra: ["--folder", folder, "--file", "smol=" + LooplHome.defaultModel, "--file", "gemma=" + LooplHome.secondModel])
         #expect(server.stop().status == 0)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Loopl
+import Synchronization
 
 /// The models `loopl serve` answers for: each served backend under its name and its aliases,
 /// started on its first request (or all at once by ``preload()``) and closed by ``closeAll()``.
@@ -35,10 +36,26 @@ package actor ModelDirectory {
         case closing(Task<Void, Never>)
     }
 
-    package nonisolated let names: Names
+    /// What the server serves now: the config's backends and the folder's models, their names
+    /// and limits. The folder's part changes as files come and go.
+    private struct Catalog: Sendable {
+        var names: Names
+        var limits: [String: ModelLimit]
+        var backends: [String: BackendConfig]
+        /// The folder's models, as last scanned.
+        var files: [ModelFolder.Entry] = []
+    }
+
+    /// The ids to list and how each resolves.
+    package nonisolated var names: Names { catalog.withLock { $0.names } }
     /// Each served backend's limit, by backend name.
-    package nonisolated let limits: [String: ModelLimit]
+    package nonisolated var limits: [String: ModelLimit] { catalog.withLock { $0.limits } }
+    private nonisolated let catalog: Mutex<Catalog>
     private let config: LooplConfig
+    private let served: [String]
+    private let folder: ModelFolder?
+    private let modelDefaults: JSONObject
+    private var watcher: Task<Void, Never>?
     private var slots: [String: Slot] = [:]
     /// Why each backend's last start failed, until one succeeds or it is unloaded.
     private var failures: [String: String] = [:]
@@ -48,26 +65,54 @@ package actor ModelDirectory {
     private var sweeper: Task<Void, Never>?
     private var closed = false
 
-    /// Serves the backends of `config` named in `served` (nil: all of them).
-    package init(config: LooplConfig, served: [String]? = nil) throws {
+    /// Serves the backends of `config` named in `served` (nil: all of them), and the GGUF files
+    /// of `folder` with the backend keys of `modelDefaults`; a file named as a backend or an
+    /// alias is an error that names both.
+    package init(config: LooplConfig, served: [String]? = nil, folder: ModelFolder? = nil, modelDefaults: JSONObject = [:]) throws {
         let all = config.backendNames
         let chosen = served ?? all
         if let unknown = chosen.first(where: { !all.contains($0) }) {
             throw LooplError(.invalidConfiguration, "No backend named '\(unknown)' to serve. Configured: \(all.joined(separator: ", ")).")
         }
         self.config = config
-        self.names = try Self.names(of: chosen, in: config)
-        self.limits = try Dictionary(uniqueKeysWithValues: chosen.map { name in
-            (name, ModelLimit(backend: name, capacity: try config.backend(name).servedCapacity))
-        })
+        self.served = chosen
+        self.folder = folder
+        self.modelDefaults = modelDefaults
+        let files = folder?.scan() ?? []
+        let catalog = try Self.catalog(config: config, served: chosen, files: files, defaults: modelDefaults, limits: [:])
+        if let folder, let file = files.first(where: { !catalog.files.contains($0) }) {
+            let owner = catalog.names.backendFor[file.name] ?? file.name
+            throw LooplError(.invalidConfiguration, "The model file \(file.path) in \(folder.path) is named '\(file.name)', as backend '\(owner)' of the config is (or one of its aliases); rename the file or the backend.")
+        }
+        self.catalog = Mutex(catalog)
     }
 
-    private static func names(of served: [String], in config: LooplConfig) throws -> Names {
+    /// The catalog of the config's `served` backends and the folder's `files` that no backend or
+    /// alias names already; `limits` are kept for the names that have them.
+    private static func catalog(config: LooplConfig, served: [String], files: [ModelFolder.Entry], defaults: JSONObject,
+                                limits old: [String: ModelLimit]) throws -> Catalog {
+        var backends = try Dictionary(uniqueKeysWithValues: served.map { ($0, try config.backend($0)) })
+        var names = try Self.names(of: served, backends: backends, default: config.defaultBackend)
+        var kept: [ModelFolder.Entry] = []
+        for file in files where names.backendFor[file.name] == nil {
+            backends[file.name] = try config.backend(named: file.name, file: file.path, defaults: defaults)
+            kept.append(file)
+        }
+        let folderNames = kept.map(\.name)
+        names = Names(ids: served + folderNames + names.ids.dropFirst(served.count), backendFor: names.backendFor.merging(folderNames.map { ($0, $0) }) { $1 },
+                      catchAll: names.catchAll, defaultBackend: names.defaultBackend)
+        let limits = Dictionary(uniqueKeysWithValues: backends.map { name, backend in
+            (name, old[name] ?? ModelLimit(backend: name, capacity: backend.servedCapacity))
+        })
+        return Catalog(names: names, limits: limits, backends: backends, files: kept)
+    }
+
+    private static func names(of served: [String], backends: [String: BackendConfig], default defaultName: String) throws -> Names {
         var backendFor: [String: String] = Dictionary(uniqueKeysWithValues: served.map { ($0, $0) })
         var aliases: [String] = []
         var catchAll: String?
         for name in served {
-            for alias in try config.backend(name).aliases {
+            for alias in backends[name]?.aliases ?? [] {
                 if alias == "*" {
                     if let catchAll { throw Self.clash("*", catchAll, name) }
                     catchAll = name
@@ -78,8 +123,53 @@ package actor ModelDirectory {
                 aliases.append(alias)
             }
         }
-        let defaultBackend = served.contains(config.defaultBackend) ? config.defaultBackend : nil
+        let defaultBackend = served.contains(defaultName) ? defaultName : nil
         return Names(ids: served + aliases, backendFor: backendFor, catchAll: catchAll, defaultBackend: defaultBackend)
+    }
+
+    /// Reads the folder again: a file added is served, a file removed is no longer (its model
+    /// unloaded once idle; while busy it stays until a later look).
+    package func rescan() async {
+        guard let folder else { return }
+        let before = catalog.withLock { $0 }
+        let files = folder.scan(reusing: before.files)
+        guard files != before.files else { return }
+        let gone = Set(before.files.map(\.name)).subtracting(files.map(\.name))
+        var busy: [ModelFolder.Entry] = []
+        for name in gone where slots[name] != nil {
+            do { try await unload(name) } catch { busy += before.files.filter { $0.name == name } }
+        }
+        guard let next = try? Self.catalog(config: config, served: served, files: files + busy, defaults: modelDefaults,
+                                          limits: before.limits) else { return }
+        catalog.withLock { $0 = next }
+    }
+
+    /// Looks at the folder every `interval` until ``closeAll()``.
+    package func watch(every interval: Duration = .seconds(2)) {
+        guard folder != nil, watcher == nil else { return }
+        watcher = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                await self.rescan()
+            }
+        }
+    }
+
+    /// Why the folder's model `backend` cannot be served, from its file; nil for another.
+    private func fileProblem(of backend: String) -> String? {
+        catalog.withLock { $0.files.first { $0.name == backend }?.problem }
+    }
+
+    /// The backend named `backend`, of the config or the folder.
+    private nonisolated func backendConfig(_ backend: String) throws -> BackendConfig {
+        guard let found = catalog.withLock({ $0.backends[backend] }) else {
+            throw LooplError(.invalidConfiguration, "No model named '\(backend)' is served.")
+        }
+        return found
+    }
+
+    private nonisolated func isFolderModel(_ backend: String) -> Bool {
+        catalog.withLock { catalog in catalog.files.contains { $0.name == backend } }
     }
 
     private static func clash(_ alias: String, _ first: String, _ second: String) -> LooplError {
@@ -99,7 +189,7 @@ package actor ModelDirectory {
             forget(backend, closing: task)
             return try await model(for: backend)
         case nil:
-            let config = try config.backend(backend)
+            let config = try backendConfig(backend)
             let task = Task { try await config.start() }
             slots[backend] = .starting(task)
             do {
@@ -125,7 +215,7 @@ package actor ModelDirectory {
         switch slots[backend] {
         case .running?: .loaded
         case .starting?: .loading
-        case .closing?, nil: failures[backend].map(ModelState.failed) ?? .unloaded
+        case .closing?, nil: (failures[backend] ?? fileProblem(of: backend)).map(ModelState.failed) ?? .unloaded
         }
     }
 
@@ -154,9 +244,9 @@ package actor ModelDirectory {
     }
 
     /// How long `backend`'s model stays loaded after a request, when the request does not say:
-    /// its `keepAlive`, else forever.
+    /// its `keepAlive`, else five minutes for a model of the folder and forever for a backend of the config.
     package nonisolated func keepAlive(of backend: String) -> KeepAlive {
-        (try? config.backend(backend))?.keepAlive ?? .forever
+        (try? backendConfig(backend))?.keepAlive ?? (isFolderModel(backend) ? .fiveMinutes : .forever)
     }
 
     /// When `backend`'s model is unloaded if it stays idle; nil: never (or not loaded).
@@ -200,18 +290,19 @@ package actor ModelDirectory {
 
     /// The config section of `backend` as written (paths made absolute); nil for an unknown name.
     package nonisolated func section(of backend: String) -> JSONObject? {
-        (try? config.backend(backend))?.section
+        (try? backendConfig(backend))?.section
     }
 
     /// The kind of `backend` (`llama`, `server`, `stdio`…); nil for an unknown name.
     package nonisolated func kind(of backend: String) -> String? {
-        (try? config.backend(backend))?.kind
+        (try? backendConfig(backend))?.kind
     }
 
     /// The size in bytes of `backend`'s model file (its `model`); nil without a readable one.
     package nonisolated func fileSize(of backend: String) -> Int? {
         guard let path = section(of: backend)?["model"]?.stringValue,
-              let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
+              let attributes = try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: path).resolvingSymlinksInPath().path)
+        else { return nil }
         return (attributes[.size] as? NSNumber)?.intValue
     }
 
@@ -231,6 +322,7 @@ package actor ModelDirectory {
     package func closeAll() async {
         closed = true
         sweeper?.cancel()
+        watcher?.cancel()
         let current = slots
         slots = [:]
         for slot in current.values {

@@ -30,6 +30,11 @@ package struct ServeSettings: Sendable {
     /// The folder of the page's saved conversations (`serve.sessionsDir`); nil is
     /// `$XDG_DATA_HOME/loopl/sessions`.
     package var sessionsDir: String?
+    /// The folder whose GGUF files are served as models of their own (`serve.modelsDir`, or
+    /// `--models-dir`); nil: none.
+    package var modelsDir: String?
+    /// The backend keys of each model of ``modelsDir`` (`serve.modelDefaults`; `kind` defaults to `llama`).
+    package var modelDefaults: JSONObject = [:]
 
     package init() {}
 
@@ -70,6 +75,8 @@ package struct ServeSettings: Sendable {
             approvalTimeout = .milliseconds(Int(seconds * 1000))
         }
         sessionsDir = try reader.optionalPath("sessionsDir")
+        modelsDir = try reader.optionalPath("modelsDir")
+        modelDefaults = try reader.optionalObject("modelDefaults") ?? [:]
         try reader.finish()
     }
 

@@ -2,7 +2,7 @@
 """Checks of the models a `loopl serve` loads and unloads: their state in `/v1/models`, the load
 and unload endpoints, the memory an unload frees, and an unload refused while a request runs.
 
-    models_check.py --port PORT --pid PID [--file NAME=PATH]... [--hold FILE] CHECK...
+    models_check.py --port PORT --pid PID [--file NAME=PATH]... [--folder DIR] [--hold FILE] CHECK...
 
 Prints `ok NAME: detail` or `FAIL NAME: why` per check; exits 1 when one failed.
 """
@@ -19,7 +19,7 @@ from client_checks import expect, run_each
 
 class Server:
     def __init__(self, arguments):
-        self.port, self.pid, self.hold = arguments.port, arguments.pid, arguments.hold
+        self.port, self.pid, self.hold, self.folder = arguments.port, arguments.pid, arguments.hold, arguments.folder
         self.files = dict(entry.split("=", 1) for entry in arguments.file or [])
 
     def request(self, method, path, body=None, raw=None):
@@ -77,7 +77,8 @@ def check_lifecycle(server):
     unloaded = server.rss()
     status, body = server.request("POST", "/loopl/v1/models/%s/load" % second, {})
     expect(status == 200 and body["state"] == "loaded" and body["id"] == second, "load: %d %r" % (status, body))
-    expect(server.states() == {first: "unloaded", second: "loaded"}, "states: %r" % server.states())
+    states = server.states()
+    expect((states[first], states[second]) == ("unloaded", "loaded"), "states: %r" % states)
     status, _ = server.request("POST", "/loopl/v1/models/nothing/unload")
     expect(status == 404, "an unknown id's unload: %d" % status)
     status, _ = server.request("POST", "/loopl/v1/models/%s/load" % second, raw=b"[]")
@@ -130,6 +131,28 @@ def check_keep_alive(server):
     return "unloaded after keep_alive 1s; Ollama's keep_alive 0 unloads"
 
 
+def check_folder(server):
+    """A bad file is listed as failed with a sentence; a file added to the folder is listed, and
+    one removed is not, each within a generous bound."""
+    bad = server.entry("bad")
+    expect(bad["state"] == "failed" and "GGUF" in bad.get("error", ""), "the bad file: %r" % bad)
+    added = os.path.join(server.folder, "added.gguf")
+    os.symlink(server.files[sorted(server.files)[0]], added)
+    try:
+        wait_for(lambda: "added" in server.states(), "the added file")
+    finally:
+        os.remove(added)
+    wait_for(lambda: "added" not in server.states(), "the removed file")
+    return "bad.gguf failed: %s; added.gguf came and went" % bad["error"][:60]
+
+
+def wait_for(condition, what, seconds=60):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        expect(time.monotonic() < deadline, "%s: not seen in %d s" % (what, seconds))
+        time.sleep(0.2)
+
+
 def running(server, model):
     """Whether `loopl_requests_in_flight` of `model` is above 0."""
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
@@ -142,7 +165,7 @@ def running(server, model):
     return False
 
 
-CHECKS = {"lifecycle": check_lifecycle, "keep-alive": check_keep_alive, "unload-busy": check_unload_busy}
+CHECKS = {"lifecycle": check_lifecycle, "folder": check_folder, "keep-alive": check_keep_alive, "unload-busy": check_unload_busy}
 
 
 def main():
@@ -151,6 +174,7 @@ def main():
     parser.add_argument("--pid", type=int, required=True)
     parser.add_argument("--file", action="append", metavar="NAME=PATH")
     parser.add_argument("--hold")
+    parser.add_argument("--folder")
     parser.add_argument("checks", nargs="+", choices=sorted(CHECKS))
     arguments = parser.parse_args()
     run_each(CHECKS, arguments.checks, Server(arguments))
