@@ -131,4 +131,41 @@ import Testing
         #expect(await directory.state(of: "b") == .unloaded, "keep_alive 0 did not unload after the answer")
         await directory.closeAll()
     }
+
+    @Test func withMaxLoadedOneALoadUnloadsTheIdleModelAndWaitsForABusyOne() async throws {
+        let starts = Starts(), closes = Starts()
+        let config = try LooplConfig(json: #"{"default": "a", "backends": {"a": {"kind": "test"}, "b": {"kind": "test"}}}"#,
+                                     kinds: [Self.closingKind(starts: starts, closes: closes)])
+        let directory = try ModelDirectory(config: config, budget: ModelBudget(maxLoaded: 1))
+        _ = try await directory.model(for: "a")
+        _ = try await directory.model(for: "b")
+        #expect(await directory.state(of: "a") == .unloaded && closes.count.withLock { $0 } == 1, "the idle model stayed")
+        let (release, released) = AsyncStream.makeStream(of: Void.self)
+        let limit = try #require(directory.limits["b"])
+        let busy = Task { try await limit.withPlace { for await _ in release {} } }
+        while limit.running == 0 { await Task.yield() }
+        let load = Task { try await directory.model(for: "a") }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while await directory.state(of: "a") != .loading, .now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(await directory.state(of: "b") == .loaded, "a busy model was unloaded for another's load")
+        released.finish()
+        try await busy.value
+        await directory.finished("b")
+        _ = try await load.value
+        let states = (await directory.state(of: "a"), await directory.state(of: "b"))
+        #expect(states == (.loaded, .unloaded))
+        await directory.closeAll()
+    }
+
+    @Test func aModelBiggerThanTheBudgetFailsWithTheFigures() async throws {
+        try #require(FileManager.default.fileExists(atPath: LooplHome.defaultModel), "run scripts/bootstrap first")
+        let config = try LooplConfig(json: """
+            {"default": "a", "backends": {"a": {"kind": "test", "model": "\(LooplHome.defaultModel)", "contextLength": 2048}}}
+            """, kinds: [BackendKind(name: "test", read: { ($0.accept("contextLength"), try $0.optionalPath("model")).1 },
+                                     start: { _ in throw LooplError(.invalidModel, "not here") })])
+        let directory = try ModelDirectory(config: config, budget: ModelBudget(bytes: 50 << 20))
+        let error = await #expect(throws: LooplError.self) { _ = try await directory.model(for: "a") }
+        #expect(error?.message.contains("needs about") == true && error?.message.contains("budget of 50 MiB") == true, "\(String(describing: error))")
+    }
 }

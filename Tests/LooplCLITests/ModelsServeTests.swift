@@ -12,7 +12,8 @@ import Testing
                           checks: checks, sourceLocation: sourceLocation)
     }
 
-    /// The two real test models and a file that is not a model, in a folder of links.
+    /// The two real test models and a file that is not a model, in a folder of links, with one
+    /// model loaded at a time.
     @Test(.timeLimit(.minutes(5)))
     func twoRealModelsInAFolderLoadUnloadAndGoIdleAndTheirStateShows() throws {
         try ServeTests.requireModel()
@@ -23,10 +24,11 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: folder + "/smol.gguf", withDestinationPath: LooplHome.defaultModel)
         try FileManager.default.createSymbolicLink(atPath: folder + "/gemma.gguf", withDestinationPath: LooplHome.secondModel)
         try Data("not a model".utf8).write(to: URL(fileURLWithPath: folder + "/bad.gguf"))
-        let config = try ServeProcess.config(["default": "echo", "serve": ["modelDefaults": ["threads": 2, "contextLength": 2048, "parallel": 1]],
+        let config = try ServeProcess.config(["default": "echo", "serve": [
+            "maxLoaded": 1, "modelDefaults": ["threads": 2, "contextLength": 2048, "parallel": 1]],
                                               "backends": ["echo": ["kind": "stdio", "command": OpsServeTests.worker()]]])
         let server = try ServeProcess(["--models-dir", folder], config: config)
-        try Self.models(server, ["folder", "lifecycle", "keep-alive"],
+        try Self.models(server, ["lifecycle", "folder", "alternate", "stream-kept", "keep-alive"],
                         extra: ["--folder", folder, "--file", "smol=" + LooplHome.defaultModel, "--file", "gemma=" + LooplHome.secondModel])
         #expect(server.stop().status == 0)
     }

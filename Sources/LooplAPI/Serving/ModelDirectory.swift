@@ -63,12 +63,23 @@ package actor ModelDirectory {
     private var expiries: [String: ContinuousClock.Instant] = [:]
     /// The task that unloads idle models when their time comes; nil while none has one.
     private var sweeper: Task<Void, Never>?
+    /// How many models may be loaded at once, and in how much memory.
+    private let budget: ModelBudget
+    /// The backends given room to load or loaded, with the memory each was estimated to need.
+    private var admitted: [String: Int] = [:]
+    /// When each backend last finished a request or loaded: the least recent idle one goes first.
+    private var lastUsed: [String: ContinuousClock.Instant] = [:]
+    /// How many requests wait for each backend's load, which its `maxQueue` bounds.
+    private var loadWaiters: [String: Int] = [:]
+    /// Loads that wait for a busy model to become idle.
+    private var roomWaiters: [CheckedContinuation<Void, Never>] = []
     private var closed = false
 
     /// Serves the backends of `config` named in `served` (nil: all of them), and the GGUF files
     /// of `folder` with the backend keys of `modelDefaults`; a file named as a backend or an
     /// alias is an error that names both.
-    package init(config: LooplConfig, served: [String]? = nil, folder: ModelFolder? = nil, modelDefaults: JSONObject = [:]) throws {
+    package init(config: LooplConfig, served: [String]? = nil, folder: ModelFolder? = nil, modelDefaults: JSONObject = [:],
+                 budget: ModelBudget = ModelBudget()) throws {
         let all = config.backendNames
         let chosen = served ?? all
         if let unknown = chosen.first(where: { !all.contains($0) }) {
@@ -78,6 +89,7 @@ package actor ModelDirectory {
         self.served = chosen
         self.folder = folder
         self.modelDefaults = modelDefaults
+        self.budget = budget
         let files = folder?.scan() ?? []
         let catalog = try Self.catalog(config: config, served: chosen, files: files, defaults: modelDefaults, limits: [:])
         if let folder, let file = files.first(where: { !catalog.files.contains($0) }) {
@@ -183,14 +195,24 @@ package actor ModelDirectory {
         if closed { throw LooplError(.closed, "The server is shutting down.") }
         switch slots[backend] {
         case .running(let model)?: return model
-        case .starting(let task)?: return try await task.value
+        case .starting(let task)?:
+            let queue = limits[backend]?.capacity?.maxQueue ?? 64
+            guard loadWaiters[backend, default: 0] < queue else {
+                throw LooplError(.busy, "The model '\(backend)' is loading and \(queue) requests wait for it (maxQueue): try again later.")
+            }
+            loadWaiters[backend, default: 0] += 1
+            defer { loadWaiters[backend, default: 1] -= 1 }
+            return try await task.value
         case .closing(let task)?:
             await task.value
             forget(backend, closing: task)
             return try await model(for: backend)
         case nil:
             let config = try backendConfig(backend)
-            let task = Task { try await config.start() }
+            let task = Task {
+                try await self.admit(backend, need: ModelMemory.estimate(config.section))
+                return try await config.start()
+            }
             slots[backend] = .starting(task)
             do {
                 let model = try await task.value
@@ -204,6 +226,7 @@ package actor ModelDirectory {
                 return model
             } catch {
                 slots[backend] = nil
+                released(backend)
                 failures[backend] = (error as? LooplError)?.message ?? "\(error)"
                 throw error
             }
@@ -239,6 +262,7 @@ package actor ModelDirectory {
             slots[backend] = .closing(task)
             await task.value
             forget(backend, closing: task)
+            released(backend)
         case nil: return
         }
     }
@@ -255,6 +279,8 @@ package actor ModelDirectory {
     /// Starts `backend`'s keep-alive after a load or a request: `keepAlive` (the request's `keep_alive`),
     /// else the backend's; 0 unloads it now unless other requests run or wait on it.
     package func finished(_ backend: String, keepAlive: KeepAlive? = nil) async {
+        lastUsed[backend] = .now
+        wakeRoomWaiters()
         guard case .running? = slots[backend] else { return }
         guard let seconds = (keepAlive ?? self.keepAlive(of: backend)).seconds else {
             expiries[backend] = nil
@@ -281,6 +307,40 @@ package actor ModelDirectory {
             }
         }
         sweeper = nil
+    }
+
+    /// Waits until `backend`, which needs `need` bytes, fits the budget beside the models given
+    /// room before it, unloading the least recently used idle ones; while the others are busy,
+    /// waits for one to finish. A model that cannot fit even alone fails with the figures.
+    private func admit(_ backend: String, need: Int) async throws {
+        while true {
+            if closed { throw LooplError(.closed, "The server is shutting down.") }
+            let others = admitted.filter { $0.key != backend }
+            let used = others.values.reduce(0, +)
+            if budget.fits(need: need, beside: others.count, using: used) {
+                admitted[backend] = need
+                return
+            }
+            guard budget.fits(need: need, beside: 0, using: 0) else { throw budget.tooBig(backend, need: need, loaded: others) }
+            let idle = others.keys.filter { name in
+                guard case .running? = slots[name], let limit = limits[name] else { return false }
+                return limit.running + limit.waiting == 0
+            }
+            if let victim = idle.min(by: { (lastUsed[$0] ?? .now) < (lastUsed[$1] ?? .now) }), (try? await unload(victim)) != nil { continue }
+            await withCheckedContinuation { roomWaiters.append($0) }
+        }
+    }
+
+    /// Gives back the room of `backend`, now unloaded or failed, to the loads that wait.
+    private func released(_ backend: String) {
+        admitted[backend] = nil
+        wakeRoomWaiters()
+    }
+
+    private func wakeRoomWaiters() {
+        let waiting = roomWaiters
+        roomWaiters = []
+        for waiter in waiting { waiter.resume() }
     }
 
     /// Forgets the slot of `backend` if it is still the close `task`, now done.
@@ -323,6 +383,7 @@ package actor ModelDirectory {
         closed = true
         sweeper?.cancel()
         watcher?.cancel()
+        wakeRoomWaiters()
         let current = slots
         slots = [:]
         for slot in current.values {

@@ -35,6 +35,9 @@ package struct ServeSettings: Sendable {
     package var modelsDir: String?
     /// The backend keys of each model of ``modelsDir`` (`serve.modelDefaults`; `kind` defaults to `llama`).
     package var modelDefaults: JSONObject = [:]
+    /// How many models stay loaded at once (`serve.maxLoaded`) and in how much memory
+    /// (`serve.memoryBudgetMiB`, default three quarters of physical memory).
+    package var budget = ModelBudget(bytes: ModelBudget.defaultBytes)
 
     package init() {}
 
@@ -77,6 +80,14 @@ package struct ServeSettings: Sendable {
         sessionsDir = try reader.optionalPath("sessionsDir")
         modelsDir = try reader.optionalPath("modelsDir")
         modelDefaults = try reader.optionalObject("modelDefaults") ?? [:]
+        if let count = try reader.optionalInt("maxLoaded") {
+            guard count >= 1 else { throw reader.error("maxLoaded must be 1 or more") }
+            budget.maxLoaded = count
+        }
+        if let mib = try reader.optionalInt("memoryBudgetMiB") {
+            guard mib >= 1 else { throw reader.error("memoryBudgetMiB must be 1 or more") }
+            budget.bytes = mib << 20
+        }
         try reader.finish()
     }
 

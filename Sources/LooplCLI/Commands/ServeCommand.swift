@@ -78,7 +78,7 @@ struct ServeCommand: Command {
         }
         if let modelsDir { settings.modelsDir = URL(fileURLWithPath: modelsDir).path }
         let directory = try ModelDirectory(config: config, served: backends, folder: settings.modelsDir.map(ModelFolder.init(path:)),
-                                           modelDefaults: settings.modelDefaults)
+                                           modelDefaults: settings.modelDefaults, budget: settings.budget)
         if preload { try await directory.preload() }
         await directory.watch()
         let server = try APIServer(directory: directory, host: host, port: port, key: key, settings: settings,

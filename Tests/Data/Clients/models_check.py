@@ -146,6 +146,44 @@ def check_folder(server):
     return "bad.gguf failed: %s; added.gguf came and went" % bad["error"][:60]
 
 
+def check_alternate(server):
+    """With maxLoaded 1, each request loads its model and unloads the other."""
+    names = sorted(server.files)
+    for model in names + names:
+        status, body = server.chat(model)
+        expect(status == 200, "a chat on %s: %d %r" % (model, status, body))
+        states = server.states()
+        expect([states[name] for name in names] == ["loaded" if name == model else "unloaded" for name in names],
+               "after a request on %s: %r" % (model, states))
+    return "%s and %s took turns" % tuple(names)
+
+
+def check_stream_kept(server):
+    """A request for the other model while a stream runs waits for it: the stream ends whole."""
+    first, second = sorted(server.files)
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=300)
+    connection.request("POST", "/v1/chat/completions", body=json.dumps({
+        "model": first, "stream": True, "max_tokens": 48, "temperature": 0,
+        "messages": [{"role": "user", "content": "Count from one to twenty in words."}]}).encode(),
+        headers={"Content-Type": "application/json"})
+    response = connection.getresponse()
+    expect(response.status == 200, "the stream: %d" % response.status)
+    lines = [response.fp.readline()]
+    results = {}
+    other = threading.Thread(target=lambda: results.update(chat=server.chat(second)), daemon=True)
+    other.start()
+    while lines[-1] and not lines[-1].startswith(b"data: [DONE]"):
+        lines.append(response.fp.readline())
+    connection.close()
+    text = b"".join(lines)
+    expect(b"[DONE]" in text and b'"error"' not in text, "the stream was cut: %r" % text[-300:])
+    other.join(300)
+    expect(results.get("chat", (0,))[0] == 200, "the other model's request: %r" % (results.get("chat"),))
+    states = server.states()
+    expect((states[first], states[second]) == ("unloaded", "loaded"), "after both: %r" % states)
+    return "%d stream lines whole; %s loaded after it" % (len(lines), second)
+
+
 def wait_for(condition, what, seconds=60):
     deadline = time.monotonic() + seconds
     while not condition():
@@ -165,7 +203,7 @@ def running(server, model):
     return False
 
 
-CHECKS = {"lifecycle": check_lifecycle, "folder": check_folder, "keep-alive": check_keep_alive, "unload-busy": check_unload_busy}
+CHECKS = {"lifecycle": check_lifecycle, "folder": check_folder, "alternate": check_alternate, "stream-kept": check_stream_kept, "keep-alive": check_keep_alive, "unload-busy": check_unload_busy}
 
 
 def main():
