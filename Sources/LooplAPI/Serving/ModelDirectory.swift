@@ -69,7 +69,7 @@ package actor ModelDirectory {
     private var admitted: [String: Int] = [:]
     /// When each backend last finished a request or loaded: the least recent idle one goes first.
     private var lastUsed: [String: ContinuousClock.Instant] = [:]
-    /// How many requests wait for each backend's load, which its `maxQueue` bounds.
+    /// How many requests wait for each backend's load, which its `maxConcurrent` and `maxQueue` bound.
     private var loadWaiters: [String: Int] = [:]
     /// Loads that wait for a busy model to become idle.
     private var roomWaiters: [CheckedContinuation<Void, Never>] = []
@@ -196,9 +196,10 @@ package actor ModelDirectory {
         switch slots[backend] {
         case .running(let model)?: return model
         case .starting(let task)?:
-            let queue = limits[backend]?.capacity?.maxQueue ?? 64
-            guard loadWaiters[backend, default: 0] < queue else {
-                throw LooplError(.busy, "The model '\(backend)' is loading and \(queue) requests wait for it (maxQueue): try again later.")
+            // Beside the request that began the load, as many as its places and queue hold.
+            let room = limits[backend]?.capacity.map { $0.parallel + $0.maxQueue - 1 } ?? .max
+            guard loadWaiters[backend, default: 0] < room else {
+                throw LooplError(.busy, "The model '\(backend)' is loading and \(room + 1) requests wait for it (maxConcurrent and maxQueue): try again later.")
             }
             loadWaiters[backend, default: 0] += 1
             defer { loadWaiters[backend, default: 1] -= 1 }

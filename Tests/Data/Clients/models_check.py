@@ -123,12 +123,16 @@ def check_keep_alive(server):
         time.sleep(0.2)
     status, body = server.request("POST", "/api/generate", {"model": model})
     expect(status == 200 and body["done_reason"] == "load" and server.entry(model)["state"] == "loaded", "Ollama's load: %r" % body)
+    status, body = server.request("GET", "/api/ps")
+    listed = [entry for entry in body["models"] if entry["name"] == model + ":latest"]
+    expect(status == 200 and len(listed) == 1 and listed[0]["expires_at"][:4] < "2100",
+           "Ollama's ps after a load with the folder's 5 minutes: %r" % body)
     status, body = server.request("POST", "/api/generate", {"model": model, "keep_alive": 0})
     expect(status == 200 and body["done_reason"] == "unload", "Ollama's unload: %d %r" % (status, body))
     expect(server.entry(model)["state"] == "unloaded", "after Ollama's unload: %r" % server.entry(model))
     status, body = server.request("POST", "/v1/chat/completions", {"model": model, "keep_alive": "soon", "messages": []})
     expect(status == 400, "a keep_alive that is no duration: %d" % status)
-    return "unloaded after keep_alive 1s; Ollama's keep_alive 0 unloads"
+    return "unloaded after keep_alive 1s; /api/ps expires %s; Ollama's keep_alive 0 unloads" % listed[0]["expires_at"]
 
 
 def check_folder(server):
