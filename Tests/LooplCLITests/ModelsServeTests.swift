@@ -13,7 +13,7 @@ import Testing
     }
 
     /// The two real test models and a file that is not a model, in a folder of links, with one
-    /// model loaded at a time.
+    /// model loaded at a time; `loopl ps` lists the one loaded.
     @Test(.timeLimit(.minutes(5)))
     func twoRealModelsInAFolderLoadUnloadAndGoIdleAndTheirStateShows() throws {
         try ServeTests.requireModel()
@@ -28,8 +28,8 @@ import Testing
             "maxLoaded": 1, "modelDefaults": ["threads": 2, "contextLength": 2048, "parallel": 1]],
                                               "backends": ["echo": ["kind": "stdio", "command": OpsServeTests.worker()]]])
         let server = try ServeProcess(["--models-dir", folder], config: config)
-        try Self.models(server, ["lifecycle", "folder", "alternate", "stream-kept", "keep-alive"],
-                        extra: ["--folder", folder, "--file", "smol=" + LooplHome.defaultModel, "--file", "gemma=" + LooplHome.secondModel])
+        try Self.models(server, ["lifecycle", "folder", "alternate", "stream-kept", "keep-alive", "ps"],
+                        extra: ["--folder", folder, "--loopl", ServeProcess.binary, "--file", "smol=" + LooplHome.defaultModel, "--file", "gemma=" + LooplHome.secondModel])
         #expect(server.stop().status == 0)
     }
 

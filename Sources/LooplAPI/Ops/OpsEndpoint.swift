@@ -69,7 +69,8 @@ struct OpsEndpoint: Sendable {
         let directory = models.directory
         let backend = (try? directory.names.backend(for: id)) ?? id
         return ModelObject(id: id, created: started, kind: directory.kind(of: backend),
-                           state: await directory.state(of: backend), size: directory.fileSize(of: backend))
+                           state: await directory.state(of: backend), size: directory.fileSize(of: backend),
+                           usage: id == backend ? await directory.usage(of: backend) : nil)
     }
 
     /// The page's file at `path`, which needs no key.

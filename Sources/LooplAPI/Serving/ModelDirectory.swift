@@ -277,6 +277,20 @@ package actor ModelDirectory {
     /// When `backend`'s model is unloaded if it stays idle; nil: never (or not loaded).
     package func expiry(of backend: String) -> ContinuousClock.Instant? { expiries[backend] }
 
+    /// What `backend`'s model takes and how it is used, while it is loaded or loading; nil otherwise.
+    package func usage(of backend: String) -> ModelUsage? {
+        guard let memory = admitted[backend], let limit = limits[backend] else { return nil }
+        switch slots[backend] {
+        case .running?, .starting?: break
+        case .closing?, nil: return nil
+        }
+        let busy = limit.running + limit.waiting > 0
+        let now = ContinuousClock.now
+        let idle = busy ? nil : lastUsed[backend].map { (now - $0).components.seconds }
+        let expiry = busy ? nil : expiries[backend].map { Int(Date().timeIntervalSince1970) + Int(($0 - now).components.seconds) }
+        return ModelUsage(memory: memory, inFlight: limit.running, queued: limit.waiting, idleSeconds: idle.map(Int.init), expiresAt: expiry)
+    }
+
     /// Starts `backend`'s keep-alive after a load or a request: `keepAlive` (the request's `keep_alive`),
     /// else the backend's; 0 unloads it now unless other requests run or wait on it.
     package func finished(_ backend: String, keepAlive: KeepAlive? = nil) async {

@@ -2,7 +2,7 @@
 """Checks of the models a `loopl serve` loads and unloads: their state in `/v1/models`, the load
 and unload endpoints, the memory an unload frees, and an unload refused while a request runs.
 
-    models_check.py --port PORT --pid PID [--file NAME=PATH]... [--folder DIR] [--hold FILE] CHECK...
+    models_check.py --port PORT --pid PID [--file NAME=PATH]... [--folder DIR] [--hold FILE] [--loopl BINARY] CHECK...
 
 Prints `ok NAME: detail` or `FAIL NAME: why` per check; exits 1 when one failed.
 """
@@ -11,6 +11,7 @@ import argparse
 import http.client
 import json
 import os
+import subprocess
 import threading
 import time
 
@@ -20,6 +21,7 @@ from client_checks import expect, run_each
 class Server:
     def __init__(self, arguments):
         self.port, self.pid, self.hold, self.folder = arguments.port, arguments.pid, arguments.hold, arguments.folder
+        self.loopl = arguments.loopl
         self.files = dict(entry.split("=", 1) for entry in arguments.file or [])
 
     def request(self, method, path, body=None, raw=None):
@@ -188,6 +190,43 @@ def check_stream_kept(server):
     return "%d stream lines whole; %s loaded after it" % (len(lines), second)
 
 
+def check_ps(server):
+    """`loopl ps` lists the loaded model alone, with its memory, idle time and keep-alive, and a
+    request in flight on it while a stream runs."""
+    first, second = sorted(server.files)
+    status, body = server.request("POST", "/loopl/v1/models/%s/load" % first, {})
+    expect(status == 200 and server.states()[second] == "unloaded", "loading %s alone: %d %r" % (first, status, body))
+
+    def ps(*flags):
+        done = subprocess.run([server.loopl, "ps", "--url", "http://127.0.0.1:%d" % server.port] + list(flags),
+                              capture_output=True, text=True, timeout=120)
+        expect(done.returncode == 0, "loopl ps %s: %d %s" % (" ".join(flags), done.returncode, done.stderr))
+        return done.stdout
+
+    listed = json.loads(ps("--json"))["models"]
+    expect([entry["id"] for entry in listed] == [first], "loopl ps --json lists %r" % listed)
+    entry = listed[0]
+    expect(entry["state"] == "loaded" and entry["kind"] == "llama" and entry["memory"] > entry["size"] > 0
+           and entry["in_flight"] == 0 and entry["idle_seconds"] >= 0, "the loaded model: %r" % entry)
+    expect(0 < entry["expires_at"] - time.time() <= 300, "the folder's keep-alive of 5 minutes: %r" % entry)
+    table = ps().splitlines()
+    expect(len(table) == 2 and table[0].split()[:3] == ["NAME", "KIND", "STATE"] and table[1].split()[:3] == [first, "llama", "loaded"]
+           and " min" in table[1].split("MiB")[-1], "the table: %r" % table)
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=300)
+    connection.request("POST", "/v1/chat/completions", body=json.dumps({
+        "model": first, "stream": True, "max_tokens": 32, "temperature": 0,
+        "messages": [{"role": "user", "content": "Count from one to twenty in words."}]}).encode(),
+        headers={"Content-Type": "application/json"})
+    response = connection.getresponse()
+    response.fp.readline()
+    busy = json.loads(ps("--json"))["models"][0]
+    while response.fp.readline():
+        pass
+    connection.close()
+    expect(busy["in_flight"] == 1 and busy["idle_seconds"] is None and busy["expires_at"] is None, "while a stream runs: %r" % busy)
+    return "%s: %s; busy while streaming" % (first, " ".join(table[1].split()))
+
+
 def wait_for(condition, what, seconds=60):
     deadline = time.monotonic() + seconds
     while not condition():
@@ -207,7 +246,7 @@ def running(server, model):
     return False
 
 
-CHECKS = {"lifecycle": check_lifecycle, "folder": check_folder, "alternate": check_alternate, "stream-kept": check_stream_kept, "keep-alive": check_keep_alive, "unload-busy": check_unload_busy}
+CHECKS = {"lifecycle": check_lifecycle, "folder": check_folder, "alternate": check_alternate, "stream-kept": check_stream_kept, "keep-alive": check_keep_alive, "unload-busy": check_unload_busy, "ps": check_ps}
 
 
 def main():
@@ -217,6 +256,7 @@ def main():
     parser.add_argument("--file", action="append", metavar="NAME=PATH")
     parser.add_argument("--hold")
     parser.add_argument("--folder")
+    parser.add_argument("--loopl")
     parser.add_argument("checks", nargs="+", choices=sorted(CHECKS))
     arguments = parser.parse_args()
     run_each(CHECKS, arguments.checks, Server(arguments))
