@@ -33,7 +33,7 @@ extension RouteTable {
             Route("POST", "/v1/messages/count_tokens", anthropic, "a Messages prompt's tokens") {
                 await $0.messages.countTokens($1.request, $2)
             },
-            Route("GET", "/metrics", RouteTraits(needsKey: !metricsPublic), "Prometheus metrics") { $0.ops.metrics($2) },
+            Route("GET", "/metrics", RouteTraits(needsKey: !metricsPublic), "Prometheus metrics") { await $0.ops.metrics($2) },
             Route("POST", "/api/chat", ollama, "Ollama's chat") { await $0.ollama.chat($1.request, $2) },
             Route("POST", "/api/generate", ollama, "Ollama's generate") { await $0.ollama.generate($1.request, $2) },
             Route("GET HEAD", "/api/tags", ollama, "Ollama's model list") { $2.respond(json: $0.catalog.tags()) },

@@ -15,9 +15,9 @@ struct OpsEndpoint: Sendable {
     }
 
     /// The counters in Prometheus's text format.
-    func metrics(_ responder: HTTPResponder) {
-        responder.respond(status: 200, headers: [("Content-Type", PrometheusText.contentType)],
-                          body: Array(models.metrics.text(limits: models.directory.limits).utf8))
+    func metrics(_ responder: HTTPResponder) async {
+        let text = models.metrics.text(limits: models.directory.limits, tallies: await models.directory.tallies())
+        responder.respond(status: 200, headers: [("Content-Type", PrometheusText.contentType)], body: Array(text.utf8))
     }
 
     /// Every served backend, then every alias, each with its backend's kind, state and size.

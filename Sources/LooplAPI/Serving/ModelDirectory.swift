@@ -74,6 +74,9 @@ package actor ModelDirectory {
     /// Loads that wait for a busy model to become idle.
     private var roomWaiters: [CheckedContinuation<Void, Never>] = []
     private var closed = false
+    /// Each backend's loads and unloads so far, for `/metrics`.
+    private var loads: [String: Int] = [:]
+    private var unloads: [String: Int] = [:]
 
     /// Serves the backends of `config` named in `served` (nil: all of them), and the GGUF files
     /// of `folder` with the backend keys of `modelDefaults`; a file named as a backend or an
@@ -223,6 +226,7 @@ package actor ModelDirectory {
                 }
                 slots[backend] = .running(model)
                 failures[backend] = nil
+                loads[backend, default: 0] += 1
                 await finished(backend)
                 return model
             } catch {
@@ -264,6 +268,7 @@ package actor ModelDirectory {
             await task.value
             forget(backend, closing: task)
             released(backend)
+            unloads[backend, default: 0] += 1
         case nil: return
         }
     }
@@ -289,6 +294,16 @@ package actor ModelDirectory {
         let idle = busy ? nil : lastUsed[backend].map { (now - $0).components.seconds }
         let expiry = busy ? nil : expiries[backend].map { Int(Date().timeIntervalSince1970) + Int(($0 - now).components.seconds) }
         return ModelUsage(memory: memory, inFlight: limit.running, queued: limit.waiting, idleSeconds: idle.map(Int.init), expiresAt: expiry)
+    }
+
+    /// Each served backend's tally for `/metrics`: loaded or not, its memory, loads and unloads.
+    package func tallies() -> [String: ModelTally] {
+        Dictionary(uniqueKeysWithValues: limits.keys.map { backend in
+            var loaded = false
+            if case .running? = slots[backend] { loaded = true }
+            return (backend, ModelTally(loaded: loaded, memory: admitted[backend] ?? 0,
+                                        loads: loads[backend] ?? 0, unloads: unloads[backend] ?? 0))
+        })
     }
 
     /// Starts `backend`'s keep-alive after a load or a request: `keepAlive` (the request's `keep_alive`),

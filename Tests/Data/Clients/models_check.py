@@ -192,7 +192,7 @@ def check_stream_kept(server):
 
 def check_ps(server):
     """`loopl ps` lists the loaded model alone, with its memory, idle time and keep-alive, and a
-    request in flight on it while a stream runs."""
+    request in flight on it while a stream runs; /metrics has the models' gauges."""
     first, second = sorted(server.files)
     status, body = server.request("POST", "/loopl/v1/models/%s/load" % first, {})
     expect(status == 200 and server.states()[second] == "unloaded", "loading %s alone: %d %r" % (first, status, body))
@@ -209,6 +209,14 @@ def check_ps(server):
     expect(entry["state"] == "loaded" and entry["kind"] == "llama" and entry["memory"] > entry["size"] > 0
            and entry["in_flight"] == 0 and entry["idle_seconds"] >= 0, "the loaded model: %r" % entry)
     expect(0 < entry["expires_at"] - time.time() <= 300, "the folder's keep-alive of 5 minutes: %r" % entry)
+    gauges = metrics(server)
+    expect(gauges.get("loopl_models_loaded") == 1 and gauges.get('loopl_model_loaded{model="%s"}' % first) == 1
+           and gauges.get('loopl_model_loaded{model="%s"}' % second) == 0
+           and gauges.get('loopl_model_memory_bytes{model="%s"}' % first) == entry["memory"]
+           and gauges.get('loopl_model_memory_bytes{model="%s"}' % second) == 0
+           and gauges.get('loopl_model_loads_total{model="%s"}' % second, 0) >= 2
+           and gauges.get('loopl_model_unloads_total{model="%s"}' % second, 0) >= 2,
+           "the models' gauges in /metrics: %r" % {name: value for name, value in gauges.items() if "model" in name and "loopl_model" in name})
     table = ps().splitlines()
     expect(len(table) == 2 and table[0].split()[:3] == ["NAME", "KIND", "STATE"] and table[1].split()[:3] == [first, "llama", "loaded"]
            and " min" in table[1].split("MiB")[-1], "the table: %r" % table)
@@ -227,6 +235,15 @@ def check_ps(server):
     return "%s: %s; busy while streaming" % (first, " ".join(table[1].split()))
 
 
+def metrics(server):
+    """The samples of `/metrics` by name and labels."""
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    connection.request("GET", "/metrics")
+    text = connection.getresponse().read().decode()
+    connection.close()
+    return {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line and not line.startswith("#")}
+
+
 def wait_for(condition, what, seconds=60):
     deadline = time.monotonic() + seconds
     while not condition():
@@ -236,14 +253,7 @@ def wait_for(condition, what, seconds=60):
 
 def running(server, model):
     """Whether `loopl_requests_in_flight` of `model` is above 0."""
-    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
-    connection.request("GET", "/metrics")
-    text = connection.getresponse().read().decode()
-    connection.close()
-    for line in text.splitlines():
-        if line.startswith('loopl_requests_in_flight{model="%s"}' % model):
-            return float(line.split()[-1]) > 0
-    return False
+    return metrics(server).get('loopl_requests_in_flight{model="%s"}' % model, 0) > 0
 
 
 CHECKS = {"lifecycle": check_lifecycle, "folder": check_folder, "alternate": check_alternate, "stream-kept": check_stream_kept, "keep-alive": check_keep_alive, "unload-busy": check_unload_busy, "ps": check_ps}
