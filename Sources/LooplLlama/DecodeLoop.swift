@@ -65,10 +65,21 @@ final class DecodeLoop: @unchecked Sendable {
         for run in runs { run.completion.resume(throwing: closed) }
         runs = []
         bySequence = []
+        saveConversations()
         promptCache?.flush()
         modelDrafter?.free()
         context.free()
         inbox.finish(failing: LooplError(.closed, "The model was closed; load it again."))
+    }
+
+    /// Saves every sequence's state, answers included, as the model closes (an unload), unless a
+    /// saved prompt holds all of it: the next turn of each conversation, after a load, loads it
+    /// instead of evaluating its conversation again.
+    private func saveConversations() {
+        guard let promptCache, let pointer = context.pointer else { return }
+        for (sequence, entry) in table.entries.enumerated() where !entry.tokens.isEmpty {
+            promptCache.save(sequence: sequence, tokens: entry.tokens, context: pointer, enough: 0)
+        }
     }
 
     /// Gives a new request a sequence: its conversation's, keeping the longest prefix the

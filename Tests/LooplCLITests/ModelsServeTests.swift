@@ -13,7 +13,7 @@ import Testing
     }
 
     /// The two real test models and a file that is not a model, in a folder of links, with one
-    /// model loaded at a time; `loopl ps` lists the one loaded.
+    /// model loaded at a time and the prompt cache on; `loopl ps` lists the one loaded.
     @Test(.timeLimit(.minutes(5)))
     func twoRealModelsInAFolderLoadUnloadAndGoIdleAndTheirStateShows() throws {
         try ServeTests.requireModel()
@@ -24,11 +24,14 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: folder + "/smol.gguf", withDestinationPath: LooplHome.defaultModel)
         try FileManager.default.createSymbolicLink(atPath: folder + "/gemma.gguf", withDestinationPath: LooplHome.secondModel)
         try Data("not a model".utf8).write(to: URL(fileURLWithPath: folder + "/bad.gguf"))
+        let cache = OpsServeTests.temporaryPath("prompt-cache")
+        defer { try? FileManager.default.removeItem(atPath: cache) }
         let config = try ServeProcess.config(["default": "echo", "serve": [
-            "maxLoaded": 1, "modelDefaults": ["threads": 2, "contextLength": 2048, "parallel": 1]],
+            "maxLoaded": 1, "modelDefaults": ["threads": 2, "contextLength": 2048, "parallel": 1,
+                                              "promptCache": true, "promptCacheDirectory": .string(cache)]],
                                               "backends": ["echo": ["kind": "stdio", "command": OpsServeTests.worker()]]])
         let server = try ServeProcess(["--models-dir", folder], config: config)
-        try Self.models(server, ["lifecycle", "folder", "alternate", "stream-kept", "keep-alive", "ps"],
+        try Self.models(server, ["lifecycle", "folder", "alternate", "stream-kept", "keep-alive", "ps", "resume"],
                         extra: ["--folder", folder, "--loopl", ServeProcess.binary, "--file", "smol=" + LooplHome.defaultModel, "--file", "gemma=" + LooplHome.secondModel])
         #expect(server.stop().status == 0)
     }

@@ -235,6 +235,27 @@ def check_ps(server):
     return "%s: %s; busy while streaming" % (first, " ".join(table[1].split()))
 
 
+def check_resume(server):
+    """With the prompt cache on, the next turn of a conversation after its model is unloaded and
+    loaded again loads the conversation's state, its answer included: more of its prompt is
+    cached than the whole first turn's prompt."""
+    model = sorted(server.files)[-1]
+    system = "You are a terse assistant (session %s). " % os.urandom(8).hex() + "Answer in one short sentence. " * 40
+    turn = [{"role": "system", "content": system}, {"role": "user", "content": "Say hello."}]
+    status, body = server.request("POST", "/v1/chat/completions", {"model": model, "max_tokens": 8, "temperature": 0, "messages": turn})
+    expect(status == 200, "the first turn: %d %r" % (status, body))
+    first = body["usage"]["prompt_tokens"]
+    turn += [{"role": "assistant", "content": body["choices"][0]["message"]["content"]}, {"role": "user", "content": "And goodbye?"}]
+    status, body = server.request("POST", "/loopl/v1/models/%s/unload" % model, {})
+    expect(status == 200 and body["state"] == "unloaded", "the unload: %d %r" % (status, body))
+    status, body = server.request("POST", "/v1/chat/completions", {"model": model, "max_tokens": 8, "temperature": 0, "messages": turn})
+    expect(status == 200, "the next turn: %d %r" % (status, body))
+    cached = body["usage"].get("prompt_tokens_details", {}).get("cached_tokens", 0)
+    expect(cached > first, "the next turn after a reload had %d of %d prompt tokens cached; the first turn's prompt was %d"
+           % (cached, body["usage"]["prompt_tokens"], first))
+    return "%d of %d prompt tokens cached after a reload (the first turn's prompt: %d)" % (cached, body["usage"]["prompt_tokens"], first)
+
+
 def metrics(server):
     """The samples of `/metrics` by name and labels."""
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
@@ -256,7 +277,7 @@ def running(server, model):
     return metrics(server).get('loopl_requests_in_flight{model="%s"}' % model, 0) > 0
 
 
-CHECKS = {"lifecycle": check_lifecycle, "folder": check_folder, "alternate": check_alternate, "stream-kept": check_stream_kept, "keep-alive": check_keep_alive, "unload-busy": check_unload_busy, "ps": check_ps}
+CHECKS = {"lifecycle": check_lifecycle, "folder": check_folder, "alternate": check_alternate, "stream-kept": check_stream_kept, "keep-alive": check_keep_alive, "unload-busy": check_unload_busy, "ps": check_ps, "resume": check_resume}
 
 
 def main():
