@@ -47,6 +47,17 @@ class Server:
         return self.request("POST", "/v1/chat/completions", {"model": model, "max_tokens": max_tokens, "temperature": 0,
                                                              "messages": [{"role": "user", "content": "Say hello."}]})
 
+    def stream(self, model, max_tokens):
+        """A streamed chat on `model` that has begun: its connection and response."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=300)
+        connection.request("POST", "/v1/chat/completions", body=json.dumps({
+            "model": model, "stream": True, "max_tokens": max_tokens, "temperature": 0,
+            "messages": [{"role": "user", "content": "Count from one to twenty in words."}]}).encode(),
+            headers={"Content-Type": "application/json"})
+        response = connection.getresponse()
+        expect(response.status == 200, "the stream: %d" % response.status)
+        return connection, response
+
     def rss(self):
         """The server's resident memory in bytes."""
         with open("/proc/%d/status" % self.pid) as status:
@@ -167,13 +178,7 @@ def check_alternate(server):
 def check_stream_kept(server):
     """A request for the other model while a stream runs waits for it: the stream ends whole."""
     first, second = sorted(server.files)
-    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=300)
-    connection.request("POST", "/v1/chat/completions", body=json.dumps({
-        "model": first, "stream": True, "max_tokens": 48, "temperature": 0,
-        "messages": [{"role": "user", "content": "Count from one to twenty in words."}]}).encode(),
-        headers={"Content-Type": "application/json"})
-    response = connection.getresponse()
-    expect(response.status == 200, "the stream: %d" % response.status)
+    connection, response = server.stream(first, 48)
     lines = [response.fp.readline()]
     results = {}
     other = threading.Thread(target=lambda: results.update(chat=server.chat(second)), daemon=True)
@@ -220,12 +225,7 @@ def check_ps(server):
     table = ps().splitlines()
     expect(len(table) == 2 and table[0].split()[:3] == ["NAME", "KIND", "STATE"] and table[1].split()[:3] == [first, "llama", "loaded"]
            and " min" in table[1].split("MiB")[-1], "the table: %r" % table)
-    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=300)
-    connection.request("POST", "/v1/chat/completions", body=json.dumps({
-        "model": first, "stream": True, "max_tokens": 32, "temperature": 0,
-        "messages": [{"role": "user", "content": "Count from one to twenty in words."}]}).encode(),
-        headers={"Content-Type": "application/json"})
-    response = connection.getresponse()
+    connection, response = server.stream(first, 32)
     response.fp.readline()
     busy = json.loads(ps("--json"))["models"][0]
     while response.fp.readline():
