@@ -72,13 +72,13 @@ final class DecodeLoop: @unchecked Sendable {
         inbox.finish(failing: LooplError(.closed, "The model was closed; load it again."))
     }
 
-    /// Saves every sequence's state, answers included, as the model closes (an unload), unless a
-    /// saved prompt holds all of it: the next turn of each conversation, after a load, loads it
-    /// instead of evaluating its conversation again.
+    /// Saves, as the model closes (an unload), each sequence that extends a saved prompt (its
+    /// answer after its prompt) in place of that prompt: the next turn of the conversation, after
+    /// a load, loads it instead of evaluating the answer again.
     private func saveConversations() {
         guard let promptCache, let pointer = context.pointer else { return }
         for (sequence, entry) in table.entries.enumerated() where !entry.tokens.isEmpty {
-            promptCache.save(sequence: sequence, tokens: entry.tokens, context: pointer, enough: 0)
+            promptCache.save(sequence: sequence, tokens: entry.tokens, context: pointer, extending: true)
         }
     }
 
