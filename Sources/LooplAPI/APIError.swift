@@ -105,6 +105,11 @@ extension APIError {
                  retryAfter: retryAfter)
     }
 
+    /// 409: the model cannot be unloaded now; `message` says why (requests in flight, or a load under way).
+    package static func conflict(_ message: String) -> APIError {
+        APIError(status: 409, type: "invalid_request_error", code: "model_busy", message: message)
+    }
+
     /// 503: the model cannot serve now (its engine failed to start, stopped, or is unreachable).
     package static func unavailable(_ message: String) -> APIError {
         APIError(status: 503, type: "server_error", code: "model_unavailable", message: message)

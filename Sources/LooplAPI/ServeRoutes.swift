@@ -23,8 +23,8 @@ extension RouteTable {
         let ollama = RouteTraits(errors: .ollama, bodies: .jsonOrForm)
         return RouteTable(routes: [
             Route("GET", "/health", open, "200 while it listens; needs no key") { $0.ops.health($2) },
-            Route("GET", "/v1/models", "the served models and aliases") { $0.ops.list($2) },
-            Route("GET", "/v1/models/{id...}", "one of them") { $0.ops.model($1["id"], $2) },
+            Route("GET", "/v1/models", "the served models and aliases") { await $0.ops.list($2) },
+            Route("GET", "/v1/models/{id...}", "one of them") { await $0.ops.model($1["id"], $2) },
             Route("POST", "/v1/chat/completions", "OpenAI's chat completions") { await $0.chat.handle($1.request, $2) },
             Route("POST", "/v1/completions", "a raw prompt's continuation") { await $0.completions.handle($1.request, $2) },
             Route("POST", "/v1/responses", "OpenAI's Responses, kept for continuation") { await $0.responses.create($1.request, $2) },
@@ -35,7 +35,7 @@ extension RouteTable {
             Route("POST", "/v1/messages/count_tokens", anthropic, "a Messages prompt's tokens") {
                 await $0.messages.countTokens($1.request, $2)
             },
-            Route("GET", "/metrics", RouteTraits(needsKey: !metricsPublic), "Prometheus metrics") { $0.ops.metrics($2) },
+            Route("GET", "/metrics", RouteTraits(needsKey: !metricsPublic), "Prometheus metrics") { await $0.ops.metrics($2) },
             Route("POST", "/api/chat", ollama, "Ollama's chat") { await $0.ollama.chat($1.request, $2) },
             Route("POST", "/api/generate", ollama, "Ollama's generate") { await $0.ollama.generate($1.request, $2) },
             Route("POST", "/api/embed", ollama, "Ollama's embeddings") { await $0.embeddings.ollama($1.request, $2) },
@@ -53,6 +53,8 @@ extension RouteTable {
             Route("GET HEAD", "/", open, "the page, or 'Ollama is running' for a non-browser") {
                 OllamaEndpoint.isProbe($1.request) ? OllamaEndpoint.probe($2) : $0.ops.page("/", $2)
             },
+            Route("POST", "/loopl/v1/models/{id}/load", "loads a model now") { await $0.ops.load($1["id"], $1.request, $2) },
+            Route("POST", "/loopl/v1/models/{id}/unload", "unloads an idle model") { await $0.ops.unload($1["id"], $1.request, $2) },
             Route("GET", "/loopl/v1/settings", "the page's default model, tools and MCP servers") { $0.runs.settings($2) },
             Route("POST", "/loopl/v1/runs", "an agent run, its events streamed") { await $0.runs.start($1.request, $2) },
             Route("POST", "/loopl/v1/runs/{id}/cancel", "stops a run") { $0.runs.cancel($1["id"], $2) },

@@ -16,6 +16,7 @@ package enum CLI {
         BenchCommand.self,
         SmokeCommand.self,
         ServeCommand.self,
+        PsCommand.self,
         WorkerCommand.self,
         WorkerCheckCommand.self,
         TrustCommand.self,

@@ -69,10 +69,21 @@ final class DecodeLoop: @unchecked Sendable {
         for run in runs { run.completion.resume(throwing: closed) }
         runs = []
         bySequence = []
+        saveConversations()
         promptCache?.flush()
         modelDrafter?.free()
         context.free()
         inbox.finish(failing: LooplError(.closed, "The model was closed; load it again."))
+    }
+
+    /// Saves, as the model closes (an unload), each sequence that extends a saved prompt (its
+    /// answer after its prompt) in place of that prompt: the next turn of the conversation, after
+    /// a load, loads it instead of evaluating the answer again.
+    private func saveConversations() {
+        guard let promptCache, let pointer = context.pointer else { return }
+        for (sequence, entry) in table.entries.enumerated() where !entry.tokens.isEmpty {
+            promptCache.save(sequence: sequence, tokens: entry.tokens, context: pointer, extending: true)
+        }
     }
 
     /// Gives a new request a sequence: its conversation's, keeping the longest prefix the

@@ -89,11 +89,16 @@ final class PromptCache: @unchecked Sendable {
         }
     }
 
-    /// Saves the state of `sequence`, which holds `tokens`, unless a saved prompt holds nearly all of it.
-    func save(sequence: Int, tokens: [llama_token], context: OpaquePointer) {
+    /// Saves the state of `sequence`, which holds `tokens`, unless a saved prompt holds nearly all
+    /// of it; with `extending`, only when it extends a saved prompt (a conversation's answer after
+    /// its prompt), which it replaces.
+    func save(sequence: Int, tokens: [llama_token], context: OpaquePointer, extending: Bool = false) {
         guard tokens.count >= Self.minimumTokens else { return }
-        let held = index.withLock { index in index.values.map { SequenceTable.commonPrefix($0, tokens) }.max() ?? 0 }
-        guard held < tokens.count - Self.newTokens else { return }
+        let (held, extends) = index.withLock { index in
+            (index.values.map { SequenceTable.commonPrefix($0, tokens) }.max() ?? 0,
+             index.values.contains { $0.count < tokens.count && SequenceTable.commonPrefix($0, tokens) == $0.count })
+        }
+        guard held < tokens.count, extending ? extends : held < tokens.count - Self.newTokens else { return }
         let size = llama_state_seq_get_size(context, llama_seq_id(sequence))
         guard size > 0, size < bound else { return }
         let state = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in

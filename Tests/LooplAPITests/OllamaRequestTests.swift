@@ -23,7 +23,7 @@ import Testing
              "num_predict":12,"num_ctx":2048,"repeat_penalty":1.1,"mirostat":2}}
             """#)
         let options = read.settings.options
-        #expect(!read.settings.stream && read.settings.keepAlive == 5400)
+        #expect(!read.settings.stream && read.settings.keepAlive?.seconds == 5400)
         #expect(options.temperature == 0 && options.topP == 0.5 && options.topK == 7 && options.minP == 0.1 && options.seed == 3)
         #expect(options.stop == ["x"] && options.maxTokens == 12 && options.repeatPenalty == 1.1)
         #expect(options.responseFormat == .jsonSchema(["type": "object"]) && options.reasoning == .effort(.high))
@@ -33,9 +33,10 @@ import Testing
     }
 
     @Test func keepAliveIsSecondsOrADuration() throws {
-        let seconds = { (value: JSONValue) throws(APIError) in try OllamaSettings.duration(RequestField(value, path: "keep_alive")) }
-        #expect(try seconds(300) == 300 && seconds("5m") == 300 && seconds("-1") == -1 && seconds("0") == 0)
-        #expect(try seconds("250ms") == 0.25 && seconds("1h2m3s") == 3723 && seconds(-1) == -1)
+        let seconds = { (value: JSONValue) throws(APIError) in try RequestField(value, path: "keep_alive").keepAlive() }
+        #expect(try seconds(300) == KeepAlive(seconds: 300) && seconds("5m") == KeepAlive(seconds: 300) && seconds("0") == KeepAlive(seconds: 0))
+        #expect(try seconds("250ms") == KeepAlive(seconds: 0.25) && seconds("1h2m3s") == KeepAlive(seconds: 3723))
+        #expect(try seconds(-1) == .forever && seconds("-1") == .forever && seconds("1h30m") == KeepAlive(seconds: 5400))
         #expect(refusal { () throws(APIError) in try seconds("soon") }?.param == "keep_alive")
     }
 

@@ -37,4 +37,16 @@ import Testing
         #expect(text.contains("loopl_engine_retries_total{model=\"a\"} 1\n"))
         #expect(text.contains("loopl_time_to_first_token_seconds_count{model=\"a\"} 0\n"))
     }
+
+    @Test func eachModelsLoadedStateMemoryLoadsAndUnloadsAreSeries() {
+        let limits = ["a": ModelLimit(backend: "a", capacity: nil), "b": ModelLimit(backend: "b", capacity: nil)]
+        let text = ServeMetrics().text(limits: limits, tallies: ["a": ModelTally(loaded: true, memory: 290_861_760, loads: 2, unloads: 1),
+                                                                 "b": ModelTally(loads: 1, unloads: 1)])
+        for line in ["loopl_models_loaded 1", "loopl_model_loaded{model=\"a\"} 1", "loopl_model_loaded{model=\"b\"} 0",
+                     "loopl_model_memory_bytes{model=\"a\"} 290861760", "loopl_model_memory_bytes{model=\"b\"} 0",
+                     "loopl_model_loads_total{model=\"a\"} 2", "loopl_model_unloads_total{model=\"b\"} 1"] {
+            #expect(text.contains(line + "\n"), "no \(line)")
+        }
+        #expect(text.contains("# TYPE loopl_model_loads_total counter\n"))
+    }
 }

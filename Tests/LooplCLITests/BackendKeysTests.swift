@@ -16,12 +16,27 @@ import Testing
             let words = line.split(separator: "`").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
             documented[words[0]] = Set(words.dropFirst())
         }
+        let common = try #require(try String(contentsOf: docs, encoding: .utf8).split(separator: "\n\n")
+            .first { $0.contains("Every kind\nalso takes") || $0.contains("Every kind also takes") })
+        let sentence = common[try #require(common.range(of: "also takes")).upperBound...].prefix { $0 != "(" }
+        let named = sentence.split(separator: "`").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        #expect(named == BackendConfig.commonKeys, "the keys every kind takes, as docs/backend-keys.md names them")
         let kinds: [(BackendKind, JSONObject)] = [(LlamaModel.kind, [:]), (LlamaServerModel.kind, [:]),
                                                    (StdioModel.kind(), ["command": ["worker"]])]
         #expect(Set(documented.keys) == Set(kinds.map(\.0.name)))
         for (kind, sample) in kinds {
             #expect(try kind.keys(reading: sample) == documented[kind.name], "\(kind.name)")
         }
+    }
+
+    @Test func keepAliveTakesSecondsOrOllamasDurations() throws {
+        let config = { (value: String) throws in
+            try LooplConfig(json: #"{"default": "w", "backends": {"w": {"kind": "stdio", "command": ["worker"], "keepAlive": \#(value)}}}"#,
+                            kinds: [StdioModel.kind()]).backend("w").keepAlive
+        }
+        #expect(try config("90") == KeepAlive(seconds: 90) && config(#""5m""#) == KeepAlive(seconds: 300))
+        #expect(try config(#""1h30m""#)?.seconds == 5400 && config("0")?.seconds == 0 && config(#""-1""#) == .forever)
+        #expect(throws: LooplError.self) { try config(#""soon""#) }
     }
 
     @Test func anOldKeyReadsAsItsNewNameWithAWarning() async throws {

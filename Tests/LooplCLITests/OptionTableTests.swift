@@ -6,7 +6,7 @@ import Testing
 /// The option tables: every option a help lists parses, a bad value is refused, and the sampling
 /// options reach the backend (the Python worker records each generate request it reads).
 @Suite struct OptionTableTests {
-    static let commands = ["run", "chat", "serve", "bench", "worker"]
+    static let commands = ["run", "chat", "serve", "bench", "worker", "ps"]
 
     /// The long names of the options that `help` lists, in order.
     static func listed(_ help: String) -> [String] {

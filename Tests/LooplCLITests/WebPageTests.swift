@@ -38,13 +38,14 @@ import Testing
         }
     }
 
+    /// The page folds as the Swift transcript does, asks no other origin, and its picker says each model's state.
     @Test(.timeLimit(.minutes(5)))
     func thePagesFoldingMatchesTheSwiftTranscript() throws {
         try ServeTests.requireModel()
         let cases = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-folding-\(UUID()).json").path
         try TranscriptFoldingCases.json().jsonText().write(toFile: cases, atomically: true, encoding: .utf8)
         let server = try ServeProcess([], config: try ServeProcess.llamaConfig())
-        try Self.page(server, ["folding", "offline", "console"], extra: ["--cases", cases])
+        try Self.page(server, ["folding", "offline", "picker", "console"], extra: ["--cases", cases])
         #expect(server.stop().status == 0)
     }
 

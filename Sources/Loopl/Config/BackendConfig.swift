@@ -12,6 +12,11 @@ package struct BackendConfig: Sendable {
     /// The most requests `loopl serve` runs on it at once (`maxConcurrent`, at most its
     /// `parallel`); nil: its `parallel`.
     package let maxConcurrent: Int?
+    /// How long `loopl serve` keeps its model loaded after its last request (`keepAlive`); nil:
+    /// the server's default for it (never, for a backend of the config).
+    package let keepAlive: KeepAlive?
+    /// The keys every kind takes, which ``BackendConfig`` reads itself.
+    package static let commonKeys = ["kind", "aliases", "maxConcurrent", "keepAlive"]
     /// The folder of the config file, which the section's paths are relative to.
     let folder: String?
     private let reader: BackendKind
@@ -27,6 +32,7 @@ package struct BackendConfig: Sendable {
         }
         aliases = try section.optionalStrings("aliases") ?? []
         let maxConcurrent = try section.optionalInt("maxConcurrent")
+        keepAlive = try section.optional("keepAlive")
         prepared = try reader.prepare(&section)
         try section.finish()
         if let maxConcurrent {

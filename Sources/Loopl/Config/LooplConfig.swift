@@ -18,6 +18,8 @@ public struct LooplConfig: Sendable {
     package var serve: JSONObject = [:]
     /// The `tools` object as written (empty when there is none): settings of the built-in tools.
     package var tools: JSONObject = [:]
+    /// The kinds its backends may name.
+    package var kinds: [BackendKind] = []
     /// Where it was read from; nil for the built-in defaults.
     public var source: String?
     /// The folder of the file it was read from, which the paths in every section are relative to
@@ -53,6 +55,7 @@ public struct LooplConfig: Sendable {
             self.source = source
         }
         mcpServers = servers
+        self.kinds = kinds
         self.folder = folder
         self.serve = serve
         self.tools = tools
@@ -73,7 +76,9 @@ public struct LooplConfig: Sendable {
             }
         }
         let first = kinds.first { $0.builtIn != nil }?.name ?? ""
-        return LooplConfig(defaultBackend: first, fallback: [], backends: backends, source: nil)
+        var config = LooplConfig(defaultBackend: first, fallback: [], backends: backends, source: nil)
+        config.kinds = kinds
+        return config
     }
 
     init(defaultBackend: String, fallback: [String], backends: [String: BackendConfig], source: String?) {
@@ -152,5 +157,15 @@ public struct LooplConfig: Sendable {
             throw LooplError(.invalidConfiguration, "No backend named '\(name)'. Configured: \(backends.keys.sorted().joined(separator: ", ")).")
         }
         return backend
+    }
+
+    /// A backend named `name` for the model file at `path`, with the keys of `defaults` (any
+    /// backend keys but `model`; `kind` is `llama` unless they say).
+    package func backend(named name: String, file path: String, defaults: JSONObject) throws -> BackendConfig {
+        guard defaults["model"] == nil else { throw ConfigSection.error("serve.modelDefaults: 'model' is each file's own; remove it") }
+        var section = defaults
+        if section["kind"] == nil { section["kind"] = "llama" }
+        section["model"] = .string(path)
+        return try BackendConfig(name: name, json: .object(section), kinds: kinds, folder: folder)
     }
 }

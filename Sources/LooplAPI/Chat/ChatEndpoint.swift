@@ -9,7 +9,7 @@ struct ChatEndpoint: Sendable {
     func handle(_ request: HTTPRequest, _ responder: HTTPResponder) async {
         do {
             let chat = try ChatRequest(body: request.body)
-            let model = try await models.start(named: chat.model)
+            let model = try await models.start(named: chat.model, keepAlive: chat.keepAlive)
             if chat.stream {
                 let encoder = ChatStreamEncoder(model: model.name, includeUsage: chat.includeUsage, parallelToolCalls: chat.parallelToolCalls)
                 return await models.stream(encoder, on: model, responder) {

@@ -17,6 +17,8 @@ import Loopl
 package struct ChatRequest: Sendable {
     /// The model the client asked for; nil when it named none.
     package var model: String?
+    /// `keep_alive`: how long the model stays loaded after this request; nil: its backend's.
+    package var keepAlive: KeepAlive?
     /// The conversation.
     package var messages: [Message]
     /// The tools the model may call.
@@ -42,6 +44,7 @@ package struct ChatRequest: Sendable {
     package init(json: JSONValue) throws(APIError) {
         let body = try RequestField.body(json)
         model = try body.member("model")?.string()
+        keepAlive = try body.keepAliveMember()
         messages = try ChatConversation.read(body.required("messages"))
         if let n = body.member("n") {
             let count = try n.integer()

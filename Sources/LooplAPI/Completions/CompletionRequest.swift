@@ -9,6 +9,8 @@ import Loopl
 package struct CompletionRequest: Sendable {
     /// The model the client asked for; nil when it named none.
     package var model: String?
+    /// `keep_alive`: how long the model stays loaded after this request; nil: its backend's.
+    package var keepAlive: KeepAlive?
     /// The prompt, as the model continues it.
     package var prompt: String
     /// Sampling, the token limit and stop strings.
@@ -30,6 +32,7 @@ package struct CompletionRequest: Sendable {
     package init(json: JSONValue) throws(APIError) {
         let body = try RequestField.body(json)
         model = try body.member("model")?.string()
+        keepAlive = try body.keepAliveMember()
         prompt = try Self.prompt(body.required("prompt"))
         for name in ["n", "best_of"] {
             guard let field = body.member(name) else { continue }

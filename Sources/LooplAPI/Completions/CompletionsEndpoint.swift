@@ -9,7 +9,7 @@ struct CompletionsEndpoint: Sendable {
     func handle(_ request: HTTPRequest, _ responder: HTTPResponder) async {
         do {
             let body = try CompletionRequest(body: request.body)
-            let model = try await models.start(named: body.model)
+            let model = try await models.start(named: body.model, keepAlive: body.keepAlive)
             var answer = CompletionAnswer(model: model.name)
             let generate: (any Model) -> AsyncThrowingStream<ModelEvent, any Error> = {
                 $0.complete(prompt: body.prompt, options: body.options)

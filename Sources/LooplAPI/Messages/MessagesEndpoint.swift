@@ -10,7 +10,7 @@ struct MessagesEndpoint: Sendable {
     func handle(_ request: HTTPRequest, _ responder: HTTPResponder) async {
         do {
             let messages = try MessagesRequest(body: request.body)
-            let model = try await models.start(named: messages.model)
+            let model = try await models.start(named: messages.model, keepAlive: messages.keepAlive)
             let headers = Self.warnings(messages)
             if messages.stream {
                 let encoder = MessagesStreamEncoder(model: model.name, parallelToolCalls: messages.parallelToolCalls,
@@ -36,7 +36,7 @@ struct MessagesEndpoint: Sendable {
     func countTokens(_ request: HTTPRequest, _ responder: HTTPResponder) async {
         do {
             var messages = try MessagesRequest(body: request.body, countingTokens: true)
-            let model = try await models.start(named: messages.model)
+            let model = try await models.start(named: messages.model, keepAlive: messages.keepAlive)
             messages.options.maxTokens = 1
             var last: Metrics?
             try await model.run(messages: messages.messages, tools: messages.tools, options: messages.options) { event in

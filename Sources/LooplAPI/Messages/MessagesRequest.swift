@@ -17,6 +17,8 @@ import Loopl
 package struct MessagesRequest: Sendable {
     /// The model the client asked for; nil when it named none.
     package var model: String?
+    /// `keep_alive`: how long the model stays loaded after this request; nil: its backend's.
+    package var keepAlive: KeepAlive?
     /// The conversation, the system prompt first.
     package var messages: [Message]
     /// The custom tools the model may call.
@@ -42,6 +44,7 @@ package struct MessagesRequest: Sendable {
         }
         let body = RequestField(json, path: "")
         model = try body.member("model")?.string()
+        keepAlive = try body.keepAliveMember()
         let system = try body.member("system").map { field throws(APIError) in try MessagesConversation.text(field) }
         messages = try MessagesConversation.read(body.required("messages"), system: system)
         (tools, ignoredTools) = try Self.tools(body.member("tools"))

@@ -54,11 +54,12 @@ package struct OllamaAnswer: Sendable {
         return .object(last)
     }
 
-    /// The answer to a request that only starts the model: `done_reason: "load"`.
-    package func loaded() -> JSONValue {
+    /// The answer to a request that only starts the model (`done_reason: "load"`), or that only
+    /// unloads it (`keep_alive: 0`: `"unload"`).
+    package func loaded(reason: String = "load") -> JSONValue {
         var loaded = object(content: "", thinking: "", calls: [])
         loaded["done"] = true
-        loaded["done_reason"] = "load"
+        loaded["done_reason"] = .string(reason)
         return .object(loaded)
     }
 

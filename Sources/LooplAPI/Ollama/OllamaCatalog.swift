@@ -20,13 +20,15 @@ struct OllamaCatalog: Sendable {
         })]
     }
 
-    /// The started backends; each stays until the server stops, so `expires_at` is far ahead.
+    /// The loaded backends; `expires_at` is when an idle one is unloaded (its keep-alive), far
+    /// ahead for one kept forever.
     func ps() async -> JSONValue {
         var models: [JSONValue] = []
         for (backend, model) in await directory.running() {
             let context = (try? await model.contextSize) ?? 0
+            let expiry = await directory.expiry(of: backend).map { Date().addingTimeInterval(Self.seconds(until: $0)) }
             models.append(entry(Self.tagged(backend), facts(of: backend), [
-                "expires_at": .string(OllamaAnswer.timestamp(Date(timeIntervalSince1970: 1e10))),
+                "expires_at": .string(OllamaAnswer.timestamp(expiry ?? Date(timeIntervalSince1970: 1e10))),
                 "size_vram": 0, "context_length": .integer(context)]))
         }
         return ["models": .array(models)]
@@ -58,6 +60,11 @@ struct OllamaCatalog: Sendable {
                                  "digest": .string(facts.digest), "details": facts.details]
         for (key, value) in extra { entry[key] = value }
         return .object(entry)
+    }
+
+    private static func seconds(until instant: ContinuousClock.Instant) -> TimeInterval {
+        let left = instant - .now
+        return Double(left.components.seconds) + Double(left.components.attoseconds) * 1e-18
     }
 
     /// `NAME:latest` for a name without a tag.

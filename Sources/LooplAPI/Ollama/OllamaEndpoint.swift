@@ -32,13 +32,22 @@ struct OllamaEndpoint: Sendable {
         }
     }
 
-    /// Starts the backend the request names, then answers whole or streamed; only started for `loadOnly`.
+    /// Starts the backend the request names, then answers whole or streamed; for `loadOnly`, only
+    /// started, or unloaded when `keep_alive` is 0, as Ollama does.
     private func answer(_ settings: OllamaSettings, shape: OllamaAnswer.Shape, loadOnly: Bool, _ responder: HTTPResponder,
                         generate: (any Model) -> AsyncThrowingStream<ModelEvent, any Error>) async throws {
         let started = ContinuousClock.now
-        let model = try await models.start(backend: try OllamaSettings.backend(for: settings.model, in: models.directory.names))
+        let backend = try OllamaSettings.backend(for: settings.model, in: models.directory.names)
+        if loadOnly, settings.keepAlive?.seconds == 0 {
+            try await models.directory.unload(backend)
+            return responder.respond(json: OllamaAnswer(shape: shape, model: settings.model, started: started, load: .zero).loaded(reason: "unload"))
+        }
+        let model = try await models.start(backend: backend, keepAlive: settings.keepAlive)
         var answer = OllamaAnswer(shape: shape, model: settings.model, started: started, load: .now - started)
-        if loadOnly { return responder.respond(json: answer.loaded()) }
+        if loadOnly {
+            await models.directory.finished(backend, keepAlive: settings.keepAlive)
+            return responder.respond(json: answer.loaded())
+        }
         guard settings.stream else {
             try await model.run(generate) { event in
                 _ = answer.chunk(for: event)

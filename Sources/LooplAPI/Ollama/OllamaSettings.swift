@@ -10,8 +10,8 @@ import Loopl
 /// `typical_p`, `repeat_last_n`, `presence_penalty`, `mirostat`, `num_gpu`, `num_thread`, ...)
 /// are ignored. `format`: `"json"` (any JSON object), a JSON Schema, or `""` (free text).
 /// `think`: true, false, or `"low"`, `"medium"`, `"high"` (`"max"` is `"high"`). `keep_alive`:
-/// seconds as a number, or a duration such as `"5m"`, `"1h30m"`, `"0"`, `"-1"`; it is read and
-/// checked, and changes nothing yet: a started backend stays until the server stops.
+/// seconds as a number, or a duration such as `"5m"`, `"1h30m"`, `"0"`, `"-1"`: how long the model
+/// stays loaded after this request (``KeepAlive``).
 package struct OllamaSettings: Sendable {
     /// The model as the client named it, which every answer repeats.
     package var model: String
@@ -19,8 +19,8 @@ package struct OllamaSettings: Sendable {
     package var options = GenerationOptions()
     /// False when the client asked for one object (`"stream": false`).
     package var stream: Bool
-    /// `keep_alive` in seconds (negative: forever); nil when not given.
-    package var keepAlive: Double?
+    /// `keep_alive`; nil when not given.
+    package var keepAlive: KeepAlive?
 
     /// Reads the shared fields of `body`, a JSON object.
     package init(_ body: RequestField) throws(APIError) {
@@ -30,7 +30,7 @@ package struct OllamaSettings: Sendable {
         if let field = body.member("options") { try Self.read(options: try field.object(), into: &options) }
         if let field = body.member("format") { options.responseFormat = try Self.format(field) }
         if let field = body.member("think") { options.reasoning = try Self.think(field) }
-        keepAlive = try body.member("keep_alive").map { field throws(APIError) in try Self.duration(field) }
+        keepAlive = try body.member("keep_alive")?.keepAlive()
     }
 
     /// The backend that answers `name`: a name or alias, `NAME:latest` being `NAME`; else a 404
@@ -80,27 +80,5 @@ package struct OllamaSettings: Sendable {
             throw field.error("is \"\(level)\": send true, false, \"low\", \"medium\", \"high\" or \"max\".")
         }
         return .effort(effort)
-    }
-
-    /// Seconds: a number, or a Go duration (`"300ms"`, `"5m"`, `"1h30m"`, `"-1"`; a bare number is seconds).
-    static func duration(_ field: RequestField) throws(APIError) -> Double {
-        if let seconds = field.value.doubleValue { return seconds }
-        let text = try field.string()
-        if let seconds = Double(text) { return seconds }
-        let units: [(String, Double)] = [("ns", 1e-9), ("us", 1e-6), ("µs", 1e-6), ("ms", 1e-3), ("h", 3600), ("m", 60), ("s", 1)]
-        var rest = Substring(text)
-        let sign: Double = rest.first == "-" ? -1 : 1
-        if rest.first == "-" || rest.first == "+" { rest.removeFirst() }
-        var total = 0.0
-        while !rest.isEmpty {
-            let digits = rest.prefix { $0.isNumber || $0 == "." }
-            rest.removeFirst(digits.count)
-            guard let value = Double(digits), let unit = units.first(where: { rest.hasPrefix($0.0) }) else {
-                throw field.error("is \"\(text)\", not a duration: send seconds as a number, or a duration such as \"5m\" or \"1h30m\".")
-            }
-            rest.removeFirst(unit.0.count)
-            total += value * unit.1
-        }
-        return sign * total
     }
 }

@@ -32,7 +32,7 @@ struct ResponsesEndpoint: Sendable {
             let body = try ResponsesRequest(body: request.body)
             let earlier = try await previous(body)
             let (conversation, input) = try body.conversation(after: earlier)
-            let model = try await models.start(named: body.model)
+            let model = try await models.start(named: body.model, keepAlive: body.keepAlive)
             let turn = Turn(request: body, conversation: conversation, kept: earlier + input, model: model,
                             answer: ResponsesAnswer(model: model.name, echo: body.echo))
             let headers = body.ignoredToolTypes.isEmpty ? [] : [("Loopl-Warning", "ignored tool types: " + body.ignoredToolTypes.joined(separator: ", "))]

@@ -13,6 +13,8 @@ import Loopl
 package struct ResponsesRequest: Sendable {
     /// The model the client asked for; nil when it named none.
     package var model: String?
+    /// `keep_alive`: how long the model stays loaded after this request; nil: its backend's.
+    package var keepAlive: KeepAlive?
     /// The `instructions`, sent as a system message before the conversation.
     package var instructions: String?
     /// The turns of `input`, in order; read by ``conversation(after:)`` when the request
@@ -47,6 +49,7 @@ package struct ResponsesRequest: Sendable {
     package init(json: JSONValue) throws(APIError) {
         let body = try RequestField.body(json)
         model = try body.member("model")?.string()
+        keepAlive = try body.keepAliveMember()
         instructions = try body.member("instructions")?.string()
         inputField = try body.required("input")
         previousResponseId = try body.member("previous_response_id")?.string()

@@ -6,6 +6,8 @@ import Loopl
 /// and `maxTokens`.
 package struct RunRequest: Sendable {
     package var model: String?
+    /// `keep_alive`: how long the model stays loaded after this request; nil: its backend's.
+    package var keepAlive: KeepAlive?
     /// The conversation to continue; nil starts a new one.
     package var session: String?
     /// The messages before the user's prompt, added to the session's.
@@ -21,6 +23,7 @@ package struct RunRequest: Sendable {
     package init(body: [UInt8]) throws(APIError) {
         let root = try RequestField.body(RequestField.parse(body: body).value)
         model = try root.member("model")?.string()
+        keepAlive = try root.keepAliveMember()
         session = try root.member("session")?.string()
         if let session, !SessionStore.isValidId(session) {
             throw .invalidRequest("`session` must be a session id from /loopl/v1/sessions (1 to 64 letters, digits, - or _), not '\(session.prefix(80))'.",

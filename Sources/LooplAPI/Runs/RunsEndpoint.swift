@@ -26,7 +26,7 @@ struct RunsEndpoint: Sendable {
                 return try await refuse(busy, run.prompt, responder)
             }
             let history = try run.session.map { id throws(APIError) in try store.messages(id) } ?? []
-            let model = try await models.start(named: run.model)
+            let model = try await models.start(named: run.model, keepAlive: run.keepAlive)
             let made = try await makeTools(run)
             let runId = "run_" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
             let agent = Agent(model: ServedEngine(served: model), tools: made.tools, toolSources: made.sources,

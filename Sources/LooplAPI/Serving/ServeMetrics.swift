@@ -51,8 +51,9 @@ package final class ServeMetrics: Sendable {
         counts.withLock { change(&$0[backend, default: Counts()]) }
     }
 
-    /// The metrics in Prometheus's text format, one series per backend in `limits`.
-    func text(limits: [String: ModelLimit]) -> String {
+    /// The metrics in Prometheus's text format, one series per backend in `limits`, with the
+    /// models' `tallies` (loaded, memory, loads and unloads).
+    func text(limits: [String: ModelLimit], tallies: [String: ModelTally] = [:]) -> String {
         let all = counts.withLock { $0 }
         let backends = limits.keys.sorted()
         let rows = backends.map { (name: $0, counts: all[$0] ?? Counts(), limit: limits[$0]) }
@@ -86,6 +87,16 @@ package final class ServeMetrics: Sendable {
             Double(counts.engineRestarts)
         }
         each("loopl_engine_retries_total", "counter", "Turns tried again after their engine was lost before the first token.") { counts, _ in Double(counts.retries) }
+        out.family("loopl_models_loaded", "gauge", "Models loaded now.")
+        out.sample("loopl_models_loaded", [], Double(tallies.values.filter(\.loaded).count))
+        func model(_ name: String, _ type: String, _ help: String, _ value: (ModelTally) -> Int) {
+            out.family(name, type, help)
+            for backend in backends { out.sample(name, [("model", backend)], Double(value(tallies[backend] ?? ModelTally()))) }
+        }
+        model("loopl_model_loaded", "gauge", "1 while the model is loaded, else 0.") { $0.loaded ? 1 : 0 }
+        model("loopl_model_memory_bytes", "gauge", "The bytes the model was admitted with to the memory budget while loaded or loading.") { $0.memory }
+        model("loopl_model_loads_total", "counter", "Loads of the model that succeeded.") { $0.loads }
+        model("loopl_model_unloads_total", "counter", "Unloads of the model: on request, by keep-alive, or to make room.") { $0.unloads }
         return out.text
     }
 }

@@ -30,6 +30,14 @@ package struct ServeSettings: Sendable {
     /// The folder of the page's saved conversations (`serve.sessionsDir`); nil is
     /// `$XDG_DATA_HOME/loopl/sessions`.
     package var sessionsDir: String?
+    /// The folder whose GGUF files are served as models of their own (`serve.modelsDir`, or
+    /// `--models-dir`); nil: none.
+    package var modelsDir: String?
+    /// The backend keys of each model of ``modelsDir`` (`serve.modelDefaults`; `kind` defaults to `llama`).
+    package var modelDefaults: JSONObject = [:]
+    /// How many models stay loaded at once (`serve.maxLoaded`) and in how much memory
+    /// (`serve.memoryBudgetMiB`, default three quarters of physical memory).
+    package var budget = ModelBudget(bytes: ModelBudget.defaultBytes)
 
     package init() {}
 
@@ -70,6 +78,16 @@ package struct ServeSettings: Sendable {
             approvalTimeout = .milliseconds(Int(seconds * 1000))
         }
         sessionsDir = try reader.optionalPath("sessionsDir")
+        modelsDir = try reader.optionalPath("modelsDir")
+        modelDefaults = try reader.optionalObject("modelDefaults") ?? [:]
+        if let count = try reader.optionalInt("maxLoaded") {
+            guard count >= 1 else { throw reader.error("maxLoaded must be 1 or more") }
+            budget.maxLoaded = count
+        }
+        if let mib = try reader.optionalInt("memoryBudgetMiB") {
+            guard mib >= 1 else { throw reader.error("memoryBudgetMiB must be 1 or more") }
+            budget.bytes = mib << 20
+        }
         try reader.finish()
     }
 

@@ -6,9 +6,14 @@ struct ServedModel: Sendable {
     let backend: String
     /// The name its answers report: the one the request gave, else the backend's.
     let name: String
+    /// The model as it was when the request started it; each run takes the directory's current
+    /// one in its place, so a model unloaded meanwhile is loaded again.
     let model: any Model
+    let directory: ModelDirectory
     let limit: ModelLimit
     let metrics: ServeMetrics
+    /// The request's `keep_alive`: how long the model stays loaded after it; nil: the backend's.
+    var keepAlive: KeepAlive?
 
     /// Streams the events of `generate` into `consume` until it returns false or the stream ends,
     /// in a place of the backend's limit. An engine lost before the first text, thinking or call
@@ -17,10 +22,12 @@ struct ServedModel: Sendable {
              consume: (ModelEvent) async throws -> Bool) async throws {
         do {
             try await limit.withPlace {
-                try await attempts(generate, consume: consume)
+                try await attempts(on: try await directory.model(for: backend), generate, consume: consume)
             }
+            await directory.finished(backend, keepAlive: keepAlive)
             metrics.finished(backend, status: 200)
         } catch {
+            await directory.finished(backend, keepAlive: keepAlive)
             let cancelled = error is CancellationError || (error as? LooplError)?.code == .cancelled || Task.isCancelled
             metrics.finished(backend, status: cancelled ? ServeMetrics.clientClosed : APIError.from(error).status)
             throw error
@@ -36,16 +43,20 @@ struct ServedModel: Sendable {
     /// The model's embeddings of `inputs` in a place of the backend's limit, counted as a request.
     func embed(_ inputs: [String], truncate: Bool) async throws -> Embeddings {
         do {
-            let embeddings = try await limit.withPlace { try await model.embeddings(inputs, truncate: truncate) }
+            let embeddings = try await limit.withPlace {
+                try await directory.model(for: backend).embeddings(inputs, truncate: truncate)
+            }
+            await directory.finished(backend, keepAlive: keepAlive)
             metrics.finished(backend, status: 200)
             return embeddings
         } catch {
+            await directory.finished(backend, keepAlive: keepAlive)
             metrics.finished(backend, status: APIError.from(error).status)
             throw error
         }
     }
 
-    private func attempts(_ generate: (any Model) -> AsyncThrowingStream<ModelEvent, any Error>,
+    private func attempts(on model: any Model, _ generate: (any Model) -> AsyncThrowingStream<ModelEvent, any Error>,
                           consume: (ModelEvent) async throws -> Bool) async throws {
         var retried = false
         while true {

@@ -12,18 +12,20 @@ struct ServedModels: Sendable {
     /// What the server counts.
     let metrics: ServeMetrics
 
-    /// The model a request's `model` names (a backend, an alias, or the default when nil), started.
-    func start(named name: String?) async throws(APIError) -> ServedModel {
-        try await start(backend: directory.names.backend(for: name), as: name)
+    /// The model a request's `model` names (a backend, an alias, or the default when nil), started,
+    /// to stay loaded for `keepAlive` after the request (nil: the backend's keep-alive).
+    func start(named name: String?, keepAlive: KeepAlive? = nil) async throws(APIError) -> ServedModel {
+        try await start(backend: directory.names.backend(for: name), as: name, keepAlive: keepAlive)
     }
 
     /// The backend's model, as the server runs it, its answers reporting `name` (else the
     /// backend's); a start that fails is a 503 naming why.
-    func start(backend: String, as name: String? = nil) async throws(APIError) -> ServedModel {
+    func start(backend: String, as name: String? = nil, keepAlive: KeepAlive? = nil) async throws(APIError) -> ServedModel {
         guard let limit = directory.limits[backend] else { throw .modelNotFound(backend, available: directory.names.ids) }
         do {
             let model = try await directory.model(for: backend)
-            return ServedModel(backend: backend, name: name ?? backend, model: model, limit: limit, metrics: metrics)
+            return ServedModel(backend: backend, name: name ?? backend, model: model, directory: directory, limit: limit,
+                               metrics: metrics, keepAlive: keepAlive)
         } catch {
             let reason = (error as? LooplError)?.message ?? "\(error)"
             metrics.finished(backend, status: 503)

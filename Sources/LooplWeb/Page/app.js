@@ -164,11 +164,7 @@ function toolToggled(event) {
 
 /** The settings form: the models, and a checkbox for each built-in tool set and MCP server the server offers. */
 function showSettings(settings, models) {
-  for (const model of models.data) {
-    const option = element('option', '', model.id);
-    option.value = model.id;
-    $('model').append(option);
-  }
+  showModels(models);
   if (settings.model) $('model').value = settings.model;
   const tools = settings.tools.map((name) => [name, name]).concat(settings.mcp.map((name) => [`mcp:${name}`, `${name} (MCP)`]));
   for (const [value, label] of tools) {
@@ -184,9 +180,26 @@ function showSettings(settings, models) {
   state.toolsOn = selectedTools().length > 0;
 }
 
+/** One option per model, each saying where the model is in its life: "llama (unloaded)". */
+function showModels(models) {
+  const options = [...$('model').options];
+  for (const model of models.data) {
+    let option = options.find((known) => known.value === model.id);
+    if (!option) {
+      option = element('option');
+      option.value = model.id;
+      $('model').append(option);
+    }
+    option.textContent = model.state ? `${model.id} (${model.state})` : model.id;
+    option.title = model.error || '';
+  }
+}
+
 async function start() {
   const [settings, models] = await Promise.all([json('/loopl/v1/settings'), json('/v1/models')]);
   showSettings(settings, models);
+  // Models load and unload as the server goes: their states are read again when the picker is used.
+  $('model').onfocus = () => json('/v1/models').then(showModels).catch(() => {});
   $('composer').onsubmit = (event) => {
     event.preventDefault();
     const prompt = $('prompt').value;

@@ -14,6 +14,7 @@ import os
 import re
 import sys
 import time
+import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -128,6 +129,23 @@ def check_offline(page, args):
     expect(total + html < 150 * 1024, "the page weighs %d bytes" % (total + html))
     page.collect_logs()
     return "%d requests, all to %s, %d bytes" % (len(entries), origin, total + html)
+
+
+def check_picker(page, args):
+    """The picker says the model is unloaded, and loaded once it is, when it is used again."""
+    page.open()
+    labels = lambda: page.driver.execute_script("return [...document.querySelectorAll('#model option')].map((o) => o.textContent)")
+    first = labels()
+    expect(first == ["llama (unloaded)", "gpt-4o-mini (unloaded)"], "before a request: %r" % first)
+    request = urllib.request.Request(args.url.rstrip("/") + "/loopl/v1/models/llama/load", data=b"{}", method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=SLOW) as response:
+        expect(response.status == 200, "the load: %d" % response.status)
+    page.find("#prompt").click()
+    page.find("#model").click()
+    page.wait(lambda d: labels() == ["llama (loaded)", "gpt-4o-mini (loaded)"], 30, "the loaded state in the picker")
+    page.collect_logs()
+    return "%s, then %s" % (first, labels())
 
 
 def check_calculator(page, args):
@@ -330,7 +348,7 @@ def check_console(page, args):
 
 CHECKS = {"folding": check_folding, "offline": check_offline, "calculator": check_calculator, "reload": check_reload,
           "stop": check_stop, "approval": check_approval, "key": check_key, "console": check_console,
-          "untrusted": check_untrusted, "run-button": check_run_button}
+          "untrusted": check_untrusted, "run-button": check_run_button, "picker": check_picker}
 
 
 def main():
