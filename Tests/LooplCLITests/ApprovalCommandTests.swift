@@ -53,11 +53,13 @@ import Testing
         #expect(out.components(separatedBy: "? calculator {").count == 4, "\(out)")
         #expect(out.contains("EXIT 0"), "\(out)")
         let results = Self.toolResults(try SessionFile.load(home + "/loopl/conversation.json"))
-        // n, then y (after an answer it does not know), then Ctrl-C while it asks.
-        #expect(results.count == 3, "\(results)")
-        #expect(results.first == "The user denied this call.")
-        #expect(results.dropFirst().first.map { !["The user denied this call.", "Cancelled before it ran."].contains($0) } == true)
-        #expect(results.last == "Cancelled before it ran.")
+        // n, then y (after an answer it does not know), then Ctrl-C while it asks. A turn may hold
+        // several calls (parallel calls are on): each is answered as its turn's first was.
+        let (denied, cancelled) = ("The user denied this call.", "Cancelled before it ran.")
+        let afterDenied = results.drop { $0 == denied }
+        let ran = afterDenied.prefix { $0 != denied && $0 != cancelled }
+        #expect(afterDenied.count < results.count && !ran.isEmpty, "\(results)")
+        #expect(!afterDenied.dropFirst(ran.count).isEmpty && afterDenied.dropFirst(ran.count).allSatisfy { $0 == cancelled }, "\(results)")
     }
 
     @Test(.timeLimit(.minutes(10)))
