@@ -5,12 +5,7 @@ import Synchronization
 /// One generation handed to the decode loop: its prompt, how to sample it, where its events go,
 /// and whether its caller has cancelled it.
 final class LlamaRequest: Sendable {
-    /// The tokens to evaluate before the first sampled one: the prompt, then the ``lead``.
     let prompt: [llama_token]
-    /// The grammar's lead (``Grammar/lead``): output the grammar fixes, evaluated with the prompt and
-    /// counted as generated.
-    let lead: [llama_token]
-    let leadText: String
     let options: GenerationOptions
     let sampler: LlamaSampler
     /// The thinking budget as the generation starts.
@@ -31,24 +26,14 @@ final class LlamaRequest: Sendable {
         guard prompt.count + max(budget, 1) <= contextSize else {
             throw LooplError(.contextOverflow, "The prompt has \(prompt.count) tokens and \(max(budget, 1)) more were asked for, but the context holds \(contextSize). Shorten the conversation, lower maxTokens, or load the model with a larger context.")
         }
+        self.prompt = prompt
         self.options = options
-        var sampler = try LlamaSampler(options: options, weights: weights, grammar: grammar)
-        var lead = grammar.map { weights.tokenize($0.lead, addSpecial: false) } ?? []
-        if lead.count >= budget || !sampler.accepts(lead) {
-            (sampler, lead) = (try LlamaSampler(options: options, weights: weights, grammar: grammar), [])
-        }
-        self.sampler = sampler
-        self.prompt = prompt + lead
-        self.lead = lead
-        self.leadText = lead.isEmpty ? "" : grammar?.lead ?? ""
+        self.sampler = try LlamaSampler(options: options, weights: weights, grammar: grammar)
         self.budget = budget
         self.reasoningBudget = reasoningBudget
         self.events = events
         self.start = start
     }
-
-    /// The prompt's length without the lead.
-    var promptCount: Int { prompt.count - lead.count }
 
     /// The caller stopped listening; the loop drops the request at its next step.
     var isCancelled: Bool { cancelled.load(ordering: .relaxed) }

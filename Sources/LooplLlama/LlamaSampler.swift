@@ -91,17 +91,6 @@ final class LlamaSampler: @unchecked Sendable {
         return token
     }
 
-    /// Takes `tokens` in order as written, as long as the grammar allows each; false at the first it
-    /// forbids (the sampler is then spent: make another).
-    func accepts(_ tokens: [llama_token]) -> Bool {
-        for token in tokens {
-            guard allows(token) else { return false }
-            if let grammar { llama_sampler_accept(grammar, token) }
-            llama_sampler_accept(chain, token)
-        }
-        return true
-    }
-
     /// Whether the grammar accepts `token` next.
     private func allows(_ token: llama_token) -> Bool {
         guard let grammar else { return true }

@@ -45,8 +45,7 @@ final class SequenceRun {
         self.completion = completion
         self.sequence = sequence
         phase = .prompt(request.prompt[reused...])
-        metrics = Metrics(promptTokens: request.promptCount, cachedPromptTokens: min(reused, request.promptCount), contextMax: contextSize)
-        metrics.generatedTokens = request.lead.count
+        metrics = Metrics(promptTokens: request.prompt.count, cachedPromptTokens: reused, contextMax: contextSize)
         stops = StopStringFilter(stops: request.options.stop)
         reasoningBudget = request.reasoningBudget
         lastReport = request.start
@@ -65,7 +64,7 @@ final class SequenceRun {
     /// evaluates the rest, and its metrics count them as cached.
     func start(cached: Int) {
         phase = .prompt(request.prompt[cached...])
-        metrics.cachedPromptTokens = min(cached, request.promptCount)
+        metrics.cachedPromptTokens = cached
     }
 
     var isWaitingForPrefix: Bool {
@@ -131,11 +130,15 @@ final class SequenceRun {
         if firstToken == nil {
             firstToken = now
             metrics.ttftMs = (now - request.start).milliseconds
-            if !request.leadText.isEmpty, emit(request.leadText) { return .stop }
         }
         if weights.isEndOfGeneration(token), !request.options.backend.ignoreEndOfGeneration { return .endTurn }
         metrics.generatedTokens += 1
-        if emit(text.append(weights.piece(token))) { return .stop }
+        let piece = text.append(weights.piece(token))
+        reasoningBudget.record(piece)
+        metrics.reasoningTokens = reasoningBudget.tokens
+        let visible = stops.feed(piece)
+        if !visible.isEmpty { request.events.yield(.text(visible)) }
+        if stops.stopped { return .stop }
         if metrics.generatedTokens >= request.budget { return .maxTokens }
         phase = .generating(token)
         if now - lastReport >= .milliseconds(250) {
@@ -143,15 +146,6 @@ final class SequenceRun {
             request.events.yield(.metrics(report(cached: cached, now: now)))
         }
         return nil
-    }
-
-    /// Streams `piece` of the output past the stop strings; true when one of them ended it.
-    private func emit(_ piece: String) -> Bool {
-        reasoningBudget.record(piece)
-        metrics.reasoningTokens = reasoningBudget.tokens
-        let visible = stops.feed(piece)
-        if !visible.isEmpty { request.events.yield(.text(visible)) }
-        return stops.stopped
     }
 
     /// Streams what the stop strings held back and the final metrics.
@@ -168,10 +162,9 @@ final class SequenceRun {
     private func report(cached: Int, now: ContinuousClock.Instant) -> Metrics {
         var metrics = metrics
         metrics.contextUsed = cached
-        let sampled = metrics.generatedTokens - request.lead.count
-        if let firstToken, sampled > 1 {
+        if let firstToken, metrics.generatedTokens > 1 {
             let seconds = (now - firstToken).seconds
-            if seconds > 0 { metrics.tokensPerSecond = Double(sampled - 1) / seconds }
+            if seconds > 0 { metrics.tokensPerSecond = Double(metrics.generatedTokens - 1) / seconds }
         }
         return metrics
     }

@@ -19,13 +19,9 @@ public struct Grammar: Sendable, Hashable {
     /// Schema keywords that were ignored because the grammar cannot express them; ignoring each one
     /// only lets the grammar accept more than the schema does.
     public var warnings: [String]
-    /// Text that every output under the grammar begins with ("" when the first token is free); a
-    /// backend may evaluate it with the prompt instead of generating it a token at a time.
-    public var lead: String
 
     public init(gbnf: String, root: String = "root", lazy: Bool = false, triggerPatterns: [String] = [],
-                triggerTokens: [String] = [], warnings: [String] = [], lead: String = "") {
-        self.lead = lead
+                triggerTokens: [String] = [], warnings: [String] = []) {
         self.gbnf = gbnf
         self.root = root
         self.lazy = lazy
@@ -51,36 +47,6 @@ extension Grammar {
             }
         }
         return out + "\""
-    }
-
-    /// The text of a GBNF expression made of string literals only ("" for none), such as
-    /// `"<tool_call>\n"`; nil when it holds anything else (a rule, a class, an alternative).
-    package static func text(ofLiterals expression: String) -> String? {
-        var scalars = Array(expression.unicodeScalars)[...]
-        var out = String.UnicodeScalarView()
-        while let first = scalars.first {
-            if first == " " { scalars.removeFirst(); continue }
-            guard first == "\"" else { return nil }
-            scalars.removeFirst()
-            while true {
-                guard let scalar = scalars.popFirst() else { return nil }
-                if scalar == "\"" { break }
-                if scalar != "\\" { out.append(scalar); continue }
-                guard let escaped = scalars.popFirst(), let value = unescape(escaped, &scalars) else { return nil }
-                out.append(value)
-            }
-        }
-        return String(out)
-    }
-
-    /// The scalar a backslash and `escaped` stand for, reading hex digits from `rest`.
-    private static func unescape(_ escaped: Unicode.Scalar, _ rest: inout ArraySlice<Unicode.Scalar>) -> Unicode.Scalar? {
-        let simple: [Unicode.Scalar: Unicode.Scalar] = ["n": "\n", "r": "\r", "t": "\t", "\"": "\"", "\\": "\\", "[": "[", "]": "]"]
-        if let value = simple[escaped] { return value }
-        let digits = ["x": 2, "u": 4, "U": 8][String(escaped)]
-        guard let digits, rest.count >= digits, let value = UInt32(String(String.UnicodeScalarView(rest.prefix(digits))), radix: 16) else { return nil }
-        rest.removeFirst(digits)
-        return Unicode.Scalar(value)
     }
 
     /// `text` with every regular-expression metacharacter escaped, for a trigger pattern.

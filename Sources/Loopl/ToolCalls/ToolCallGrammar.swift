@@ -97,25 +97,7 @@ package enum ToolCallGrammar {
                 }
             }
         }
-        let lead = lazy || reasoning != .none ? "" : Self.lead(of: markup.forms, tools: tools, spacing: rules.converter.builder.spacing)
         return Grammar(gbnf: rules.converter.builder.text(), lazy: lazy, triggerPatterns: patterns,
-                       triggerTokens: tokens, warnings: rules.converter.warnings, lead: lead)
-    }
-
-    /// The text every call in `forms` begins with, as far as it is literal: the family's opening
-    /// markup and, in compact JSON, the name key, and with one tool its name and the arguments key.
-    static func lead(of forms: [CallForm], tools: [ToolSpec], spacing: GrammarSpacing) -> String {
-        let leads = forms.map { form -> String in
-            guard let prefix = Grammar.text(ofLiterals: form.prefix), let open = Grammar.text(ofLiterals: form.open) else { return "" }
-            return prefix + open + bodyLead(form.body, tools: tools, spacing: spacing)
-        }
-        return leads.dropFirst().reduce(leads.first ?? "") { String($0.commonPrefix(with: $1)) }
-    }
-
-    private static func bodyLead(_ body: CallBody, tools: [ToolSpec], spacing: GrammarSpacing) -> String {
-        guard spacing == .compact, case .json(let nameKey, let argumentsKey, let before, _) = body, before.isEmpty else { return "" }
-        let name = "{" + JSONValue.string(nameKey).jsonText() + ":"
-        guard tools.count == 1, let tool = tools.first else { return name + "\"" }
-        return name + JSONValue.string(tool.name).jsonText() + "," + JSONValue.string(argumentsKey).jsonText() + ":"
+                       triggerTokens: tokens, warnings: rules.converter.warnings)
     }
 }
