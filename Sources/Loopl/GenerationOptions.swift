@@ -58,9 +58,10 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
     /// Generation stops before the first of these strings; the string is not returned.
     public var stop: [String] = []
     public var toolChoice = ToolChoice.auto
-    /// Whether the model may write more than one call in a turn (`parallel_tool_calls`); with
-    /// false, the call grammar holds it to exactly one.
-    public var parallelToolCalls = true
+    /// Whether the model may write more than one call in a turn; false (the default here) holds
+    /// the call grammar to exactly one. The OpenAI and Anthropic dialects of `loopl serve` set it
+    /// from the request, true unless it says otherwise (`parallel_tool_calls`).
+    public var parallelToolCalls = false
     /// The shape the answer must take: free text, a JSON object, or JSON that a schema accepts.
     public var responseFormat = ResponseFormat.text
     /// Whether the model thinks before it answers, and how hard.

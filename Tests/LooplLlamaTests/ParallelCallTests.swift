@@ -14,6 +14,7 @@ import Testing
         let model = try LlamaModel(configuration: .init(contextLength: 1024, threads: 2))
         var options = GenerationOptions.greedy(maxTokens: 96)
         options.toolChoice = .required
+        options.parallelToolCalls = true
         let suite = ModelConformance(model: model)
         let question: [Message] = [.user("Add 2 and 3, and add 4 and 5.")]
         let parallel = try await suite.run("parallel", question, tools: [Self.add], options: options)

@@ -168,7 +168,7 @@ def check_mcp(server, args):
     status, _, payload = server.request("GET", "/loopl/v1/settings")
     settings = json.loads(payload)
     expect(status == 200 and settings["mcp"] == ["good"] and "calc" in settings["tools"], "the settings are %s" % settings)
-    response, events = server.open_run({"messages": [{"role": "user", "content": "Say hello back."}], "mcp": ["good"],
+    response, events = server.open_run({"messages": [{"role": "user", "content": "Echo the word hello."}], "mcp": ["good"],
                                         "toolChoice": "good_echo", "temperature": 0, "maxIterations": 1})
     if response.status != 200:
         raise Failure("status %d: %s" % (response.status, response.read()[:300]))
