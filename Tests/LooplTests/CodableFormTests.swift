@@ -29,14 +29,15 @@ import Testing
     }
 
     @Test func generationOptionsRoundTripEveryField() throws {
-        let options = GenerationOptions(maxTokens: 9, temperature: 0.2, topP: 0.5, topK: 3, minP: 0.1, repeatPenalty: 1.1,
+        var options = GenerationOptions(maxTokens: 9, temperature: 0.2, topP: 0.5, topK: 3, minP: 0.1, repeatPenalty: 1.1,
                                         seed: 42, stop: ["END", "\n"], toolChoice: .required,
                                         responseFormat: .jsonSchema(["type": "object", "properties": ["n": ["type": "integer", "minimum": 1]]]),
                                         reasoning: .effort(.high), reasoningBudget: 128, conversation: "c1",
                                         backend: .init(ignoreEndOfGeneration: true, truncateHistory: true))
+        options.parallelToolCalls = true
         let value = try JSONValue(encoding: options)
         #expect(value.objectValue?.keys == ["maxTokens", "temperature", "topP", "topK", "minP", "repeatPenalty", "seed", "stop",
-                                            "toolChoice", "ignoreEndOfGeneration", "responseFormat", "truncateHistory",
+                                            "toolChoice", "parallelToolCalls", "ignoreEndOfGeneration", "responseFormat", "truncateHistory",
                                             "reasoning", "reasoningBudget", "conversation"])
         #expect(value["reasoning"] == "high")
         #expect(value["responseFormat"]?["json_schema"]?["schema"]?["properties"]?["n"]?["minimum"] == .integer(1))

@@ -281,6 +281,7 @@ import LooplTestKit
         let prompt = try ChatPrompt(templateSource: nil, bosText: "", eosText: "", addsBOS: false)
         var options = GenerationOptions()
         options.toolChoice = .required
+        options.parallelToolCalls = true
         let tool = GrammarSpacingTests.tool
         let parallel = try #require(try prompt.grammar(tools: [tool], options: options, promptText: ""))
         options.parallelToolCalls = false
