@@ -77,12 +77,12 @@ final class DecodeLoop: @unchecked Sendable {
     }
 
     /// Saves, as the model closes (an unload), each sequence that extends a saved prompt (its
-    /// answer after its prompt) in place of that prompt: the next turn of the conversation, after
+    /// answer after its prompt), in place of that prompt where it serves all the prompt did: the next turn of the conversation, after
     /// a load, loads it instead of evaluating the answer again.
     private func saveConversations() {
         guard let promptCache, let pointer = context.pointer else { return }
         for (sequence, entry) in table.entries.enumerated() where !entry.tokens.isEmpty {
-            promptCache.save(sequence: sequence, tokens: entry.tokens, context: pointer, extending: true)
+            promptCache.save(sequence: sequence, tokens: entry.tokens, context: pointer, extending: true, serves: serves)
         }
     }
 
@@ -120,13 +120,7 @@ final class DecodeLoop: @unchecked Sendable {
         guard let promptCache, let pointer = context.pointer, run.isEvaluatingPrompt else { return }
         let prompt = run.request.prompt
         let own = table.entries[run.sequence].tokens.count
-        let window = context.window, dropsTail = context.dropsTail
-        let usable = { (saved: Int, shared: Int) in
-            let shared = self.aligned(shared)
-            return (dropsTail || shared == saved)
-                && (window == 0 || max(0, saved - window) <= LlamaContext.oldestNeeded(before: shared, window: window))
-        }
-        guard let saved = promptCache.longestPrefix(of: prompt, limit: prompt.count - 1, usable: usable) else { return }
+        guard let saved = promptCache.longestPrefix(of: prompt, limit: prompt.count - 1, usable: serves) else { return }
         let length = aligned(saved.length)
         guard length >= own + PrefixShare.minimum else { return }
         var loaded = promptCache.load(saved.name, length: length, prompt: prompt, into: run.sequence, context: pointer)
@@ -137,6 +131,14 @@ final class DecodeLoop: @unchecked Sendable {
         table.entries[run.sequence].tokens = loaded ? Array(prompt[..<length]) : []
         table.entries[run.sequence].aligned = loaded ? length : 0
         run.start(cached: loaded ? length : 0)
+    }
+
+    /// Whether a saved state of `saved` tokens serves a prompt that shares `shared` of them: a
+    /// recurrent model's state only whole, a windowed model's only where its last window suffices.
+    private func serves(saved: Int, shared: Int) -> Bool {
+        let shared = aligned(shared), window = context.window
+        return (context.dropsTail || shared == saved)
+            && (window == 0 || max(0, saved - window) <= LlamaContext.oldestNeeded(before: shared, window: window))
     }
 
     /// Copies into `run`'s sequence the longest prefix of its prompt another sequence holds, when
@@ -229,7 +231,7 @@ final class DecodeLoop: @unchecked Sendable {
         }
         // After the first tokens are sampled, before the next decode changes the sequences.
         for sequence in evaluatedPrompts {
-            promptCache?.save(sequence: sequence, tokens: table.entries[sequence].tokens, context: pointer)
+            promptCache?.save(sequence: sequence, tokens: table.entries[sequence].tokens, context: pointer, serves: serves)
         }
         return step
     }

@@ -9,7 +9,8 @@ import Synchronization
 /// After a prompt is evaluated, its sequence's state is copied (on the decode thread) and
 /// written by a ``BackgroundWriter`` (nice 10: at 19 a save was not on disk before a 64-token
 /// answer ended, and a crash during it lost the save), unless a saved prompt already holds all
-/// but ``newTokens`` of it; the saved prompts it extends are removed. A prompt that starts like
+/// but ``newTokens`` of it; the saved prompts it extends are removed where the new file serves
+/// what they served (not on a windowed model: a file holds its last window only). A prompt that starts like
 /// a saved one (its system prompt and tools, or its conversation up to the last message) loads
 /// that state and drops what follows the shared part. Files are named after their
 /// ``PromptCacheKey`` and only loaded under the same key; a file that is truncated, corrupt or of
@@ -91,8 +92,11 @@ final class PromptCache: @unchecked Sendable {
 
     /// Saves the state of `sequence`, which holds `tokens`, unless a saved prompt holds nearly all
     /// of it; with `extending`, only when it extends a saved prompt (a conversation's answer after
-    /// its prompt), which it replaces.
-    func save(sequence: Int, tokens: [llama_token], context: OpaquePointer, extending: Bool = false) {
+    /// its prompt). It replaces the saved prompts it extends where `serves(saved, shared)` says
+    /// that it serves every prompt they served (never on a windowed model, whose file holds only
+    /// its last window).
+    func save(sequence: Int, tokens: [llama_token], context: OpaquePointer, extending: Bool = false,
+              serves: (_ saved: Int, _ shared: Int) -> Bool) {
         guard tokens.count >= Self.minimumTokens else { return }
         let (held, extends) = index.withLock { index in
             (index.values.map { SequenceTable.commonPrefix($0, tokens) }.max() ?? 0,
@@ -107,7 +111,10 @@ final class PromptCache: @unchecked Sendable {
         guard !state.isEmpty else { return }
         let name = key.fileStem + "-" + Self.hex(PromptCacheFile.checksum(tokens.withUnsafeBytes { Array($0) }[...])) + ".bin"
         let superseded = index.withLock { index in
-            let older = index.filter { $0.key != name && $0.value.count <= tokens.count && SequenceTable.commonPrefix($0.value, tokens) == $0.value.count }
+            let older = index.filter {
+                $0.key != name && $0.value.count <= tokens.count && SequenceTable.commonPrefix($0.value, tokens) == $0.value.count
+                    && serves(tokens.count, $0.value.count)
+            }
             for name in older.keys { index[name] = nil }
             index[name] = tokens
             return Array(older.keys)
