@@ -31,6 +31,7 @@ struct CacheBenchTable: Sendable {
                 (line.phase, line.ttftMs, line.decodeTokensPerSecond) = (phase, Spread(requests.map(\.ttftMs)), Spread(requests.map(\.decodeTokensPerSecond)))
                 line.promptTokens = Int((Quartiles(prompts)?.median ?? 0).rounded())
                 line.evaluatedTokens = Int((Quartiles(totals)?.median ?? 0).rounded())
+                line.startupMs = Spread(requests.compactMap(\.loadMs))
                 line.ttftVsOff = offTTFT.flatMap { $0 > 0 ? ttft / $0 : nil }
                 line.ttftVsServer = serverTTFT.flatMap { $0 > 0 ? ttft / $0 : nil }
                 lines.append(line)

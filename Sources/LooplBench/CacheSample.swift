@@ -14,6 +14,10 @@ struct CacheSample: Sendable, Equatable {
     /// Tokens drafted by speculative decoding, and how many of them held.
     var draftTokens = 0
     var acceptedDraftTokens = 0
+    /// The answer as the conversation's next turn sends it back.
+    var reply = Message.assistant("")
+    /// The time its model took to load, where the workload loads one for it.
+    var loadMs: Double?
 
     /// The prompt tokens the backend evaluated.
     var evaluatedTokens: Int { promptTokens - cachedPromptTokens }
@@ -26,17 +30,20 @@ struct CacheSample: Sendable, Equatable {
         try await before()
         var first: ContinuousClock.Instant?
         var final: Metrics?
-        var text = ""
+        var text = "", answer = ""
+        var calls: [ToolCall] = []
         for try await event in model.generate(messages: messages, tools: tools, options: options) {
             switch event {
             case .text(let piece) where piece.isEmpty: break
             case .text(let piece):
                 if first == nil { first = .now }
                 text += piece
+                answer += piece
             case .reasoning: if first == nil { first = .now }
             case .toolCall(let call):
                 if first == nil { first = .now }
                 text += "[\(call.name) \(JSONValue.object(call.arguments).jsonText())]"
+                calls.append(call)
             case .metrics(let metrics): final = metrics
             }
         }
@@ -47,6 +54,7 @@ struct CacheSample: Sendable, Equatable {
         let decode = seconds > 0 && final.generatedTokens > 1 ? Double(final.generatedTokens - 1) / seconds : 0
         return CacheSample(ttftMs: (firstAt - start).milliseconds, promptTokens: final.promptTokens,
                            cachedPromptTokens: final.cachedPromptTokens, decodeTokensPerSecond: decode, text: text,
-                           draftTokens: final.draftTokens, acceptedDraftTokens: final.acceptedDraftTokens)
+                           draftTokens: final.draftTokens, acceptedDraftTokens: final.acceptedDraftTokens,
+                           reply: .assistant(text: answer, toolCalls: calls))
     }
 }

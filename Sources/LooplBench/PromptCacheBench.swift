@@ -5,7 +5,8 @@ import LooplServer
 
 /// `loopl bench --workload prompt-cache`: the same agent turn (a system prompt of about 1,500
 /// tokens and the calculator tool) on a freshly loaded model, then again on another fresh load,
-/// as by two processes; rows interleaved round by round, on the same model, threads and context:
+/// then the conversation's next turn on a third, as by three processes (or a model unloaded and
+/// loaded again); rows interleaved round by round, on the same model, threads and context:
 /// Loopl with its prompt cache on disk (a new folder each round), Loopl with `promptCache:
 /// false`, and llama-server saving slot 0 after the first turn (`--slot-save-path`, `POST
 /// /slots/0?action=save`) and restoring it into the second child before its turn (the restore
@@ -22,7 +23,7 @@ struct PromptCacheBench {
 
     static let table = CacheBenchTable(
         title: "prompt cache: one agent turn on a fresh load, then again on another (medians of the measured rounds)",
-        workload: .promptCache, rows: [cached, uncached, server], phases: ["first", "second"], off: uncached, server: server)
+        workload: .promptCache, rows: [cached, uncached, server], phases: ["first", "second", "next"], off: uncached, server: server)
 
     let rows: [Row]
     let runs: Int
@@ -41,43 +42,69 @@ struct PromptCacheBench {
         return [
             Row(name: cached) { messages, options in
                 let cache = folder + "/cache-" + UUID().uuidString
-                return try await twice { try await LlamaModel.start(loopl(cache)) } turn: { model, _ in
+                return try await loads { try await LlamaModel.start(loopl(cache)) } turn: { model, messages in
                     try await CacheSample.measure(model, messages, tools: CacheWorkload.promptCache.tools, options: options)
-                }
+                }.run(messages)
             },
             Row(name: uncached) { messages, options in
-                try await twice { try await LlamaModel.start(loopl(nil)) } turn: { model, _ in
+                try await loads { try await LlamaModel.start(loopl(nil)) } turn: { model, messages in
                     try await CacheSample.measure(model, messages, tools: CacheWorkload.promptCache.tools, options: options)
-                }
+                }.run(messages)
             },
             Row(name: Self.server) { messages, options in
                 try FileManager.default.createDirectory(atPath: slots, withIntermediateDirectories: true)
                 let file = "bench-\(UUID().uuidString).bin"
-                return try await twice { try await LlamaServerModel.start(server) } turn: { model, second in
+                var restores = false
+                return try await loads { try await LlamaServerModel.start(server) } turn: { model, messages in
                     let sample = try await CacheSample.measure(model, messages, tools: CacheWorkload.promptCache.tools, options: options) {
-                        if second { try await model.slot(0, .restore, file: file) }
+                        if restores { try await model.slot(0, .restore, file: file) }
                     }
-                    if !second { try await model.slot(0, .save, file: file) }
+                    try await model.slot(0, .save, file: file)
+                    restores = true
                     return sample
-                }
+                }.run(messages)
             },
         ]
     }
 
-    /// Opens a model, runs the first turn and closes it, then the same on a second model.
-    static func twice<M: Model>(_ open: () async throws -> M, turn: (M, _ second: Bool) async throws -> CacheSample) async throws -> [CacheSample] {
-        var samples: [CacheSample] = []
-        for second in [false, true] {
-            let model = try await open()
-            do {
-                samples.append(try await turn(model, second))
-                await model.close()
-            } catch {
-                await model.close()
-                throw error
+    /// The three turns of a row, each on a model opened for it and closed after it, as by three
+    /// processes: the agent's first turn, the same again, and the conversation's next turn.
+    struct Loads<M: Model> {
+        let open: () async throws -> M
+        let turn: (M, [Message]) async throws -> CacheSample
+
+        /// The samples of the three turns, each with its load's time.
+        func run(_ messages: [Message]) async throws -> [CacheSample] {
+            var samples: [CacheSample] = []
+            for index in 0..<3 {
+                let asked = index < 2 ? messages : PromptCacheBench.next(messages, after: samples[1])
+                let start = ContinuousClock.now
+                let model = try await open()
+                let loadMs = (ContinuousClock.now - start).milliseconds
+                do {
+                    var sample = try await turn(model, asked)
+                    sample.loadMs = loadMs
+                    samples.append(sample)
+                    await model.close()
+                } catch {
+                    await model.close()
+                    throw error
+                }
             }
+            return samples
         }
-        return samples
+    }
+
+    static func loads<M: Model>(_ open: @escaping () async throws -> M, turn: @escaping (M, [Message]) async throws -> CacheSample) -> Loads<M> {
+        Loads(open: open, turn: turn)
+    }
+
+    /// The conversation's next turn after `sample`'s answer: the tool's result when it called
+    /// one, else a follow-up question.
+    static func next(_ messages: [Message], after sample: CacheSample) -> [Message] {
+        let calls = sample.reply.toolCalls
+        guard !calls.isEmpty else { return messages + [sample.reply, .user("Thank you. Say it again in one short sentence.")] }
+        return messages + [sample.reply] + calls.map { .tool(result: "42", callId: $0.id, name: $0.name) }
     }
 
     /// The table printed, and its rows.
@@ -93,23 +120,24 @@ struct PromptCacheBench {
             let messages = CacheWorkload.promptCache.messages(round: round, index: 0)
             for row in rows {
                 let turns = try await row.turns(messages, options)
-                guard turns.count == 2 else { throw LooplError(.protocolViolation, "\(row.name) ran \(turns.count) turns, not 2.") }
+                guard turns.count == 3 else { throw LooplError(.protocolViolation, "\(row.name) ran \(turns.count) turns, not 3.") }
                 log("round \(round)\(round > warmup ? "" : " (warm-up)") \(row.name): TTFT \(turns.map { Int($0.ttftMs) }) ms, "
                             + "evaluated \(turns.map(\.evaluatedTokens)) of \(turns.map(\.promptTokens))")
                 guard round > warmup else { continue }
-                samples[row.name, default: [:]]["first", default: []].append([turns[0]])
-                samples[row.name, default: [:]]["second", default: []].append([turns[1]])
+                for (phase, turn) in zip(Self.table.phases, turns) { samples[row.name, default: [:]][phase, default: []].append([turn]) }
             }
         }
         return samples
     }
 
-    /// Each row's second TTFT p50 over its first.
+    /// Each row's second TTFT p50 over its first, and its loads' time.
     static func speedups(_ samples: CacheBenchTable.Samples) -> String {
         table.rows.compactMap { row in
             guard let first = CacheBenchTable.ttft(samples[row]?["first"]), let second = CacheBenchTable.ttft(samples[row]?["second"]),
                   first > 0 else { return nil }
-            return "\(row): the second load's TTFT is \(String(format: "%.2fx", second / first)) of the first's\n"
+            let loads = Quartiles((samples[row] ?? [:]).values.flatMap { $0.flatMap { $0 } }.compactMap(\.loadMs))?.median
+            return "\(row): the second load's TTFT is \(String(format: "%.2fx", second / first)) of the first's"
+                + (loads.map { String(format: "; a load takes %.0f ms", $0) } ?? "") + "\n"
         }.joined()
     }
 }

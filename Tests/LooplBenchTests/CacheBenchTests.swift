@@ -72,27 +72,37 @@ import Testing
         #expect(shared.ttftVsOff == shared.ttftMs.map { $0.median / offTTFT } && shared.ttftVsServer == shared.ttftMs.map { $0.median / serverTTFT })
     }
 
-    /// Every row opens a model for each of its two turns; each round is paired by phase, and the
-    /// speed-up line divides the second turn's TTFT by the first's.
-    @Test func promptCacheRoundsRunTwoTurnsOnTwoLoads() async throws {
+    /// Every row opens a model for each of its three turns, the third the conversation's next
+    /// turn after the second's answer; each round is paired by phase, and the speed-up line
+    /// divides the second turn's TTFT by the first's and gives the loads' time.
+    @Test func promptCacheRoundsRunThreeTurnsOnThreeLoads() async throws {
         let opened = Mutex(0)
+        let asked = Mutex<[[Message]]>([])
         let rows = PromptCacheBench.table.rows.map { name in
             PromptCacheBench.Row(name: name) { messages, options in
-                try await PromptCacheBench.twice { () async throws -> ScriptedModel in
+                try await PromptCacheBench.loads { () async throws -> ScriptedModel in
                     opened.withLock { $0 += 1 }
                     return ScriptedModel.conformant()
-                } turn: { model, _ in
-                    try await CacheSample.measure(model, messages, tools: [], options: options)
-                }
+                } turn: { model, messages in
+                    asked.withLock { $0.append(messages) }
+                    return try await CacheSample.measure(model, messages, tools: [], options: options)
+                }.run(messages)
             }
         }
         let samples = try await PromptCacheBench(rows: rows, runs: 3, warmup: 1, maxTokens: 4).rounds({ _ in })
-        #expect(opened.withLock { $0 } == 3 * 4 * 2)
+        #expect(opened.withLock { $0 } == 3 * 4 * 3)
         for name in PromptCacheBench.table.rows {
-            #expect(samples[name]?["first"]?.map(\.count) == [1, 1, 1] && samples[name]?["second"]?.map(\.count) == [1, 1, 1], "\(name)")
+            #expect(PromptCacheBench.table.phases.allSatisfy { samples[name]?[$0]?.map(\.count) == [1, 1, 1] }, "\(name)")
+            #expect(samples[name]?.values.allSatisfy { $0.allSatisfy { $0.allSatisfy { $0.loadMs != nil } } } == true)
         }
-        let crafted: CacheBenchTable.Samples = [PromptCacheBench.cached: ["first": [[Self.sample(400)]], "second": [[Self.sample(100)]]]]
+        let turns = asked.withLock { Array($0.prefix(3)) }
+        let second = try #require(samples[PromptCacheBench.table.rows[0]]?["second"]?.first?.first)
+        #expect(turns[0] == turns[1] && turns[2] == PromptCacheBench.next(turns[1], after: second) && turns[2].count == turns[1].count + 2)
+        var crafted: CacheBenchTable.Samples = [PromptCacheBench.cached: ["first": [[Self.sample(400)]], "second": [[Self.sample(100)]]]]
         #expect(PromptCacheBench.speedups(crafted) == "\(PromptCacheBench.cached): the second load's TTFT is 0.25x of the first's\n")
+        crafted[PromptCacheBench.cached]?["next"] = [[CacheSample(ttftMs: 50, promptTokens: 1, cachedPromptTokens: 0, decodeTokensPerSecond: 1,
+                                                                   text: "", loadMs: 120)]]
+        #expect(PromptCacheBench.speedups(crafted).hasSuffix("; a load takes 120 ms\n"))
     }
 
     /// A workload's rows are the report's rows: the speculation rows divide each median by Loopl
