@@ -22,7 +22,7 @@ struct PromptCacheBench {
     static let context = 2048
 
     static let table = CacheBenchTable(
-        title: "prompt cache: one agent turn on a fresh load, then again on another (medians of the measured rounds)",
+        title: "prompt cache: one agent turn on a fresh load, again on another, then the next turn on a third (medians of the measured rounds)",
         workload: .promptCache, rows: [cached, uncached, server], phases: ["first", "second", "next"], off: uncached, server: server)
 
     let rows: [Row]

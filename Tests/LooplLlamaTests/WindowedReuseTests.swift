@@ -167,16 +167,20 @@ import Testing
     /// A prompt state saved by one model and loaded by another (as by a later process): a prompt
     /// that continues the saved one loads it whole; one that shares only the passage loads it on
     /// the default model, and on the windowed one, whose file holds only the last window,
-    /// evaluates it.
+    /// evaluates it. The closing model saves its conversation with the answer beside the prompt:
+    /// a prompt that branches off a word into that answer shares more with the longer file, whose
+    /// window it cannot use, and loads the prompt's file.
     @Test(.timeLimit(.minutes(10)), arguments: TestModel.slow)
     func aSavedPromptIsLoadedOnlyWhereItHoldsTheWindow(_ model: TestModel) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-window-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let continued = Self.first + " By the mill.\n\nQuestion: How many pennies did a stall pay under rule 3?\nAnswer:"
         let saving = try await Self.load(model, Self.configuration(model, promptCache: directory))
-        _ = try await Self.answer(saving, Self.first, in: "a")
+        let said = try await Self.answer(saving, Self.first, in: "a")
         await saving.close()
-        for (prompt, loads) in [(Self.second, model == .whole), (continued, true)] {
+        let word = String(said.text.prefix { $0 == " " } + said.text.drop { $0 == " " }.prefix { $0 != " " })
+        let branching = Self.first + word + " cart crossed the bridge.\n\nQuestion: How many pennies did a stall pay under rule 5?\nAnswer:"
+        for (prompt, loads) in [(Self.second, model == .whole), (continued, true), (branching, true)] {
             let expected = loads ? try await Self.inPlace(model, prompt) : try await Self.fresh(model, prompt)
             let loading = try await Self.load(model, Self.configuration(model, promptCache: directory))
             let got = try await Self.answer(loading, prompt, in: "b")
