@@ -42,12 +42,12 @@ struct PromptCacheBench {
         return [
             Row(name: cached) { messages, options in
                 let cache = folder + "/cache-" + UUID().uuidString
-                return try await loads { try await LlamaModel.start(loopl(cache)) } turn: { model, messages in
+                return try await Loads { try await LlamaModel.start(loopl(cache)) } turn: { model, messages in
                     try await CacheSample.measure(model, messages, tools: CacheWorkload.promptCache.tools, options: options)
                 }.run(messages)
             },
             Row(name: uncached) { messages, options in
-                try await loads { try await LlamaModel.start(loopl(nil)) } turn: { model, messages in
+                try await Loads { try await LlamaModel.start(loopl(nil)) } turn: { model, messages in
                     try await CacheSample.measure(model, messages, tools: CacheWorkload.promptCache.tools, options: options)
                 }.run(messages)
             },
@@ -55,7 +55,7 @@ struct PromptCacheBench {
                 try FileManager.default.createDirectory(atPath: slots, withIntermediateDirectories: true)
                 let file = "bench-\(UUID().uuidString).bin"
                 var restores = false
-                return try await loads { try await LlamaServerModel.start(server) } turn: { model, messages in
+                return try await Loads { try await LlamaServerModel.start(server) } turn: { model, messages in
                     let sample = try await CacheSample.measure(model, messages, tools: CacheWorkload.promptCache.tools, options: options) {
                         if restores { try await model.slot(0, .restore, file: file) }
                     }
@@ -93,10 +93,6 @@ struct PromptCacheBench {
             }
             return samples
         }
-    }
-
-    static func loads<M: Model>(_ open: @escaping () async throws -> M, turn: @escaping (M, [Message]) async throws -> CacheSample) -> Loads<M> {
-        Loads(open: open, turn: turn)
     }
 
     /// The conversation's next turn after `sample`'s answer: the tool's result when it called

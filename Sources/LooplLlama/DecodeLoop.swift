@@ -77,8 +77,8 @@ final class DecodeLoop: @unchecked Sendable {
     }
 
     /// Saves, as the model closes (an unload), each sequence that extends a saved prompt (its
-    /// answer after its prompt), in place of that prompt where it serves all the prompt did: the next turn of the conversation, after
-    /// a load, loads it instead of evaluating the answer again.
+    /// answer after its prompt), in place of that prompt where it serves all the prompt did: the
+    /// next turn of the conversation, after a load, loads it instead of evaluating the answer again.
     private func saveConversations() {
         guard let promptCache, let pointer = context.pointer else { return }
         for (sequence, entry) in table.entries.enumerated() where !entry.tokens.isEmpty {

@@ -80,7 +80,7 @@ import Testing
         let asked = Mutex<[[Message]]>([])
         let rows = PromptCacheBench.table.rows.map { name in
             PromptCacheBench.Row(name: name) { messages, options in
-                try await PromptCacheBench.loads { () async throws -> ScriptedModel in
+                try await PromptCacheBench.Loads { () async throws -> ScriptedModel in
                     opened.withLock { $0 += 1 }
                     return ScriptedModel.conformant()
                 } turn: { model, messages in
