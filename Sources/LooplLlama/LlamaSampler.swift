@@ -3,8 +3,10 @@ import Foundation
 import Loopl
 
 /// A llama.cpp sampler chain built from ``GenerationOptions``, and an optional grammar kept out of
-/// the chain: a sampled token is checked against the grammar alone, and only when it is rejected
-/// is the whole vocabulary constrained and sampled again (as llama.cpp's own tools do, for speed).
+/// the chain: a sampled token is checked against the grammar alone (as llama.cpp's own tools do,
+/// for speed). When it is rejected, the highest-ranked tokens are constrained first, and the whole
+/// vocabulary only when they cannot decide (see ``rescue(_:)``): on a large vocabulary the grammar's
+/// pass over every token costs more than the decode step.
 ///
 /// Used by one thread at a time: made by a request's task, then used by the decode loop alone.
 final class LlamaSampler: @unchecked Sendable {
@@ -16,9 +18,19 @@ final class LlamaSampler: @unchecked Sendable {
     private lazy var candidates = [llama_token_data](repeating: llama_token_data(), count: vocabularySize)
     /// The chain is greedy alone: the next token is the first with the highest logit.
     private let greedy: Bool
+    /// The chain's top-k when it is the first of its samplers and the chain has no penalties: then
+    /// the constrained pick depends only on the `topK` highest allowed tokens.
+    private let leadingTopK: Int?
 
-    init(options: GenerationOptions, weights: LlamaWeights, grammar: Grammar?) throws {
+    /// How many of the highest-ranked tokens ``rescue(_:)`` constrains before the whole vocabulary
+    /// (0: none, the whole vocabulary at once).
+    private let rescueWidth: Int
+    /// How many rejected picks the highest-ranked tokens decided.
+    private(set) var rescued = 0
+
+    init(options: GenerationOptions, weights: LlamaWeights, grammar: Grammar?, rescueWidth: Int = 256) throws {
         let vocab = weights.vocab
+        self.rescueWidth = rescueWidth
         if let grammar {
             guard let sampler = LlamaSampler.makeGrammar(grammar, weights: weights) else {
                 throw LooplError(.invalidRequest, "llama.cpp rejected the generated grammar (root '\(grammar.root)'); this is a bug in Loopl's grammar for these tools.")
@@ -29,6 +41,7 @@ final class LlamaSampler: @unchecked Sendable {
         }
         vocabularySize = Int(llama_vocab_n_tokens(vocab))
         greedy = options.temperature <= 0 && options.repeatPenalty == 1
+        leadingTopK = options.temperature > 0 && options.repeatPenalty == 1 && options.topK > 0 ? options.topK : nil
         chain = llama_sampler_chain_init(llama_sampler_chain_default_params())
         if options.repeatPenalty != 1 {
             llama_sampler_chain_add(chain, llama_sampler_init_penalties(llama_vocab_n_tokens(vocab), 64, Float(options.repeatPenalty), 0, 0))
@@ -72,7 +85,7 @@ final class LlamaSampler: @unchecked Sendable {
     func sample(logits: UnsafePointer<Float>) throws -> llama_token {
         var token = pick(logits, constrained: false)
         if let grammar {
-            if !allows(token) { token = pick(logits, constrained: true) }
+            if !allows(token) { token = rescue(logits) ?? pick(logits, constrained: true) }
             guard allows(token) else {
                 throw LooplError(.generationFailed, "The grammar allows no next token; the tool schema may be unsatisfiable.")
             }
@@ -100,6 +113,47 @@ final class LlamaSampler: @unchecked Sendable {
             llama_sampler_apply(grammar, &array)
             return pointer.pointee.logit.isFinite
         }
+    }
+
+    /// The constrained pick made from the `rescueWidth` highest logits alone, when it is the one
+    /// the whole vocabulary gives: greedy, once any of them is allowed (the first allowed in rank
+    /// order is the highest allowed); a leading top-k, once `k` of them are (the chain then sees
+    /// the same `k` tokens). Nil otherwise.
+    private func rescue(_ logits: UnsafePointer<Float>) -> llama_token? {
+        guard let grammar, rescueWidth > 0, greedy || leadingTopK != nil else { return nil }
+        var ranked = LlamaSampler.highest(logits, count: vocabularySize, keep: rescueWidth)
+        let token = ranked.withUnsafeMutableBufferPointer { buffer -> llama_token? in
+            var array = llama_token_data_array(data: buffer.baseAddress, size: buffer.count, selected: -1, sorted: false)
+            llama_sampler_apply(grammar, &array)
+            let allowed = buffer.filter { $0.logit.isFinite }
+            if greedy { return allowed.first?.id }
+            guard let k = leadingTopK, allowed.count >= k else { return nil }
+            var kept = allowed
+            return kept.withUnsafeMutableBufferPointer { survivors in
+                var array = llama_token_data_array(data: survivors.baseAddress, size: survivors.count, selected: -1, sorted: false)
+                llama_sampler_apply(chain, &array)
+                let selected = Int(array.selected)
+                return selected >= 0 && selected < array.size ? array.data[selected].id : nil
+            }
+        }
+        if token != nil { rescued += 1 }
+        return token
+    }
+
+    /// The `keep` highest of `count` logits as candidates, highest first, ties in index order (the
+    /// order in which greedy sampling over the whole vocabulary prefers them).
+    static func highest(_ logits: UnsafePointer<Float>, count: Int, keep: Int) -> [llama_token_data] {
+        var top: [llama_token_data] = []
+        top.reserveCapacity(keep + 1)
+        var floor = -Float.infinity
+        for index in 0..<count where top.count < keep || logits[index] > floor {
+            let entry = llama_token_data(id: llama_token(index), logit: logits[index], p: 0)
+            let place = top.firstIndex { $0.logit < entry.logit } ?? top.count
+            top.insert(entry, at: place)
+            if top.count > keep { top.removeLast() }
+            if top.count == keep, let last = top.last { floor = last.logit }
+        }
+        return top
     }
 
     /// Runs the chain (after the grammar when `constrained`) over all the logits.

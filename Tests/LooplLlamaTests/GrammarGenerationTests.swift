@@ -12,6 +12,14 @@ import Testing
     /// Loopl's own ``LlamaSampler`` (as the in-process backend does).
     static func generate(system: String, user: String, grammar: Grammar, seed: UInt32? = nil,
                          maxTokens: Int = 160) throws -> String {
+        let options = seed.map { GenerationOptions(temperature: 0.8, topK: 40, seed: $0) } ?? .greedy()
+        let weights = try #require(GrammarSamplerTests.weights, "the default model did not load")
+        return try generate(system: system, user: user,
+                            sampler: try LlamaSampler(options: options, weights: weights, grammar: grammar), maxTokens: maxTokens)
+    }
+
+    /// Generates after a ChatML prompt, sampling with `sampler`.
+    static func generate(system: String, user: String, sampler: LlamaSampler, maxTokens: Int) throws -> String {
         let weights = try #require(GrammarSamplerTests.weights, "the default model did not load")
         var params = llama_context_default_params()
         params.n_ctx = 1024
@@ -20,8 +28,6 @@ import Testing
         params.n_threads_batch = 2
         let context = try #require(llama_init_from_model(weights.pointer, params))
         defer { llama_free(context) }
-        let options = seed.map { GenerationOptions(temperature: 0.8, topK: 40, seed: $0) } ?? .greedy()
-        let sampler = try LlamaSampler(options: options, weights: weights, grammar: grammar)
         let prompt = "<|im_start|>system\n\(system)<|im_end|>\n<|im_start|>user\n\(user)<|im_end|>\n<|im_start|>assistant\n"
         var input = weights.tokenize(prompt, addSpecial: true)
         var bytes: [UInt8] = []
@@ -61,6 +67,23 @@ import Testing
         #expect(result.toolCalls.count == 1 && result.content.isEmpty, "\(text)")
         let tool = try #require(Self.tools.first { $0.name == call.name })
         #expect(SchemaValidator(schema: tool.parameters).errors(.object(call.arguments)) == [], "\(text)")
+    }
+
+    /// A rejected pick decided among the highest-ranked tokens is the one the whole vocabulary
+    /// constrained gives: greedy and sampled, the same call with the rescue as without it.
+    @Test(.timeLimit(.minutes(10)))
+    func theRankedRescueChoosesAsTheWholeVocabularyDoes() throws {
+        let weights = try #require(GrammarSamplerTests.weights, "the default model did not load")
+        let grammar = try #require(try ToolCallGrammar.make(tools: Self.tools, format: .hermes, choice: .required, parallel: false))
+        for options in [GenerationOptions.greedy(), GenerationOptions(temperature: 0.8, topK: 40, seed: 7)] {
+            let texts = try [256, 0].map { width in
+                let sampler = try LlamaSampler(options: options, weights: weights, grammar: grammar, rescueWidth: width)
+                let text = try Self.generate(system: Self.hermesSystem, user: Self.prompts[1], sampler: sampler, maxTokens: 48)
+                return (text, sampler.rescued)
+            }
+            #expect(texts[0].1 > 0, "no rejected pick was rescued: \(texts[0].0)")
+            #expect(texts[0].0 == texts[1].0, "temperature \(options.temperature)")
+        }
     }
 
     // Schemas with free-text strings are left out: the 135M model can ramble in a string past any token budget.

@@ -53,6 +53,17 @@ final class GrammarProbe {
         }
     }
 
+    /// The rescue's ranking: the highest logits, highest first and ties in index order, as a full
+    /// sort gives them.
+    @Test func theHighestLogitsComeInGreedyOrder() {
+        var generator = SystemRandomNumberGenerator()
+        let logits = (0..<5000).map { _ in Float(Int.random(in: -40...40, using: &generator)) / 4 }
+        let expected = logits.indices.sorted { logits[$0] != logits[$1] ? logits[$0] > logits[$1] : $0 < $1 }.prefix(256)
+        let ranked = logits.withUnsafeBufferPointer { LlamaSampler.highest($0.baseAddress!, count: $0.count, keep: 256) }
+        #expect(ranked.map { Int($0.id) } == Array(expected))
+        #expect(ranked.map(\.logit) == expected.map { logits[$0] })
+    }
+
     @Test(.timeLimit(.minutes(2)), arguments: GrammarCase.all)
     func schemaGrammarsAcceptValidAndRejectInvalidTokenByToken(_ example: GrammarCase) throws {
         // Spacious: the table's instances are written with line breaks and indentation.
