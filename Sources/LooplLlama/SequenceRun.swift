@@ -139,6 +139,7 @@ final class SequenceRun {
         let visible = stops.feed(piece)
         if !visible.isEmpty { request.events.yield(.text(visible)) }
         if stops.stopped { return .stop }
+        if request.events.repeatedCall { return .endTurn }
         if metrics.generatedTokens >= request.budget { return .maxTokens }
         phase = .generating(token)
         if now - lastReport >= .milliseconds(250) {

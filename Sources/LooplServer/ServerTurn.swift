@@ -97,7 +97,7 @@ struct ServerTurn {
         }
         response.cancel()
         if Task.isCancelled { return await session.settleAfterDisconnect(lease) }
-        if assembler.stoppedByFilter {
+        if assembler.stoppedByFilter || events.repeatedCall {
             await session.settleAfterDisconnect(lease)
         } else if !reading.terminated {
             try await cutShort(lease, url: url, received: reading.received)
@@ -125,7 +125,8 @@ struct ServerTurn {
         var terminated = false
     }
 
-    /// Reads the answer's events until the server ends it, a stop string does, or it breaks off.
+    /// Reads the answer's events until the server ends it, a stop string or a repeated call does,
+    /// or it breaks off.
     private func read(_ response: HTTPResponseStream, _ wire: any ServerWire, url: URL, into assembler: inout TurnAssembler,
                       events: LiftingContinuation, reading: inout Reading) async throws {
         for try await data in EventStream(response: response, advice: ServerEndpoint.advice) {
@@ -138,7 +139,7 @@ struct ServerTurn {
                 throw ServerFailure.http(status: error["code"]?.intValue ?? 500, body: Data(chunk.jsonText().utf8), url: url)
             }
             if wire.read(chunk, into: &assembler, events: events) { reading.terminated = true; return }
-            if assembler.stoppedByFilter { return }
+            if assembler.stoppedByFilter || events.repeatedCall { return }
             if let event = assembler.interimMetrics() { events.yield(event) }
         }
     }

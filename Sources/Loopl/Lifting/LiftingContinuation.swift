@@ -18,11 +18,15 @@ import Synchronization
 /// that ended with lifted calls reports ``Metrics/StopReason/toolCall``, as a native backend does.
 /// A call to a tool that was not offered still comes as a ``ModelEvent/toolCall(_:)``, for the
 /// caller to answer.
+///
+/// A call equal to one the turn already made (the same name and arguments) is the model looping
+/// instead of ending its turn: it is dropped with everything after it, and ``repeatedCall`` tells
+/// the backend to end the turn there.
 public final class LiftingContinuation: Sendable {
     /// Where the lifted events go: the stream's continuation, or a ``ModelEventPipe``.
     private let sink: @Sendable (ModelEvent) -> Void
-    /// The parser (nil: nothing to lift) and whether it lifted a call.
-    private let state: Mutex<(parser: ToolCallParser?, lifted: Bool)>
+    /// The parser (nil: nothing to lift), the calls lifted, and whether one came again.
+    private let state: Mutex<State>
     /// True when there is nothing to lift: events pass without taking the lock.
     private let passesThrough: Bool
 
@@ -53,10 +57,10 @@ public final class LiftingContinuation: Sendable {
         self.sink = sink
         passesThrough = format == nil
         guard let format else {
-            state = Mutex((nil, false))
+            state = Mutex(State(parser: nil))
             return
         }
-        state = Mutex((ToolCallParser(format: format, tools: tools, startsInReasoning: false), false))
+        state = Mutex(State(parser: ToolCallParser(format: format, tools: tools, startsInReasoning: false)))
         // The parser reads the opener as the start of the text, so what follows it is thinking.
         if let opened { yield(.text(opened.open)) }
     }
@@ -68,45 +72,70 @@ public final class LiftingContinuation: Sendable {
             return
         }
         var event = event
-        let lifted: [ToolCallParser.Event]? = state.withLock { state in
+        let lifted: [ModelEvent]? = state.withLock { state in
             guard state.parser != nil else { return nil }
-            let pieces: [ToolCallParser.Event]
             switch event {
             case .text(let delta):
-                pieces = state.parser?.feed(delta) ?? []
+                return state.keep(state.parser?.feed(delta) ?? [])
             case .metrics(var metrics) where metrics.finished:
-                pieces = state.parser?.finish() ?? []
-                if state.lifted || pieces.contains(where: \.isCall), metrics.stopReason == .endTurn { metrics.stopReason = .toolCall }
+                let pieces = state.keep(state.parser?.finish() ?? []) + state.end()
+                if !state.calls.isEmpty, metrics.stopReason == .endTurn { metrics.stopReason = .toolCall }
                 event = .metrics(metrics)
+                return pieces
             default:
-                pieces = []
+                return []
             }
-            if !state.lifted { state.lifted = pieces.contains(where: \.isCall) }
-            return pieces
         }
-        for piece in lifted ?? [] { send(piece) }
+        for piece in lifted ?? [] { sink(piece) }
         if lifted == nil || !event.isText { sink(event) }
     }
 
-    private func send(_ piece: ToolCallParser.Event) {
-        switch piece {
-        case .text(let text): if !text.isEmpty { sink(.text(text)) }
-        case .reasoning(let text): if !text.isEmpty { sink(.reasoning(text)) }
-        case .toolCall(let call): sink(.toolCall(call))
-        case .rejected(let call): sink(.toolCall(ToolCall(name: call.name, arguments: call.arguments)))
+    /// True once the model wrote a call the turn already made: the backend should end the turn
+    /// (with ``Metrics/StopReason/endTurn``, reported as a tool call).
+    public var repeatedCall: Bool { state.withLock(\.repeated) }
+
+    /// What the parser found, and the calls lifted so far.
+    private struct State {
+        var parser: ToolCallParser?
+        var calls: [ToolCall] = []
+        var repeated = false
+        /// Whitespace held back: sent before the next text, dropped before a call or at the end of
+        /// a turn that made calls (the lines between calls are not the answer's content).
+        var space = ""
+
+        /// The events to send for `pieces`: none from a repeated call on.
+        mutating func keep(_ pieces: [ToolCallParser.Event]) -> [ModelEvent] {
+            var events: [ModelEvent] = []
+            for piece in pieces where !repeated {
+                switch piece {
+                case .text(let text) where text.allSatisfy(\.isWhitespace) && space.utf8.count < 4096: space += text
+                case .text(let text):
+                    events.append(.text(space + text))
+                    space = ""
+                case .reasoning(let text): if !text.isEmpty { events.append(.reasoning(text)) }
+                case .toolCall(let call): events += lift(call)
+                case .rejected(let call): events += lift(ToolCall(name: call.name, arguments: call.arguments))
+                }
+            }
+            return events
+        }
+
+        /// The whitespace still held, when the turn made no call.
+        mutating func end() -> [ModelEvent] {
+            defer { space = "" }
+            return calls.isEmpty && !space.isEmpty ? [.text(space)] : []
+        }
+
+        private mutating func lift(_ call: ToolCall) -> [ModelEvent] {
+            space = ""
+            repeated = calls.contains { $0.name == call.name && $0.arguments == call.arguments }
+            guard !repeated else { return [] }
+            calls.append(call)
+            return [.toolCall(call)]
         }
     }
 }
 
 private extension ModelEvent {
     var isText: Bool { if case .text = self { true } else { false } }
-}
-
-private extension ToolCallParser.Event {
-    var isCall: Bool {
-        switch self {
-        case .toolCall, .rejected: true
-        case .text, .reasoning: false
-        }
-    }
 }
