@@ -251,6 +251,11 @@ struct ByteCursor {
             index = save
             return
         }
+        // A turn cut inside the closing tag: the tag's start is markup, not text.
+        if isFinal, case .partial = check(tag) {
+            index = bytes.count
+            return
+        }
         if try !accept(tag) { index = save }
     }
 }

@@ -11,6 +11,8 @@ struct ToolCallStream: Sendable {
     private var state: State
     private var events: [ToolCallParser.Event] = []
     private var ids = CallIdGenerator()
+    /// Whether a block of calls was read: then a marker cut at the end is markup, not text.
+    private var readCalls = false
     /// The length of the undecided tail when a block last asked for more text; a long block is
     /// read again only after it grows by a sixteenth, so streaming stays linear.
     private var waitedAt: Int?
@@ -164,6 +166,7 @@ struct ToolCallStream: Sendable {
     /// text stays visible (a built-in tool's markup is dropped).
     private mutating func deliver(_ loosePieces: [Piece], raw: Range<Int>) {
         let pieces = loosePieces.map { $0.typed(by: schemas) }
+        readCalls = true
         var rejected: [ToolCallParser.RejectedCall] = []
         if let toolNames {
             for piece in pieces {
@@ -322,13 +325,13 @@ struct ToolCallStream: Sendable {
             i = nextCandidate(from: i)
             examinedBytes += min(i, count) - from
             guard i < count else { break }
-            switch markers.markerMatch(buffer, at: i, isFinal: isFinal) {
+            // At the end, a marker cut after calls or two bytes in is markup: dropped.
+            switch markers.markerMatch(buffer, at: i, isFinal: isFinal && !readCalls && count - i < 2) {
             case nil:
                 break
             case .partial?:
-                if isFinal { break }
                 emitText(position..<i)
-                position = i
+                position = isFinal ? count : i
                 return false
             case .full(let marker)?:
                 if let goesOn = read(marker, at: i, isFinal: isFinal) { return goesOn }

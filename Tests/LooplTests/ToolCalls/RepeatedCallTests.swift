@@ -49,6 +49,16 @@ struct RepeatedCallTests {
         #expect(Self.text(events) == "")
     }
 
+    /// BFCL's cut turns left `\n\n</tool_call` as content after their calls.
+    @Test func aTurnCutAnywhereInItsSecondCallLeavesNoContent() async throws {
+        let second = Self.call(2)
+        for cut in 0...second.count {
+            let (events, _) = try await Self.lift(Self.call(1) + String(second.prefix(cut)))
+            #expect(Self.text(events) == "", "cut after \(cut): \(Self.text(events).debugDescription)")
+            #expect(Self.calls(events).first == ["a": 1])
+        }
+    }
+
     @Test func whitespaceInAnAnswerWithoutCallsIsKept() async throws {
         let (events, _) = try await Self.lift("One.\n\n  Two.\n\n")
         #expect(Self.text(events) == "One.\n\n  Two.\n\n")
