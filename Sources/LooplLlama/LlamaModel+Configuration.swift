@@ -62,7 +62,7 @@ extension LlamaModel {
         /// reuse (docs/memory.md).
         public var reproducible: Bool
         /// The whitespace grammars allow inside JSON (tool calls, JSON answers); default ``GrammarSpacing/compact``.
-        public var grammarSpacing: GrammarSpacing = .compact
+        public var grammarSpacing: GrammarSpacing = .separated
         /// How embeddings pool their tokens; nil (the default) is what the GGUF declares, else mean.
         public var pooling: EmbeddingPooling?
 
@@ -137,7 +137,7 @@ extension LlamaModel.Configuration {
         if let speculative = try Speculation.read(from: &section) { self.speculative = speculative }
         cacheTypeK = try section.optionalChoice("cacheTypeK")
         grammarSpacing = try section.optionalChoice("grammarSpacing")
-            ?? LooplHome.environment(GrammarSpacing.environmentVariable).flatMap(GrammarSpacing.init(rawValue:)) ?? .compact
+            ?? LooplHome.environment(GrammarSpacing.environmentVariable).flatMap(GrammarSpacing.init(rawValue:)) ?? .separated
         pooling = try section.optionalChoice("pooling")
         try section.read("promptCache", into: &promptCache)
         try section.read("promptCacheMiB", into: &promptCacheMiB)

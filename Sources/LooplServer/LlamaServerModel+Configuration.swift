@@ -101,7 +101,7 @@ extension LlamaServerModel {
         /// model's own; nil (the default) is the model's.
         public var chatTemplate: String?
         /// The whitespace Loopl's grammars allow inside JSON when it renders; default ``GrammarSpacing/compact``.
-        public var grammarSpacing: GrammarSpacing = .compact
+        public var grammarSpacing: GrammarSpacing = .separated
         /// Whether the backend computes embeddings: a child starts with `--embeddings --pooling P`
         /// (which changes llama-server's batching and turns drafting off, so it is opt-in), an
         /// attached server gets `/v1/embeddings`. Default false: embeddings fail with a 400.

@@ -3,7 +3,8 @@ import Loopl
 import LooplTestKit
 import Testing
 
-/// A forced call on the default model under the compact grammar: one line of JSON, in few tokens.
+/// A forced call on the default model: one line of JSON, in fewer tokens than under the spacious
+/// grammar (the default, separated) or fewer still (compact).
 @Suite(.serialized) struct CompactCallTests {
     static let add = ToolSpec(name: "add", description: "Add three integers.",
                               parameters: ["type": "object", "required": ["a", "b", "c"],
@@ -23,15 +24,17 @@ import Testing
 
     @Test(.timeLimit(.minutes(10)))
     func aForcedCallCostsFewerTokensThanASpaciousOne() async throws {
-        let compact = try await Self.forcedAdd(spacing: .compact)
-        let call = try #require(compact.call, "no call")
+        let separated = try await Self.forcedAdd(spacing: .separated)
+        let call = try #require(separated.call, "no call")
         #expect(call.name == "add")
         #expect(JSONValue.object(call.arguments) == ["a": 2, "b": 6, "c": 5], "\(JSONValue.object(call.arguments))")
         let spacious = try await Self.forcedAdd(spacing: .spacious)
-        // Measured: 36 compact (the call's text is 32 tokens in the tokenizer's own split, plus the
-        // end of turn; under the grammar the model picks a few shorter pieces), 46 spacious.
-        #expect(compact.tokens <= 36, "the call cost \(compact.tokens) completion tokens")
-        #expect(compact.tokens < spacious.tokens, "compact \(compact.tokens), spacious \(spacious.tokens)")
+        let compact = try await Self.forcedAdd(spacing: .compact)
+        // Measured: 41 separated, 46 spacious, 36 compact (whose text is 32 tokens in the tokenizer's
+        // own split, but the model, reading JSON unlike its template's, picks shorter pieces).
+        #expect(separated.tokens <= 41 && compact.tokens <= 36, "separated \(separated.tokens), compact \(compact.tokens)")
+        #expect(separated.tokens < spacious.tokens && compact.tokens < separated.tokens,
+                "separated \(separated.tokens), spacious \(spacious.tokens), compact \(compact.tokens)")
     }
 
     @Test(.timeLimit(.minutes(5)))

@@ -208,7 +208,7 @@ final class GrammarProbe {
     func reasoningBeforeTheCallIsAllowedWhenAsked() throws {
         let optional = try #require(try ToolCallGrammar.make(tools: Self.tools, format: .hermes, choice: .required,
                                                              parallel: false, reasoning: .optional))
-        let call = "<tool_call>\n{\"name\":\"now\",\"arguments\":{}}\n</tool_call>"
+        let call = "<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_call>"
         #expect(try Self.probe(optional).accepts("<think>The user wants the time.</think>\n" + call))
         #expect(try Self.probe(optional).accepts(call))
         #expect(try !Self.probe(optional).accepts("Sure. " + call))

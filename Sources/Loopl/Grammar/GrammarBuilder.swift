@@ -4,7 +4,7 @@ struct GrammarBuilder: Sendable {
     private var bodies: [String: String] = [:]
     private var reserved: Set<String> = []
     /// The whitespace the `space` rule allows.
-    var spacing: GrammarSpacing = .compact
+    var spacing: GrammarSpacing = .separated
 
     /// Built-in rules: JSON's lexical pieces; `space` is the builder's ``spacing``, `line-space`
     /// (between a thinking block and a call) always llama.cpp's converter's whitespace.
@@ -148,9 +148,9 @@ struct GrammarBuilder: Sendable {
     /// The rules as GBNF text, `root` first.
     func text(root: String = "root") -> String {
         var lines: [String] = []
-        if let body = bodies[root] { lines.append("\(root) ::= \(body)") }
+        if let body = bodies[root] { lines.append("\(root) ::= \(spacing.separated(body))") }
         for name in names where name != root {
-            if let body = bodies[name] { lines.append("\(name) ::= \(body)") }
+            if let body = bodies[name] { lines.append("\(name) ::= \(spacing.separated(body))") }
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -7,7 +7,7 @@
 /// document, `nullable`, and `format` `date`, `time`, `date-time`, `uuid`. See docs/grammar.md.
 package enum JSONSchemaGrammar {
     /// The grammar of the JSON texts that `schema` accepts, rooted at `root`.
-    package static func convert(schema: JSONValue, spacing: GrammarSpacing = .compact) throws -> Grammar {
+    package static func convert(schema: JSONValue, spacing: GrammarSpacing = .separated) throws -> Grammar {
         var converter = SchemaConverter(spacing: spacing)
         _ = try converter.add(schema: schema, name: "")
         return Grammar(gbnf: converter.builder.text(), warnings: converter.warnings)
@@ -23,7 +23,7 @@ struct SchemaConverter {
     var referencePrefix = ""
     var references: [String: String] = [:]
 
-    init(spacing: GrammarSpacing = .compact) {
+    init(spacing: GrammarSpacing = .separated) {
         builder.spacing = spacing
         builder.primitive("space")
     }

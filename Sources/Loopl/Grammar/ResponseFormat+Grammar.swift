@@ -1,7 +1,7 @@
 extension ResponseFormat {
     /// The grammar that enforces the format from the first token, with `spacing` between JSON
     /// tokens; nil for ``text``.
-    public func grammar(spacing: GrammarSpacing = .compact) throws -> Grammar? {
+    public func grammar(spacing: GrammarSpacing = .separated) throws -> Grammar? {
         switch self {
         case .text: return nil
         case .jsonObject:

@@ -20,7 +20,7 @@ public struct ChatPrompt: Sendable {
     /// Where the template reads the thinking of past turns.
     package let reasoningSlot: TemplateReasoning.Slot
     /// The whitespace the turn grammar allows inside JSON (the backend key `grammarSpacing`).
-    public var grammarSpacing: GrammarSpacing = .compact
+    public var grammarSpacing: GrammarSpacing = .separated
 
     static let chatML = """
         {% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}

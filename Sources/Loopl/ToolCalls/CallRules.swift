@@ -3,7 +3,7 @@ struct CallRules {
     var converter: SchemaConverter
     private var pythonStrings = false
 
-    init(spacing: GrammarSpacing = .compact) {
+    init(spacing: GrammarSpacing = .separated) {
         converter = SchemaConverter(spacing: spacing)
     }
 

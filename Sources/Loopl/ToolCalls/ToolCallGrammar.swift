@@ -35,7 +35,7 @@ package enum ToolCallGrammar {
     /// `reasoning` applies to the grammars that are not lazy; `spacing` is the whitespace inside JSON
     /// (lazy grammars are always spacious).
     package static func make(tools: [ToolSpec], format: ToolCallFormat, choice: ToolChoice,
-                            parallel: Bool, reasoning: Reasoning = .none, spacing: GrammarSpacing = .compact) throws -> Grammar? {
+                            parallel: Bool, reasoning: Reasoning = .none, spacing: GrammarSpacing = .separated) throws -> Grammar? {
         var tools = tools
         switch choice {
         case .none: return nil

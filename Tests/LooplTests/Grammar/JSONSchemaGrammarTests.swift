@@ -37,7 +37,7 @@ import LooplTestKit
             "type": "object",
             "properties": ["a": ["type": "string"], "b": ["type": "integer"]],
             "required": ["a"],
-        ])
+        ], spacing: .compact)
         let lines = Set(grammar.gbnf.split(separator: "\n").map(String.init))
         #expect(grammar.root == "root")
         #expect(grammar.gbnf.hasPrefix(#"root ::= "{" space a-kv ( "," space b-kv )? space "}""#))
@@ -263,8 +263,19 @@ import LooplTestKit
                 #expect(lines.contains(rule), "\(spacing): \(lines)")
             }
         }
-        let compact = try #require(try ToolCallGrammar.make(tools: [Self.tool], format: .hermes, choice: .required, parallel: false))
-        #expect(compact.gbnf.contains(#"space ::= """#))
+    }
+
+    /// The default: one space after `:` and `,`, none elsewhere, in calls and JSON answers alike.
+    @Test func separatedWritesOneSpaceAfterEachSeparatorAndIsTheDefault() throws {
+        let call = try GBNF(try #require(try ToolCallGrammar.make(tools: [Self.tool], format: .hermes, choice: .required, parallel: false)).gbnf)
+        #expect(call.matches("<tool_call>\n{\"name\": \"add\", \"arguments\": {\"a\": 1}}\n</tool_call>"))
+        for text in ["<tool_call>\n{\"name\":\"add\",\"arguments\":{\"a\":1}}\n</tool_call>",
+                     "<tool_call>\n{ \"name\": \"add\", \"arguments\": {\"a\": 1} }\n</tool_call>",
+                     "<tool_call>\n{\"name\":  \"add\", \"arguments\": {\"a\": 1}}\n</tool_call>"] {
+            #expect(!call.matches(text), "\(text)")
+        }
+        let answer = try GBNF(try #require(try ResponseFormat.jsonSchema(["type": "object", "properties": ["a": ["type": "array", "items": ["type": "integer"]]]]).grammar()).gbnf)
+        #expect(answer.matches("{\"a\": [1, 2]}") && !answer.matches("{\"a\":[1,2]}"))
     }
 
     @Test func thinkingBeforeACallMayEndWithALineBreak() throws {
@@ -287,7 +298,7 @@ import LooplTestKit
         options.parallelToolCalls = false
         let single = try #require(try prompt.grammar(tools: [tool], options: options, promptText: ""))
         let gbnf = [try GBNF(parallel.gbnf), try GBNF(single.gbnf)]
-        let one = "<tool_call>\n{\"name\":\"add\",\"arguments\":{\"a\":1}}\n</tool_call>"
+        let one = "<tool_call>\n{\"name\": \"add\", \"arguments\": {\"a\": 1}}\n</tool_call>"
         #expect(gbnf[0].matches(one) && gbnf[0].matches(one + "\n" + one))
         #expect(gbnf[1].matches(one) && !gbnf[1].matches(one + "\n" + one))
     }
