@@ -61,7 +61,7 @@ extension LlamaModel {
         /// in a fresh evaluation; default false. Costs up to a batch of tokens evaluated again per
         /// reuse (docs/memory.md).
         public var reproducible: Bool
-        /// The whitespace grammars allow inside JSON (tool calls, JSON answers); default ``GrammarSpacing/compact``.
+        /// The whitespace grammars allow inside JSON (tool calls, JSON answers); default ``GrammarSpacing/separated``.
         public var grammarSpacing: GrammarSpacing = .separated
         /// How embeddings pool their tokens; nil (the default) is what the GGUF declares, else mean.
         public var pooling: EmbeddingPooling?
@@ -107,7 +107,7 @@ extension LlamaModel {
     /// "threads": ..., "batchSize": ..., "gpuLayers": ..., "chatTemplate": NAME, "chatTemplateFile": ..., "parallel": ...,
     /// "maxQueue": ..., "allowSpecialTokensInContent": ..., "sharePrefixes": ..., "speculative": {"type": "ngram" | "draft" | "none",
     /// "draftMax": ..., "draftModel": ...}, "cacheTypeK": "f16" | "q8_0", "promptCache": ..., "promptCacheMiB": ..., "promptCacheDirectory": ...,
-    /// "interTokenBudgetSeconds": ..., "swaFull": ..., "reproducible": ..., "grammarSpacing": "compact" | "spacious", "pooling": "mean" | "cls" | "last"}`, every key
+    /// "interTokenBudgetSeconds": ..., "swaFull": ..., "reproducible": ..., "grammarSpacing": "separated" | "compact" | "spacious", "pooling": "mean" | "cls" | "last"}`, every key
     /// optional; `promptCache` is on unless it says false (or, when it is not given, `LOOPL_PROMPT_CACHE=0`).
     public static let kind = BackendKind(name: "llama", builtIn: [:], read: Configuration.init(from:), problem: { configuration in
         if !FileManager.default.fileExists(atPath: configuration.model) { return "no model file at \(configuration.model)" }

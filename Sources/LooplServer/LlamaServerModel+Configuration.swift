@@ -100,7 +100,7 @@ extension LlamaServerModel {
         /// A chat template (its Jinja text) Loopl renders a child's prompts with instead of the
         /// model's own; nil (the default) is the model's.
         public var chatTemplate: String?
-        /// The whitespace Loopl's grammars allow inside JSON when it renders; default ``GrammarSpacing/compact``.
+        /// The whitespace Loopl's grammars allow inside JSON when it renders; default ``GrammarSpacing/separated``.
         public var grammarSpacing: GrammarSpacing = .separated
         /// Whether the backend computes embeddings: a child starts with `--embeddings --pooling P`
         /// (which changes llama-server's batching and turns drafting off, so it is opt-in), an

@@ -4,7 +4,7 @@ import Loopl
 extension StdioModel {
     /// The `stdio` kind of a configuration file: `{"kind": "stdio", "command": [...],
     /// "initializeTimeoutSeconds": 30, "idleTimeoutSeconds": 60, "parallel": 4, "maxQueue": 64,
-    /// "env": {"NAME": "value"}, "inheritEnv": ["NAME"], "grammarSpacing": "compact" | "spacious"}`; `command` is
+    /// "env": {"NAME": "value"}, "inheritEnv": ["NAME"], "grammarSpacing": "separated" | "compact" | "spacious"}`; `command` is
     /// required, and `grammarSpacing` reaches Loopl's worker as `LOOPL_GRAMMAR_SPACING`. A worker other
     /// than `loopl worker` gets ``ChildEnvironment/basic``, the host variables `inheritEnv`
     /// names, and `env`; `loopl worker` inherits the host's whole environment.
