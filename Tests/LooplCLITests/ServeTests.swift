@@ -30,7 +30,7 @@ import Testing
     func theOpenAISDKIsServedByTheInProcessModel() throws {
         try Self.requireModel()
         let server = try ServeProcess(["--api-key", "secret"], config: try ServeProcess.llamaConfig())
-        try server.expectChecks(["chat", "stream", "tools-required", "tools-named", "tools-none", "tools-stream", "tool-result",
+        try server.expectChecks(["chat", "stream", "tools-required", "tools-single", "tools-named", "tools-none", "tools-stream", "tool-result",
                                  "json-schema", "models", "errors", "bad-key", "keepalive"], model: "llama", key: "secret")
         try server.expectChecks(["chat"], model: "gpt-4o-mini", key: "secret")
         try Self.raw(server, ["health", "missing-key", "errors", "chunked-body", "flood"], key: "secret")

@@ -15,8 +15,8 @@ struct ServedModel: Sendable {
     /// The request's `keep_alive`: how long the model stays loaded after it; nil: the backend's.
     var keepAlive: KeepAlive?
 
-    /// Streams the events of `generate` into `consume` until it returns false or the stream ends,
-    /// in a place of the backend's limit. An engine lost before the first text, thinking or call
+    /// Streams the events of `generate` into `consume` until it returns false (then only the final
+    /// metrics follow it) or the stream ends, in a place of the backend's limit. An engine lost before the first text, thinking or call
     /// is tried once more, as an agent retries a turn.
     func run(_ generate: (any Model) -> AsyncThrowingStream<ModelEvent, any Error>,
              consume: (ModelEvent) async throws -> Bool) async throws {
@@ -56,11 +56,17 @@ struct ServedModel: Sendable {
         }
     }
 
+    /// How many events past a satisfied answer are read for its final metrics before the
+    /// generation is stopped.
+    static let drainedEvents = 16
+
     private func attempts(on model: any Model, _ generate: (any Model) -> AsyncThrowingStream<ModelEvent, any Error>,
                           consume: (ModelEvent) async throws -> Bool) async throws {
         var retried = false
         while true {
             var began = false
+            var satisfied = false
+            var after = 0
             do {
                 for try await event in generate(model) {
                     if case .metrics(let counts) = event {
@@ -68,7 +74,19 @@ struct ServedModel: Sendable {
                     } else {
                         began = true
                     }
-                    guard try await consume(event) else { return }
+                    // Once the answer is whole, only its final metrics (its usage) are still read,
+                    // for a few events at most: a grammar ends the turn right after the call.
+                    guard satisfied else {
+                        satisfied = try await !consume(event)
+                        continue
+                    }
+                    guard case .metrics(let counts) = event else {
+                        after += 1
+                        if after > Self.drainedEvents { return }
+                        continue
+                    }
+                    _ = try await consume(event)
+                    if counts.finished { return }
                 }
                 return
             } catch let error as LooplError where error.engineLoss != nil {

@@ -177,6 +177,18 @@ class Checks:
         call = check_message_calls(answer.choices[0].message, answer.choices[0].finish_reason, ["get_weather"])
         return "%s(%s) id %s" % (call.function.name, call.function.arguments, call.id)
 
+    def tools_single(self):
+        # With parallel calls off the server stops at the first call, but still reads the turn's
+        # end: the usage is the turn's own count, the one its llama.cpp timings give.
+        answer = self.create(messages=WEATHER_QUESTION, tools=[WEATHER_TOOL], tool_choice="required", max_tokens=48,
+                             parallel_tool_calls=False)
+        call = check_message_calls(answer.choices[0].message, answer.choices[0].finish_reason, ["get_weather"])
+        timings = (answer.model_extra or {}).get("timings")
+        expect(timings, "no timings: the answer was sent before its turn's final metrics")
+        used = answer.usage.completion_tokens
+        expect(used == timings["predicted_n"], "usage says %d completion tokens, the turn %r" % (used, timings))
+        return "%s(%s) in %d tokens" % (call.function.name, call.function.arguments, used)
+
     def tools_named(self):
         # A question about the time, so that only the forced choice makes the call get_weather.
         answer = self.create(messages=[{"role": "user", "content": "What time is it in Tokyo?"}],
@@ -397,6 +409,7 @@ CHECKS = {
     "chat": Checks.chat,
     "stream": Checks.stream_check,
     "tools-required": Checks.tools_required,
+    "tools-single": Checks.tools_single,
     "tools-named": Checks.tools_named,
     "tools-none": Checks.tools_none,
     "tools-stream": Checks.tools_stream,
