@@ -125,16 +125,10 @@ final class LlamaSampler: @unchecked Sendable {
         let token = ranked.withUnsafeMutableBufferPointer { buffer -> llama_token? in
             var array = llama_token_data_array(data: buffer.baseAddress, size: buffer.count, selected: -1, sorted: false)
             llama_sampler_apply(grammar, &array)
-            let allowed = buffer.filter { $0.logit.isFinite }
+            var allowed = buffer.filter { $0.logit.isFinite }
             if greedy { return allowed.first?.id }
             guard let k = leadingTopK, allowed.count >= k else { return nil }
-            var kept = allowed
-            return kept.withUnsafeMutableBufferPointer { survivors in
-                var array = llama_token_data_array(data: survivors.baseAddress, size: survivors.count, selected: -1, sorted: false)
-                llama_sampler_apply(chain, &array)
-                let selected = Int(array.selected)
-                return selected >= 0 && selected < array.size ? array.data[selected].id : nil
-            }
+            return allowed.withUnsafeMutableBufferPointer { chainPick($0) }
         }
         if token != nil { rescued += 1 }
         return token
@@ -163,12 +157,20 @@ final class LlamaSampler: @unchecked Sendable {
             for index in buffer.indices {
                 buffer[index] = llama_token_data(id: llama_token(index), logit: logits[index], p: 0)
             }
-            var array = llama_token_data_array(data: buffer.baseAddress, size: buffer.count, selected: -1, sorted: false)
-            if constrained, let grammar { llama_sampler_apply(grammar, &array) }
-            llama_sampler_apply(chain, &array)
-            let selected = Int(array.selected)
-            return selected >= 0 && selected < array.size ? array.data[selected].id : 0
+            if constrained, let grammar {
+                var array = llama_token_data_array(data: buffer.baseAddress, size: buffer.count, selected: -1, sorted: false)
+                llama_sampler_apply(grammar, &array)
+            }
+            return chainPick(buffer) ?? 0
         }
+    }
+
+    /// The chain's pick among `candidates`, or nil when it selects none.
+    private func chainPick(_ candidates: UnsafeMutableBufferPointer<llama_token_data>) -> llama_token? {
+        var array = llama_token_data_array(data: candidates.baseAddress, size: candidates.count, selected: -1, sorted: false)
+        llama_sampler_apply(chain, &array)
+        let selected = Int(array.selected)
+        return selected >= 0 && selected < array.size ? array.data[selected].id : nil
     }
 
     /// The first index of the highest of `count` logits: what llama.cpp's greedy sampler picks,

@@ -16,8 +16,8 @@ struct ServedModel: Sendable {
     var keepAlive: KeepAlive?
 
     /// Streams the events of `generate` into `consume` until it returns false (then only the final
-    /// metrics follow it) or the stream ends, in a place of the backend's limit. An engine lost before the first text, thinking or call
-    /// is tried once more, as an agent retries a turn.
+    /// metrics follow it) or the stream ends, in a place of the backend's limit. An engine lost
+    /// before the first text, thinking or call is tried once more, as an agent retries a turn.
     func run(_ generate: (any Model) -> AsyncThrowingStream<ModelEvent, any Error>,
              consume: (ModelEvent) async throws -> Bool) async throws {
         do {
