@@ -19,6 +19,10 @@ struct CallForm: Sendable {
     /// Between two calls; nil when the form holds one call only.
     var separator: String? = ""
     var suffix = ""
+
+    /// Whether the turn ends right after the calls and a line break separates them, so that the
+    /// break may also follow the last call.
+    var endsWithLineBreak: Bool { suffix.isEmpty && separator == Grammar.literal("\n") }
 }
 
 /// How the name and arguments of one call are written.

@@ -67,6 +67,9 @@ package enum ToolCallGrammar {
             var list = call
             if parallel, let separator = form.separator {
                 list = "\(call) " + GrammarBuilder.repetition([separator, call].filter { !$0.isEmpty }.joined(separator: " "), min: 0, max: nil)
+                // A line break after the last call may still end the turn: the model need not write
+                // another call because it wrote the break that would separate one.
+                if form.endsWithLineBreak { list += " \(separator)?" }
             }
             forms.append([form.prefix, list, form.suffix].filter { !$0.isEmpty }.joined(separator: " "))
         }

@@ -49,6 +49,22 @@ import LooplTestKit
         #expect(sawSeveral == parallel)
     }
 
+    /// A model that writes the line break which would separate a second call may still end its
+    /// turn there; with one call allowed, nothing may follow it.
+    @Test func aLineBreakAfterTheLastCallMayEndTheTurn() throws {
+        let call = "<tool_call>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_call>"
+        let parallel = try GBNF(try #require(try ToolCallGrammar.make(tools: Self.tools, format: .hermes, choice: .required, parallel: true)).gbnf)
+        #expect(parallel.matches(call) && parallel.matches(call + "\n" + call))
+        #expect(parallel.matches(call + "\n") && parallel.matches(call + "\n" + call + "\n"))
+        #expect(!parallel.matches(call + "\n\n") && !parallel.matches(call + "\n\n" + call))
+        let single = try GBNF(try #require(try ToolCallGrammar.make(tools: Self.tools, format: .hermes, choice: .required, parallel: false)).gbnf)
+        #expect(single.matches(call) && !single.matches(call + "\n"))
+        // A family whose calls are closed by a suffix keeps its separator between calls only.
+        let closed = try GBNF(try #require(try ToolCallGrammar.make(tools: Self.tools, format: .minimaxM1, choice: .required, parallel: true)).gbnf)
+        let block = "<tool_calls>\n{\"name\": \"now\", \"arguments\": {}}\n</tool_calls>"
+        #expect(closed.matches(block) && !closed.matches(block + "\n"))
+    }
+
     @Test func aNamedToolIsTheOnlyOneCalled() throws {
         let grammar = try #require(try ToolCallGrammar.make(tools: Self.tools, format: .hermes, choice: .tool("web_search"), parallel: true))
         for text in try Self.samples(grammar, count: 20) {
