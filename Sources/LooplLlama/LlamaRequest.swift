@@ -5,7 +5,12 @@ import Synchronization
 /// One generation handed to the decode loop: its prompt, how to sample it, where its events go,
 /// and whether its caller has cancelled it.
 final class LlamaRequest: Sendable {
+    /// The rendered prompt and then ``lead``.
     let prompt: [llama_token]
+    /// The start of the answer that the grammar forces, evaluated with the prompt instead of
+    /// sampled (all but the last token of ``GrammarLead``'s text, so that the model still picks the
+    /// token that joins it to what follows). The run writes it out before its first token.
+    let lead: [llama_token]
     let options: GenerationOptions
     let sampler: LlamaSampler
     /// The thinking budget as the generation starts.
@@ -22,13 +27,17 @@ final class LlamaRequest: Sendable {
     init(prompt: [llama_token], options: GenerationOptions, grammar: Grammar?, reasoningBudget: ReasoningBudget,
          weights: LlamaWeights, contextSize: Int, events: LiftingContinuation, start: ContinuousClock.Instant = .now) throws {
         guard !prompt.isEmpty else { throw LooplError(.invalidRequest, "The prompt is empty.") }
+        let sampler = try LlamaSampler(options: options, weights: weights, grammar: grammar)
+        let forced = grammar.map { weights.tokenize(GrammarLead.text(of: $0), addSpecial: false).dropLast() } ?? []
+        lead = sampler.takeLead(Array(forced))
+        let prompt = prompt + lead
         let budget = options.maxTokens ?? (contextSize - prompt.count)
         guard prompt.count + max(budget, 1) <= contextSize else {
             throw LooplError(.contextOverflow, "The prompt has \(prompt.count) tokens and \(max(budget, 1)) more were asked for, but the context holds \(contextSize). Shorten the conversation, lower maxTokens, or load the model with a larger context.")
         }
         self.prompt = prompt
         self.options = options
-        self.sampler = try LlamaSampler(options: options, weights: weights, grammar: grammar)
+        self.sampler = sampler
         self.budget = budget
         self.reasoningBudget = reasoningBudget
         self.events = events

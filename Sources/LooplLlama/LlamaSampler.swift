@@ -95,6 +95,19 @@ final class LlamaSampler: @unchecked Sendable {
         return token
     }
 
+    /// Takes the longest start of `tokens` that the grammar allows as the first tokens, and returns it.
+    func takeLead(_ tokens: [llama_token]) -> [llama_token] {
+        guard let grammar else { return [] }
+        var taken: [llama_token] = []
+        for token in tokens {
+            guard allows(token) else { break }
+            llama_sampler_accept(grammar, token)
+            llama_sampler_accept(chain, token)
+            taken.append(token)
+        }
+        return taken
+    }
+
     /// Takes `token` as the next one without sampling (a closing marker the backend writes).
     /// Throws when the grammar forbids it.
     func force(_ token: llama_token) throws -> llama_token {

@@ -130,14 +130,11 @@ final class SequenceRun {
         if firstToken == nil {
             firstToken = now
             metrics.ttftMs = (now - request.start).milliseconds
+            for token in request.lead { write(weights.piece(token)) }
         }
         if weights.isEndOfGeneration(token), !request.options.backend.ignoreEndOfGeneration { return .endTurn }
         metrics.generatedTokens += 1
-        let piece = text.append(weights.piece(token))
-        reasoningBudget.record(piece)
-        metrics.reasoningTokens = reasoningBudget.tokens
-        let visible = stops.feed(piece)
-        if !visible.isEmpty { request.events.yield(.text(visible)) }
+        write(weights.piece(token))
         if stops.stopped { return .stop }
         if request.events.repeatedCall { return .endTurn }
         if metrics.generatedTokens >= request.budget { return .maxTokens }
@@ -147,6 +144,15 @@ final class SequenceRun {
             request.events.yield(.metrics(report(cached: cached, now: now)))
         }
         return nil
+    }
+
+    /// Streams a token's text, past the stop strings, counting it against the thinking budget.
+    private func write(_ bytes: [UInt8]) {
+        let piece = text.append(bytes)
+        reasoningBudget.record(piece)
+        metrics.reasoningTokens = reasoningBudget.tokens
+        let visible = stops.feed(piece)
+        if !visible.isEmpty { request.events.yield(.text(visible)) }
     }
 
     /// Streams what the stop strings held back and the final metrics.
