@@ -8,7 +8,7 @@ final class LlamaRequest: Sendable {
     /// The rendered prompt and then ``lead``.
     let prompt: [llama_token]
     /// The start of the answer that the grammar forces, evaluated with the prompt instead of
-    /// sampled (all but the last token of ``GrammarLead``'s text, so that the model still picks the
+    /// sampled (all but the last token of ``Grammar/lead``, so that the model still picks the
     /// token that joins it to what follows). The run writes it out before its first token.
     let lead: [llama_token]
     let options: GenerationOptions
@@ -28,7 +28,7 @@ final class LlamaRequest: Sendable {
          weights: LlamaWeights, contextSize: Int, events: LiftingContinuation, start: ContinuousClock.Instant = .now) throws {
         guard !prompt.isEmpty else { throw LooplError(.invalidRequest, "The prompt is empty.") }
         let sampler = try LlamaSampler(options: options, weights: weights, grammar: grammar)
-        let forced = grammar.map { weights.tokenize(GrammarLead.text(of: $0), addSpecial: false).dropLast() } ?? []
+        let forced = grammar.map { weights.tokenize($0.lead, addSpecial: false).dropLast() } ?? []
         lead = sampler.takeLead(Array(forced))
         let prompt = prompt + lead
         let budget = options.maxTokens ?? (contextSize - prompt.count)

@@ -29,9 +29,9 @@ import Testing
         #expect(call.name == "add")
         #expect(JSONValue.object(call.arguments) == ["a": 2, "b": 6, "c": 5], "\(JSONValue.object(call.arguments))")
         let spacious = try await Self.forcedAdd(spacing: .spacious)
-        // Measured: SEP separated, SPA spacious. The call's text is 39 tokens in the tokenizer's own
-        // split; the 18 of `<tool_call>\n{"name": "add", "arguments": {"a":`, which the grammar
-        // forces, are evaluated with the prompt (the spacious grammar forces only `<tool_call>\n`).
+        // Measured: 26 separated, 40 spacious. The call's text is 39 tokens in the tokenizer's own
+        // split; the 15 of `<tool_call>\n{"name": "add", "arguments":`, which the grammar forces,
+        // are evaluated with the prompt (the spacious grammar forces only `<tool_call>\n{`).
         #expect(separated.tokens <= 35, "separated \(separated.tokens)")
         #expect(separated.tokens < spacious.tokens, "separated \(separated.tokens), spacious \(spacious.tokens)")
     }

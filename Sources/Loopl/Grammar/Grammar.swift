@@ -19,6 +19,9 @@ public struct Grammar: Sendable, Hashable {
     /// Schema keywords that were ignored because the grammar cannot express them; ignoring each one
     /// only lets the grammar accept more than the schema does.
     public var warnings: [String]
+    /// The opening that every output starts with and that a backend may evaluate with the prompt
+    /// instead of sampling (see ``GrammarLead``); empty when there is none to take.
+    package var lead = ""
 
     public init(gbnf: String, root: String = "root", lazy: Bool = false, triggerPatterns: [String] = [],
                 triggerTokens: [String] = [], warnings: [String] = []) {

@@ -3,17 +3,18 @@
 /// advance its grammar writes it into the prompt instead of sampling it token by token.
 ///
 /// A reading of the GBNF that Loopl writes: literals, rule names, groups, alternatives and
-/// repetitions; anything else (a character class, an optional part) ends the lead. The lead may
-/// be shorter than the longest forced text, never longer.
+/// repetitions; anything else (a character class, an optional part) ends the lead, and so does
+/// a rule that `stops` names. The lead may be shorter than the longest forced text, never longer.
 package struct GrammarLead {
     private typealias Scalars = [Unicode.Scalar]
     private var rules: [String: Substring] = [:]
     private var visiting: Set<String> = []
+    private let stops: (String) -> Bool
 
-    /// The lead of `grammar`; empty for a lazy grammar.
-    package static func text(of grammar: Grammar) -> String {
+    /// The lead of `grammar` up to the first rule that `stops` names; empty for a lazy grammar.
+    package static func text(of grammar: Grammar, stoppingAt stops: @escaping (String) -> Bool = { _ in false }) -> String {
         guard !grammar.lazy else { return "" }
-        var reader = GrammarLead()
+        var reader = GrammarLead(stops: stops)
         for line in grammar.gbnf.split(separator: "\n") {
             guard let arrow = line.firstRange(of: " ::= ") else { continue }
             reader.rules[String(line[..<arrow.lowerBound])] = line[arrow.upperBound...]
@@ -25,7 +26,7 @@ package struct GrammarLead {
 
     /// The lead of a rule, and whether it is the rule's only string.
     private mutating func rule(_ name: String) -> (text: Scalars, whole: Bool) {
-        guard let body = rules[name], visiting.insert(name).inserted else { return ([], false) }
+        guard !stops(name), let body = rules[name], visiting.insert(name).inserted else { return ([], false) }
         defer { visiting.remove(name) }
         var cursor = Cursor(scalars: Array(body.unicodeScalars))
         return alternatives(&cursor)

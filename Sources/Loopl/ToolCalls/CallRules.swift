@@ -2,6 +2,8 @@
 struct CallRules {
     var converter: SchemaConverter
     private var pythonStrings = false
+    /// Ends the name of the rule of a tool's JSON arguments.
+    static let argumentsSuffix = "-args"
 
     init(spacing: GrammarSpacing = .separated) {
         converter = SchemaConverter(spacing: spacing)
@@ -11,14 +13,14 @@ struct CallRules {
     mutating func body(_ body: CallBody, tool: ToolSpec) throws -> String {
         switch body {
         case .json(let nameKey, let argumentsKey, let before, let after):
-            let arguments = try converter.add(schema: tool.parameters, name: "tool-\(tool.name)-args")
+            let arguments = try converter.add(schema: tool.parameters, name: "tool-\(tool.name)\(Self.argumentsSuffix)")
             let name = Grammar.literal(JSONValue.string(tool.name).jsonText())
             let key = Grammar.literal(JSONValue.string(nameKey).jsonText())
             let argumentsName = Grammar.literal(JSONValue.string(argumentsKey).jsonText())
             return [#""{" space"#, before, "\(key) space \":\" space \(name) \",\" space \(argumentsName) space \":\" space \(arguments)",
                     after, #"space "}""#].filter { !$0.isEmpty }.joined(separator: " ")
         case .framed(let head, let tail):
-            let arguments = try converter.add(schema: tool.parameters, name: "tool-\(tool.name)-args")
+            let arguments = try converter.add(schema: tool.parameters, name: "tool-\(tool.name)\(Self.argumentsSuffix)")
             return [head(tool.name), arguments, tail].filter { !$0.isEmpty }.joined(separator: " ")
         case .tagged(let tags):
             return try tagged(tool, tags)

@@ -100,7 +100,12 @@ package enum ToolCallGrammar {
                 }
             }
         }
-        return Grammar(gbnf: rules.converter.builder.text(), lazy: lazy, triggerPatterns: patterns,
-                       triggerTokens: tokens, warnings: rules.converter.warnings)
+        var grammar = Grammar(gbnf: rules.converter.builder.text(), lazy: lazy, triggerPatterns: patterns,
+                              triggerTokens: tokens, warnings: rules.converter.warnings)
+        // The lead stops where the arguments start: the model writes their first tokens in its
+        // own split, which guides the values it then picks (` {` then `"` on SmolLM2, where the
+        // tokenizer would write ` {"`).
+        grammar.lead = GrammarLead.text(of: grammar) { $0.hasSuffix(CallRules.argumentsSuffix) }
+        return grammar
     }
 }

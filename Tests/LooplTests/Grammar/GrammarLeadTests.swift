@@ -14,21 +14,24 @@ struct GrammarLeadTests {
                                               reasoning: reasoning, spacing: spacing))
     }
 
-    @Test func aCallToOneToolLeadsUpToItsFirstValue() throws {
+    @Test func aCallToOneToolLeadsUpToItsArguments() throws {
+        #expect(try Self.call([Self.add]).lead == "<tool_call>\n{\"name\": \"add\", \"arguments\": ")
+        #expect(try Self.call([Self.add], spacing: .compact).lead == "<tool_call>\n{\"name\":\"add\",\"arguments\":")
+        #expect(try Self.call([Self.add], parallel: true).lead == "<tool_call>\n{\"name\": \"add\", \"arguments\": ")
+        // Read on into the arguments, the grammar forces the first key as well.
         #expect(GrammarLead.text(of: try Self.call([Self.add])) == "<tool_call>\n{\"name\": \"add\", \"arguments\": {\"a\": ")
-        #expect(GrammarLead.text(of: try Self.call([Self.add], spacing: .compact)) == "<tool_call>\n{\"name\":\"add\",\"arguments\":{\"a\":")
-        #expect(GrammarLead.text(of: try Self.call([Self.add], parallel: true)) == "<tool_call>\n{\"name\": \"add\", \"arguments\": {\"a\": ")
     }
 
     @Test func choicesEndTheLeadWhereTheyPart() throws {
         let two = [Self.add, ToolSpec(name: "now", description: "The time")]
-        #expect(GrammarLead.text(of: try Self.call(two)) == "<tool_call>\n{\"name\": \"")
+        #expect(try Self.call(two).lead == "<tool_call>\n{\"name\": \"")
         // Free whitespace may follow the brace.
-        #expect(GrammarLead.text(of: try Self.call([Self.add], spacing: .spacious)) == "<tool_call>\n{")
+        #expect(try Self.call([Self.add], spacing: .spacious).lead == "<tool_call>\n{")
         // An optional thinking block ends the lead before it starts.
-        #expect(GrammarLead.text(of: try Self.call([Self.add], reasoning: .optional)) == "")
-        #expect(GrammarLead.text(of: try Self.call([Self.add], reasoning: .open)) == "")
-        #expect(GrammarLead.text(of: try Self.call([Self.add], choice: .auto)) == "")
+        #expect(try Self.call([Self.add], reasoning: .optional).lead == "")
+        #expect(try Self.call([Self.add], reasoning: .open).lead == "")
+        #expect(try Self.call([Self.add], choice: .auto).lead == "")
+        #expect(try #require(try ResponseFormat.jsonSchema(Self.add.parameters).grammar()).lead == "")
     }
 
     @Test func repetitionsLiteralsAndClasses() {
@@ -49,9 +52,10 @@ struct GrammarLeadTests {
         for parallel in [false, true] {
             for tools in [[Self.add], ToolCallGrammarTests.tools] {
                 let grammar = try #require(try ToolCallGrammar.make(tools: tools, format: format, choice: .required, parallel: parallel))
-                let lead = GrammarLead.text(of: grammar)
-                for text in try ToolCallGrammarTests.samples(grammar, count: 20) {
-                    #expect(text.unicodeScalars.starts(with: lead.unicodeScalars), "\(format) lead \(lead.debugDescription), sample \(text.debugDescription)")
+                for lead in [grammar.lead, GrammarLead.text(of: grammar)] {
+                    for text in try ToolCallGrammarTests.samples(grammar, count: 20) {
+                        #expect(text.unicodeScalars.starts(with: lead.unicodeScalars), "\(format) lead \(lead.debugDescription), sample \(text.debugDescription)")
+                    }
                 }
             }
         }
