@@ -9,7 +9,8 @@ Usage: http_misbehaving_server.py MODE. It listens on a free port of 127.0.0.1 a
   notjson       answers initialize with a 200 JSON body that is not JSON.
   stall         takes every request and never answers.
   drop          answers initialize, then 404 for its session on every later request.
-  forget        a good server that forgets its session once, after the first tools/call.
+  forget        a good server that forgets its session once, after the first tools/call; like the
+                SDK's servers, it keeps each session's GET stream open (sending a comment now and then).
   huge          answers initialize with a JSON body of 17 MiB.
   elsewhere     an HTTP+SSE server (POSTs to the endpoint get 405) whose endpoint event names
                 another origin.
@@ -66,6 +67,18 @@ class Handler(BaseHTTPRequestHandler):
             return
         sys.stderr.write(f"GET session={self.headers.get('Mcp-Session-Id')} accept={self.headers.get('Accept')}\n")
         sys.stderr.flush()
+        if MODE == "forget":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            try:
+                for _ in range(600):
+                    self.wfile.write(b": keep-alive\n\n")
+                    self.wfile.flush()
+                    time.sleep(0.1)
+            except OSError:
+                pass
+            return
         self.answer(405, b"", {"Allow": "POST"})
 
     def do_POST(self):
