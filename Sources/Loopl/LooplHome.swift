@@ -5,7 +5,7 @@ import Glibc
 /// Where Loopl's set-up keeps the default model and the second one (`scripts/bootstrap`).
 ///
 /// `LOOPL_HOME` moves the whole cache (default `~/.cache/loopl`); `LOOPL_MODEL` points at another
-/// model file, `LOOPL_SECOND_MODEL` at another second model.
+/// model file, `LOOPL_SECOND_MODEL` at another second model, `LOOPL_PROMPT_CACHE_DIR` the prompt cache.
 @usableFromInline package enum LooplHome {
     /// The default model's file name.
     package static let defaultModelFile = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -29,6 +29,11 @@ import Glibc
     /// The second model's path.
     package static var secondModel: String {
         environment("LOOPL_SECOND_MODEL") ?? directory + "/models/" + secondModelFile
+    }
+
+    /// The prompt cache's default folder: `LOOPL_PROMPT_CACHE_DIR`, else `prompt-cache` in the cache folder.
+    package static var promptCacheDirectory: String {
+        environment("LOOPL_PROMPT_CACHE_DIR").flatMap { $0.isEmpty ? nil : $0 } ?? directory + "/prompt-cache"
     }
 
     /// The value of the environment variable `name`, if set.

@@ -43,7 +43,7 @@ final class PromptCache: @unchecked Sendable {
                                        parallel: configuration.resolvedParallel, batchSize: configuration.batchSize,
                                        keys: configuration.resolvedCacheTypeK, alignment: configuration.alignment)
         else { return nil }
-        self.directory = configuration.promptCacheDirectory ?? PromptCacheListing.defaultDirectory
+        self.directory = configuration.promptCacheDirectory ?? LooplHome.promptCacheDirectory
         self.key = key
         self.bound = max(configuration.promptCacheMiB, 0) << 20
     }

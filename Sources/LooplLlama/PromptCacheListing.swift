@@ -13,9 +13,6 @@ package enum PromptCacheListing {
         package let tokens: Int?
     }
 
-    /// The folder the `llama` backend saves prompt states in by default: `LOOPL_HOME/prompt-cache`.
-    package static var defaultDirectory: String { LooplHome.directory + "/prompt-cache" }
-
     /// The saved states in `directory`, with their token counts when `readingHeaders`.
     package static func entries(in directory: String, readingHeaders: Bool = false) -> [Entry] {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".bin") }

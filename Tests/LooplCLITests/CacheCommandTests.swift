@@ -2,6 +2,7 @@ import Foundation
 import Loopl
 @testable import LooplCLI
 import LooplLlama
+import LooplTestKit
 import Testing
 
 /// `loopl cache ls` lists the saved prompts with their tokens, and `clear` removes them.
@@ -23,6 +24,21 @@ import Testing
         #expect(unknown.status != .success)
     }
 
+    /// LOOPL_PROMPT_CACHE_DIR moves the prompt cache: `loopl cache ls` without `--dir` lists it.
+    @Test func theEnvironmentMovesTheCache() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-cache-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let bytes = PromptCacheFile.encode(key: "k", tokens: Array(1...200), state: [UInt8](repeating: 7, count: 64))
+        try Data(bytes).write(to: URL(fileURLWithPath: directory + "/moved.bin"))
+        let captured = CapturedConsole()
+        let status = await withEnvironment(["LOOPL_PROMPT_CACHE_DIR": directory]) {
+            await CLI.run(["cache", "ls"], console: captured.console)
+        }
+        #expect(status == .success && captured.out.contains("moved.bin"), "\(captured.out)\(captured.err)")
+        #expect(await withEnvironment(["LOOPL_PROMPT_CACHE_DIR": nil]) { LooplHome.promptCacheDirectory } == LooplHome.directory + "/prompt-cache")
+    }
+
     /// The prompt cache is on by default: `loopl run` with neither a config nor
     /// LOOPL_PROMPT_CACHE saves its prompt under LOOPL_HOME/prompt-cache, and the next run with
     /// the same system prompt loads it instead of evaluating it.
@@ -35,6 +51,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: home) }
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "LOOPL_PROMPT_CACHE")
+        environment.removeValue(forKey: "LOOPL_PROMPT_CACHE_DIR")
         environment["LOOPL_HOME"] = home
         environment["LOOPL_MODEL"] = model
         let system = (1...12).map { "Rule \($0): answer in plain words and keep to the point of item \($0). " }.joined()

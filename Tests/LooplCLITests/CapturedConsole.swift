@@ -1,3 +1,5 @@
+import Foundation
+import LooplTestKit
 @testable import LooplCLI
 import Synchronization
 
@@ -12,10 +14,14 @@ final class CapturedConsole: Sendable {
                 err: { text in self.buffers.withLock { $0.err += text } })
     }
 
-    /// Runs `loopl ARGUMENTS` in-process.
+    /// Runs `loopl ARGUMENTS` in-process, with a prompt-cache folder of its own.
     static func run(_ arguments: [String]) async -> (status: ExitCode, out: String, err: String) {
         let captured = CapturedConsole()
-        let status = await CLI.run(arguments, console: captured.console)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-prompt-cache-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let status = await withEnvironment(["LOOPL_PROMPT_CACHE_DIR": folder]) {
+            await CLI.run(arguments, console: captured.console)
+        }
         return (status, captured.out, captured.err)
     }
 }

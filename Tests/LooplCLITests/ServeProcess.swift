@@ -10,6 +10,8 @@ final class ServeProcess {
 
     let process = Process()
     let port: Int
+    /// The server's own prompt-cache folder (the prompt cache is on, as by default).
+    let promptCache = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-prompt-cache-\(UUID())").path
     /// What the server wrote on standard error up to and including its `listening on` line.
     let banner: String
     private let errors: FileHandle
@@ -21,6 +23,7 @@ final class ServeProcess {
         process.currentDirectoryURL = URL(fileURLWithPath: folder)
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "LOOPL_API_KEY")
+        environment["LOOPL_PROMPT_CACHE_DIR"] = promptCache
         environment.merge(extra) { $1 }
         process.environment = environment
         let pipe = Pipe()
@@ -88,6 +91,7 @@ final class ServeProcess {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
+        try? FileManager.default.removeItem(atPath: promptCache)
     }
 
     /// Writes `config` to a temporary file and returns its path.

@@ -8,9 +8,10 @@ struct CacheCommand: Command {
     static let abstract = "List or empty the prompt cache of the llama backend."
     static let help = """
         The llama backend saves the state of each prompt it evaluated (its system prompt, tools and
-        conversation) in $LOOPL_HOME/prompt-cache, and a later prompt that starts the same way, in
-        any process, loads it instead of evaluating it. A backend's config keys promptCache
-        (default true), promptCacheMiB (default 1024) and promptCacheDirectory set it up.
+        conversation) in $LOOPL_HOME/prompt-cache (or $LOOPL_PROMPT_CACHE_DIR), and a later prompt
+        that starts the same way, in any process, loads it instead of evaluating it. A backend's
+        config keys promptCache (default true), promptCacheMiB (default 1024) and
+        promptCacheDirectory set it up.
 
         USAGE: loopl cache ls [--dir DIR]
                loopl cache clear [--dir DIR]
@@ -20,7 +21,7 @@ struct CacheCommand: Command {
           clear                  Remove every saved prompt.
 
         OPTIONS:
-          --dir DIR              The cache folder (default: $LOOPL_HOME/prompt-cache).
+          --dir DIR              The folder (default: $LOOPL_PROMPT_CACHE_DIR or $LOOPL_HOME/prompt-cache).
           -h, --help             Show this help.
 
         """
@@ -31,7 +32,7 @@ struct CacheCommand: Command {
     var directory: String
 
     init(arguments: inout Arguments) throws(UsageError) {
-        directory = try arguments.option("dir") ?? PromptCacheListing.defaultDirectory
+        directory = try arguments.option("dir") ?? LooplHome.promptCacheDirectory
         guard let word = arguments.positional() else { throw UsageError("Say what to do: loopl cache ls, or loopl cache clear.") }
         guard let action = Action(rawValue: word) else { throw UsageError("Unknown cache action '\(word)': use ls or clear.") }
         self.action = action
