@@ -119,46 +119,6 @@ import Testing
         #expect(lines.contains("DELETE \(last)"), "\(log)")
     }
 
-    /// An agent's run over a server that forgets its session (and, like the SDK's servers, holds
-    /// each session's GET stream open) ends with its answer: the second call goes to a new session.
-    @Test func aRunOverAServerThatForgetsItsSessionEndsWithTheAnswer() async throws {
-        let server = try HTTPTestServer("http_misbehaving_server.py", ["forget"])
-        defer { server.stop() }
-        let hub = MCPHub(configs: [MCPServerConfig(name: "web", http: MCPHTTPEndpoint(url: server.url("/mcp")), timeout: .seconds(20))])
-        let started = await hub.start(try hub.select(["all"]))
-        let turns = Mutex(0)
-        let model = ScriptedModel() { _ in
-            switch turns.withLock({ $0 += 1; return $0 }) {
-            case 1: return .toolCalls([ToolCall(name: "web_echo", arguments: ["text": "one"])])
-            case 2: return .toolCalls([ToolCall(name: "web_echo", arguments: ["text": "two"])])
-            default: return .text(["done"])
-            }
-        }
-        let agent = Agent(model: model, toolSources: [started.source])
-        // The run and the hub's shutdown race a bound far past their time (well under a second).
-        let outcome = await withTaskGroup(of: [String]?.self) { group in
-            group.addTask {
-                var seen: [String] = []
-                do {
-                    for try await event in agent.stream("echo twice") {
-                        if case .toolFinished(let result) = event { seen.append(result.content) }
-                        if case .text(let text) = event { seen.append(text) }
-                    }
-                } catch { seen.append("error: \(error)") }
-                await hub.shutdown()
-                return seen
-            }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(30))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-        #expect(outcome == ["one", "two", "done"], "the run did not end: \(server.stop())")
-    }
-
     @Test func aTokenInTheHeadersIsSentAndNeverShown() async throws {
         let server = try HTTPTestServer("http_misbehaving_server.py", ["unauthorized"])
         defer { server.stop() }
