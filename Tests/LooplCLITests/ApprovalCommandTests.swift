@@ -1,6 +1,7 @@
 import Foundation
 import Loopl
 @testable import LooplCLI
+import LooplTestKit
 import Testing
 
 /// Calls that need approval in `loopl chat` (a person in a pseudo-terminal) and `loopl run`
@@ -17,6 +18,7 @@ import Testing
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        process.environment = ProcessInfo.processInfo.environment.merging(["LOOPL_PROMPT_CACHE_DIR": freshPromptCacheFolder()]) { $1 }
         try process.run()
         let output = out.fileHandleForReading.readDataToEndOfFile()
         let errors = err.fileHandleForReading.readDataToEndOfFile()

@@ -1,4 +1,3 @@
-import Foundation
 import LooplTestKit
 @testable import LooplCLI
 import Synchronization
@@ -17,9 +16,7 @@ final class CapturedConsole: Sendable {
     /// Runs `loopl ARGUMENTS` in-process, with a prompt-cache folder of its own.
     static func run(_ arguments: [String]) async -> (status: ExitCode, out: String, err: String) {
         let captured = CapturedConsole()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-prompt-cache-\(UUID())").path
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let status = await withEnvironment(["LOOPL_PROMPT_CACHE_DIR": folder]) {
+        let status = await withEnvironment(["LOOPL_PROMPT_CACHE_DIR": freshPromptCacheFolder()]) {
             await CLI.run(arguments, console: captured.console)
         }
         return (status, captured.out, captured.err)

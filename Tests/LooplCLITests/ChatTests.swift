@@ -1,5 +1,6 @@
 import Foundation
 import Loopl
+import LooplTestKit
 import Testing
 
 /// `loopl chat` driven through a pseudo-terminal on the real default model.
@@ -17,6 +18,7 @@ import Testing
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_DATA_HOME"] = home
         environment["NO_COLOR"] = "1"
+        environment["LOOPL_PROMPT_CACHE_DIR"] = freshPromptCacheFolder()
         process.environment = environment
         let pipe = Pipe()
         process.standardOutput = pipe

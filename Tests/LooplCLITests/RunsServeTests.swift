@@ -1,5 +1,6 @@
 import Foundation
 import Loopl
+import LooplTestKit
 import Testing
 
 /// `loopl serve`'s agent endpoint (/loopl/v1/runs and /loopl/v1/sessions) against the real binary
@@ -27,6 +28,7 @@ import Testing
         let out = Pipe()
         child.standardOutput = out
         child.standardError = FileHandle.nullDevice
+        child.environment = ProcessInfo.processInfo.environment.merging(["LOOPL_PROMPT_CACHE_DIR": freshPromptCacheFolder()]) { $1 }
         try child.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         child.waitUntilExit()

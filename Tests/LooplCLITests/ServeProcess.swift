@@ -1,5 +1,6 @@
 import Foundation
 import Loopl
+import LooplTestKit
 import Testing
 
 /// A real `loopl serve` child on a free port, and the Python client checks run against it.
@@ -11,7 +12,7 @@ final class ServeProcess {
     let process = Process()
     let port: Int
     /// The server's own prompt-cache folder (the prompt cache is on, as by default).
-    let promptCache = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-prompt-cache-\(UUID())").path
+    let promptCache = freshPromptCacheFolder()
     /// What the server wrote on standard error up to and including its `listening on` line.
     let banner: String
     private let errors: FileHandle
@@ -91,7 +92,6 @@ final class ServeProcess {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        try? FileManager.default.removeItem(atPath: promptCache)
     }
 
     /// Writes `config` to a temporary file and returns its path.

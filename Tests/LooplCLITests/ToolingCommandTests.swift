@@ -1,6 +1,7 @@
 import Foundation
 import Loopl
 @testable import LooplCLI
+import LooplTestKit
 import Testing
 
 /// parse, template, inspect and grammar through the real binary (they read files and standard input).
@@ -16,6 +17,7 @@ import Testing
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
+        process.environment = ProcessInfo.processInfo.environment.merging(["LOOPL_PROMPT_CACHE_DIR": freshPromptCacheFolder()]) { $1 }
         try process.run()
         let pid = process.processIdentifier
         let killer = DispatchWorkItem { kill(pid, SIGKILL) }

@@ -1,6 +1,7 @@
 #if LOOPL_WITH_LLAMA
 import Foundation
 import Loopl
+import LooplTestKit
 import Testing
 
 /// The real `loopl` binary as the host: agent runs over the stdio backend.
@@ -17,6 +18,7 @@ import Testing
         let out = Pipe()
         process.standardOutput = out
         process.standardError = try FileHandle(forWritingTo: errPath)
+        process.environment = ProcessInfo.processInfo.environment.merging(["LOOPL_PROMPT_CACHE_DIR": freshPromptCacheFolder()]) { $1 }
         try process.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -1,5 +1,6 @@
 import Foundation
 import Loopl
+import LooplTestKit
 @testable import LooplStdio
 
 /// Paths and helpers the stdio tests share.
@@ -36,7 +37,8 @@ enum Fixtures {
     /// backend serves it through this build's `loopl worker`.
     static func llamaConfig(chatTemplateFile: String? = nil) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("loopl-stdio-config-\(UUID()).json").path
-        var llama: JSONObject = ["kind": "llama", "model": .string(modelPath), "contextLength": 1024, "threads": 2]
+        var llama: JSONObject = ["kind": "llama", "model": .string(modelPath), "contextLength": 1024, "threads": 2,
+                                 "promptCacheDirectory": .string(freshPromptCacheFolder())]
         if let chatTemplateFile { llama["chatTemplateFile"] = .string(chatTemplateFile) }
         let config: JSONValue = [
             "default": "stdio",

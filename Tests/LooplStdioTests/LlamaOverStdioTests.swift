@@ -127,7 +127,8 @@ import Testing
         defer { for file in [path, config] { try? FileManager.default.removeItem(atPath: file) } }
         try #require(corruption.apply(to: model)).write(to: URL(fileURLWithPath: path))
         let settings: JSONValue = ["default": "llama", "backends": [
-            "llama": ["kind": "llama", "model": .string(path), "contextLength": 256, "threads": 1],
+            "llama": ["kind": "llama", "model": .string(path), "contextLength": 256, "threads": 1,
+                      "promptCacheDirectory": .string(freshPromptCacheFolder())],
         ]]
         try settings.jsonText().write(toFile: config, atomically: true, encoding: .utf8)
         let start = ContinuousClock.now
