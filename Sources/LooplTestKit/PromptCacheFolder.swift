@@ -9,3 +9,8 @@ package func freshPromptCacheFolder() -> String {
         ?? FileManager.default.temporaryDirectory.appendingPathComponent("loopl-prompt-cache").path
     return base + "/test-" + UUID().uuidString
 }
+
+/// This process's environment with a ``freshPromptCacheFolder()`` as `LOOPL_PROMPT_CACHE_DIR`, for a child.
+package func environmentWithFreshPromptCache() -> [String: String] {
+    ProcessInfo.processInfo.environment.merging(["LOOPL_PROMPT_CACHE_DIR": freshPromptCacheFolder()]) { $1 }
+}

@@ -15,10 +15,9 @@ import Testing
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let json = JSONValue.array(steps.map { .array([.string($0.0), .string($0.1), .integer($0.2)]) }).jsonText()
         process.arguments = ["python3", driver, json, binary, "chat", "--temperature", "0"] + arguments
-        var environment = ProcessInfo.processInfo.environment
+        var environment = environmentWithFreshPromptCache()
         environment["XDG_DATA_HOME"] = home
         environment["NO_COLOR"] = "1"
-        environment["LOOPL_PROMPT_CACHE_DIR"] = freshPromptCacheFolder()
         process.environment = environment
         let pipe = Pipe()
         process.standardOutput = pipe

@@ -28,7 +28,7 @@ import Testing
         let out = Pipe()
         child.standardOutput = out
         child.standardError = FileHandle.nullDevice
-        child.environment = ProcessInfo.processInfo.environment.merging(["LOOPL_PROMPT_CACHE_DIR": freshPromptCacheFolder()]) { $1 }
+        child.environment = environmentWithFreshPromptCache()
         try child.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         child.waitUntilExit()

@@ -11,8 +11,6 @@ final class ServeProcess {
 
     let process = Process()
     let port: Int
-    /// The server's own prompt-cache folder (the prompt cache is on, as by default).
-    let promptCache = freshPromptCacheFolder()
     /// What the server wrote on standard error up to and including its `listening on` line.
     let banner: String
     private let errors: FileHandle
@@ -22,9 +20,8 @@ final class ServeProcess {
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = ["serve", "--port", "0"] + (config.map { ["--config", $0] } ?? []) + arguments
         process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        var environment = ProcessInfo.processInfo.environment
+        var environment = environmentWithFreshPromptCache()
         environment.removeValue(forKey: "LOOPL_API_KEY")
-        environment["LOOPL_PROMPT_CACHE_DIR"] = promptCache
         environment.merge(extra) { $1 }
         process.environment = environment
         let pipe = Pipe()

@@ -17,7 +17,7 @@ import Testing
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
-        process.environment = ProcessInfo.processInfo.environment.merging(["LOOPL_PROMPT_CACHE_DIR": freshPromptCacheFolder()]) { $1 }
+        process.environment = environmentWithFreshPromptCache()
         try process.run()
         let pid = process.processIdentifier
         let killer = DispatchWorkItem { kill(pid, SIGKILL) }

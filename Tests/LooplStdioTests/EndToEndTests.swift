@@ -18,7 +18,7 @@ import Testing
         let out = Pipe()
         process.standardOutput = out
         process.standardError = try FileHandle(forWritingTo: errPath)
-        process.environment = ProcessInfo.processInfo.environment.merging(["LOOPL_PROMPT_CACHE_DIR": freshPromptCacheFolder()]) { $1 }
+        process.environment = environmentWithFreshPromptCache()
         try process.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
