@@ -77,8 +77,8 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
 
     /// Controls of the backend that are not sampling; on the wire they sit beside the sampling fields.
     public struct BackendExtras: Sendable, Hashable {
-        /// Keep generating through end-of-generation tokens, for benchmarks that need exact token
-        /// counts. Every built-in backend honors it.
+        /// Keep generating instead of ending, for benchmarks that need exact token counts: no
+        /// end-of-generation token is picked (llama-server's `ignore_eos`). Every built-in backend honors it.
         public var ignoreEndOfGeneration = false
         /// When the conversation does not fit in the context, drop its oldest turns (never the system
         /// prompt or the last message) instead of failing with `context_overflow`. In-process backend.

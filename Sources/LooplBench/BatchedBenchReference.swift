@@ -19,18 +19,19 @@ enum BatchedBenchReference {
     /// The command line for N in `concurrency`, `prompt` tokens per sequence and `generate`
     /// tokens each: `-npp P -ntg T -npl N,...`, a context of P + T cells a sequence rounded up to
     /// 256, for the most sequences (llama.cpp splits it evenly between them, and skips a case
-    /// that does not fit without a word), and JSON lines.
-    static func arguments(model: String, threads: Int, prompt: Int, generate: Int, concurrency: [Int]) -> [String] {
+    /// that does not fit without a word), the in-process backend's flash attention, and JSON lines.
+    static func arguments(model: String, threads: Int, prompt: Int, generate: Int, concurrency: [Int],
+                          flashAttention: String = "auto") -> [String] {
         let context = (concurrency.max() ?? 1) * ((prompt + generate + 255) / 256 * 256)
         return ["-m", model, "-t", String(threads), "-c", String(context), "-npp", String(prompt), "-ntg", String(generate),
-                "-npl", concurrency.map(String.init).joined(separator: ","), "--output-format", "jsonl"]
+                "-npl", concurrency.map(String.init).joined(separator: ","), "-fa", flashAttention, "--output-format", "jsonl"]
     }
 
     /// One run over every N: its result per N, in the order of `concurrency`.
-    static func measure(model: String, threads: Int, prompt: Int, generate: Int, concurrency: [Int],
+    static func measure(model: String, threads: Int, prompt: Int, generate: Int, concurrency: [Int], flashAttention: String,
                         runner: BenchReferenceRunner) async throws -> [Result] {
         let output = try await runner.batchedBench(arguments(model: model, threads: threads, prompt: prompt, generate: generate,
-                                                             concurrency: concurrency))
+                                                             concurrency: concurrency, flashAttention: flashAttention))
         let results = try parse(output)
         return try concurrency.map { count in
             guard let result = results.first(where: { $0.sequences == count && $0.prompt == prompt && $0.generated == generate }) else {

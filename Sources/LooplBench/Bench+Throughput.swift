@@ -12,6 +12,7 @@ extension Bench {
         var rounds: [String: [Int: [ConcurrentRound]]] = [:]
         var referenceRounds: [Int: [BatchedBenchReference.Result]] = [:]
         var promptLength = 0
+        let flashAttention = LlamaBenchReference.Settings(section: try? router.config.backend(BenchGoal.inProcess).section).flashAttention
         for step in BenchPlan(backends: backends, warmup: warmup, runs: runs, reference: reference).steps {
             let label = "round \(step.round)\(step.measured ? "" : " (warm-up)")"
             switch step.target {
@@ -39,7 +40,8 @@ extension Bench {
                 log("\(label) \(name): aggregate decode tok/s at " + speeds.joined(separator: ", "))
             case .reference:
                 let results = try await BatchedBenchReference.measure(model: model, threads: threads, prompt: promptLength,
-                                                                      generate: maxTokens, concurrency: concurrency, runner: referenceRunner)
+                                                                      generate: maxTokens, concurrency: concurrency,
+                                                                      flashAttention: flashAttention, runner: referenceRunner)
                 if step.measured {
                     for result in results { referenceRounds[result.sequences, default: []].append(result) }
                 }

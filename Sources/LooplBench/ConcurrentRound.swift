@@ -105,10 +105,12 @@ struct ConcurrentRound: Sendable, Equatable {
     /// `count` different prompts of the same length (every word one token of the default model),
     /// from the `offset`th on, each followed by `padding`: up to 128 distinct ones, then they repeat.
     static func prompts(count: Int, offset: Int = 0, padding: String = "") -> [[Message]] {
-        (offset..<offset + count).map { index in
-            let subject = subjects[index % subjects.count], place = places[index / subjects.count % places.count]
-            return [.user("Tell me a long story about the \(subject) in the \(place)." + (padding.isEmpty ? "" : " " + padding))]
-        }
+        (offset..<offset + count).map { [.user("Tell me a long story about the \(topic($0))." + (padding.isEmpty ? "" : " " + padding))] }
+    }
+
+    /// The subject and place of prompt `index`: "fox in the forest".
+    static func topic(_ index: Int) -> String {
+        "\(subjects[index % subjects.count]) in the \(places[index / subjects.count % places.count])"
     }
 
     /// Starts every prompt at once on `model`, each as its own conversation (`conversation`-1,

@@ -1,23 +1,25 @@
 import Foundation
 import Loopl
+import LooplLlama
 
 /// The pinned `llama-bench`, run once per round as the reference row: the engine's own speed.
 enum LlamaBenchReference {
     /// The engine settings that the reference shares with the in-process backend, whose context
-    /// takes a batch and a micro-batch of its `batchSize` plus its `parallel` and leaves flash
-    /// attention to llama.cpp (`auto`).
+    /// takes a batch and a micro-batch of its `batchSize` plus its `parallel`, and its flash
+    /// attention (``FlashAttention``).
     struct Settings: Sendable, Equatable {
         var batch: Int
         var ubatch: Int
-        var flashAttention = "auto"
+        var flashAttention: String
 
-        /// The in-process backend's: `batchSize` (default 512) plus `parallel` (default 4), from
-        /// the `llama` backend's section when the configuration has one.
+        /// The in-process backend's, from the `llama` backend's section when the configuration
+        /// has one (its defaults otherwise).
         init(section: JSONObject?) {
-            let batchSize = section?["batchSize"]?.intValue ?? 512
-            let parallel = section?["parallel"]?.intValue ?? 4
-            batch = max(batchSize, 1) + max(parallel, 1)
+            var config = ConfigSection(section ?? JSONObject(), context: "llama")
+            let configuration = (try? LlamaModel.Configuration(from: &config)) ?? LlamaModel.Configuration()
+            batch = max(configuration.batchSize, 1) + configuration.resolvedParallel
             ubatch = batch
+            flashAttention = configuration.flashAttention.rawValue
         }
     }
 

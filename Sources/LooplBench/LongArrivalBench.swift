@@ -7,13 +7,14 @@ import LooplServer
 /// streams decode `--max-tokens` each and a prompt of about T tokens arrives once every stream has
 /// its first token; the same prompt length alone on the model gives its TTFT without them. Rows
 /// interleaved round by round, on the same model, threads and context: Loopl (the `llama`
-/// backend, `parallel` N + 1, its inter-token budget) and llama-server (its defaults, `-np` N + 1).
+/// backend, `parallel` N + 1, its inter-token budget), the same with flash attention off, and
+/// llama-server (its defaults, `-np` N + 1).
 struct LongArrivalBench {
     /// The workload's name for `--workload`.
     package static let name = "long-arrival"
-    static let loopl = "loopl", server = "llama-server"
+    static let loopl = "loopl", flashOff = "loopl fa off", server = "llama-server"
     /// The rows' names, Loopl's first.
-    static let rowNames = [loopl, server]
+    static let rowNames = [loopl, flashOff, server]
 
     typealias Row = WorkloadRow
 
@@ -27,10 +28,13 @@ struct LongArrivalBench {
     /// The real rows, each with room in its context for the arriving prompt and its answer.
     static func rows(model: String, threads: Int, streams: Int, arrivalTokens: Int, maxTokens: Int) -> [Row] {
         let context = arrivalTokens + maxTokens + 256
+        let base = LlamaModel.Configuration(model: model, contextLength: context, threads: threads, parallel: streams + 1, promptCache: false)
+        var flashOff = base
+        flashOff.flashAttention = .off
         return [
-            Row(name: loopl) {
-                try await LlamaModel.start(.init(model: model, contextLength: context, threads: threads, parallel: streams + 1, promptCache: false))
-            },
+            Row(name: loopl) { try await LlamaModel.start(base) },
+            // Faster in small chunks deep in a prompt, but a stream's text then depends on its neighbours (FlashAttention).
+            Row(name: Self.flashOff) { [flashOff] in try await LlamaModel.start(flashOff) },
             Row(name: server) {
                 try await LlamaServerModel.start(.init(target: .child(model: model), contextLength: context, parallel: streams + 1, threads: threads))
             },
@@ -69,17 +73,17 @@ struct LongArrivalBench {
         let alone = try await Bench.timed { model.generate(messages: arrival("Alone", round: round), tools: [], options: .greedy(maxTokens: 1)) }
         var options = GenerationOptions.greedy(maxTokens: maxTokens)
         options.backend.ignoreEndOfGeneration = true
-        let prompts = ConcurrentRound.prompts(count: streams, offset: round * streams)
+        let prompts = (round * streams..<(round + 1) * streams).map { "A long story about the \(ConcurrentRound.topic($0)).\n\n" }
         let arriving = arrival("Arriving", round: round)
         let origin = ContinuousClock.now
         let (started, signal) = AsyncStream<Void>.makeStream()
         let timings = try await withThrowingTaskGroup(of: (Int, StreamTiming).self) { group in
-            for (index, messages) in prompts.enumerated() {
-                var own = options
-                own.conversation = "long-arrival-\(round)-\(index)"
-                group.addTask { [own] in
+            // Completions: each token is an event, where a chat answer holds whitespace back until
+            // the next text (the lifting's), which would count the model's line breaks as waits.
+            for (index, prompt) in prompts.enumerated() {
+                group.addTask { [options] in
                     (index, try await StreamTiming.run(from: origin, started: { signal.yield() }) {
-                        model.generate(messages: messages, tools: [], options: own)
+                        model.complete(prompt: prompt, options: options)
                     }.timing)
                 }
             }

@@ -62,7 +62,9 @@ final class DecodeLoop: @unchecked Sendable {
             var step = self.step(pointer, start: start)
             step.duration = .now - start
             runs.removeAll { $0.isDone }
-            planner.record(promptTokens: step.promptTokens, generating: step.generating > 0, duration: step.duration)
+            planner.record(promptTokens: step.promptTokens - step.chunkTokens, generating: step.generating > 0,
+                           duration: step.duration - step.chunkDuration)
+            planner.record(chunkTokens: step.chunkTokens, duration: step.chunkDuration)
             taken.observer?(step)
         }
         let closed = LooplError(.closed, "The model was closed during the generation.")
@@ -212,16 +214,7 @@ final class DecodeLoop: @unchecked Sendable {
         for (run, share) in zip(prompts, shares) where share > 0 {
             run.inBatch = run.startChunk(limit: chunk(share, at: table.entries[run.sequence].tokens.count), now: start)
         }
-        let entries = fill()
-        guard batch.count > 0 else { return step }
-        context.abort.watch(runs.lazy.filter { $0.inBatch > 0 }.map(\.request))
-        let status = batch.decode(in: pointer)
-        forgetPadding()
-        guard status == .ok else {
-            failed(status)
-            return step
-        }
-        step.batch = entries
+        guard decodePasses(pointer, generating: generating > 0, start: start, step: &step) else { return step }
         let now = ContinuousClock.now
         let evaluatedPrompts = record(now: now)
         for run in runs {
@@ -234,6 +227,32 @@ final class DecodeLoop: @unchecked Sendable {
             promptCache?.save(sequence: sequence, tokens: table.entries[sequence].tokens, context: pointer, serves: serves)
         }
         return step
+    }
+
+    /// Decodes the step's tokens: while sequences generate, the chunks that do not end their
+    /// prompt first, in a pass of their own (llama.cpp evaluates the sequences of one pass over
+    /// the cells of the deepest, so a generated token beside a long prompt would attend over its
+    /// depth), then the rest. A pass that fails fails its runs only. False when there was
+    /// nothing to decode.
+    private func decodePasses(_ pointer: OpaquePointer, generating: Bool, start: ContinuousClock.Instant,
+                              step: inout LlamaModel.Step) -> Bool {
+        let apart = Set(runs.filter { generating && $0.inBatch > 0 && $0.inBatch < $0.unevaluated }.map(\.sequence))
+        if !apart.isEmpty {
+            let chunks = fill { apart.contains($0.sequence) }
+            let status = decode(pointer)
+            step.chunkDuration = .now - start
+            if status == .ok {
+                step.chunkTokens = chunks.reduce(0) { $0 + $1.tokens }
+                step.batch = chunks
+            } else {
+                failed(status, in: apart)
+            }
+        }
+        let entries = fill(padding: { !apart.contains($0) }) { !apart.contains($0.sequence) }
+        guard batch.count > 0 else { return !apart.isEmpty }
+        let status = decode(pointer)
+        if status == .ok { step.batch += entries } else { failed(status, in: Set(entries.map(\.sequence))) }
+        return true
     }
 
     /// The batch was evaluated: each run's tokens join its sequence; returns the sequences whose
@@ -257,46 +276,55 @@ final class DecodeLoop: @unchecked Sendable {
         return evaluatedPrompts
     }
 
-    /// Fills the batch in the order of the sequences, each run's tokens together: llama.cpp
-    /// evaluates a run of consecutive sequences with the same number of tokens in one pass (a
-    /// "ubatch") and splits the rest off. A sequence between two in the batch that has nothing
-    /// in it gets a padding token, dropped after the step, so that a gap never splits the
-    /// sequences' next tokens into several passes over the weights. Returns what each sequence put in.
-    private func fill() -> [LlamaModel.Step.Entry] {
+    /// Fills the batch with the tokens of the runs `included`, each run's tokens together, in the
+    /// passes ``UbatchPlan`` finds cheapest. A sequence between two of a pass that has nothing in
+    /// it gets a padding token where `padding` allows, dropped after the step, so that a gap
+    /// never splits the pass. Returns what each sequence put in, in the batch's order.
+    private func fill(padding: (Int) -> Bool = { _ in false }, _ included: (SequenceRun) -> Bool) -> [LlamaModel.Step.Entry] {
         batch.clear()
-        var first = Int.max, last = -1
-        for run in runs where run.inBatch > 0 {
-            first = min(first, run.sequence)
-            last = max(last, run.sequence)
-        }
-        guard last >= 0 else { return [] }
-        var entries: [LlamaModel.Step.Entry] = []
-        for sequence in first...last {
+        let span = runs.filter { $0.inBatch > 0 && included($0) }.map(\.sequence)
+        guard let first = span.min(), let last = span.max() else { return [] }
+        let slots = (first...last).map { sequence -> UbatchPlan.Slot in
             let position = table.entries[sequence].tokens.count
-            guard let run = bySequence[sequence], run.inBatch > 0 else {
-                guard context.dropsTail else { continue }
-                padded[sequence] = true
-                batch.add(table.entries[sequence].tokens.last ?? 0, at: position, of: Int32(sequence), logits: false)
-                continue
+            if let run = bySequence[sequence], run.inBatch > 0, included(run) {
+                return .tokens(count: run.inBatch, depth: UbatchPlan.cells(position + run.inBatch))
             }
-            if case .generating(let token) = run.phase {
-                run.output = batch.add(token, at: position, of: Int32(sequence), logits: true)
-                for (offset, drafted) in run.draft.enumerated() {
-                    batch.add(drafted, at: position + 1 + offset, of: Int32(sequence), logits: true)
+            return context.dropsTail && padding(sequence) ? .padding(depth: UbatchPlan.cells(position + 1)) : .barrier
+        }
+        var entries: [LlamaModel.Step.Entry] = []
+        for range in context.ubatches.ranges(slots) {
+            for sequence in range.map({ first + $0 }) {
+                guard let run = bySequence[sequence], run.inBatch > 0, included(run) else {
+                    padded[sequence] = true
+                    batch.add(table.entries[sequence].tokens.last ?? 0, at: table.entries[sequence].tokens.count,
+                              of: Int32(sequence), logits: false)
+                    continue
                 }
-                entries.append(.init(sequence: sequence, kind: .generated, tokens: 1 + run.draft.count))
-                continue
+                if let entry = add(run) { entries.append(entry) }
             }
-            guard case .prompt(let unevaluated) = run.phase else { continue }
-            let completes = run.inBatch == unevaluated.count
-            for (offset, token) in unevaluated.prefix(run.inBatch).enumerated() {
-                let last = completes && offset == run.inBatch - 1
-                let index = batch.add(token, at: position + offset, of: Int32(sequence), logits: last)
-                if last { run.output = index }
-            }
-            entries.append(.init(sequence: sequence, kind: .prompt, tokens: run.inBatch))
         }
         return entries
+    }
+
+    /// Adds `run`'s tokens to the batch: its last sampled token and its draft, or its prompt's
+    /// next chunk (with logits for its last token when the chunk ends the prompt).
+    private func add(_ run: SequenceRun) -> LlamaModel.Step.Entry? {
+        let sequence = run.sequence, position = table.entries[sequence].tokens.count
+        if case .generating(let token) = run.phase {
+            run.output = batch.add(token, at: position, of: Int32(sequence), logits: true)
+            for (offset, drafted) in run.draft.enumerated() {
+                batch.add(drafted, at: position + 1 + offset, of: Int32(sequence), logits: true)
+            }
+            return .init(sequence: sequence, kind: .generated, tokens: 1 + run.draft.count)
+        }
+        guard case .prompt(let unevaluated) = run.phase else { return nil }
+        let completes = run.inBatch == unevaluated.count
+        for (offset, token) in unevaluated.prefix(run.inBatch).enumerated() {
+            let last = completes && offset == run.inBatch - 1
+            let index = batch.add(token, at: position + offset, of: Int32(sequence), logits: last)
+            if last { run.output = index }
+        }
+        return .init(sequence: sequence, kind: .prompt, tokens: run.inBatch)
     }
 
     /// Drops the padding tokens' cells.
@@ -387,8 +415,17 @@ final class DecodeLoop: @unchecked Sendable {
 
     /// The batch failed: its sequences lose what it added. Aborted, it was closing or every
     /// request in it was cancelled, and the next step deals with them; otherwise they fail.
-    private func failed(_ status: DecodeStatus) {
-        for run in runs where run.inBatch > 0 {
+    /// Decodes the batch, watching its requests for cancellation, and drops its padding.
+    private func decode(_ pointer: OpaquePointer) -> DecodeStatus {
+        context.abort.watch(runs.lazy.filter { $0.inBatch > 0 }.map(\.request))
+        let status = batch.decode(in: pointer)
+        forgetPadding()
+        return status
+    }
+
+    /// A pass of the `sequences` failed: their runs lose what they had in it.
+    private func failed(_ status: DecodeStatus, in sequences: Set<Int>) {
+        for run in runs where run.inBatch > 0 && sequences.contains(run.sequence) {
             context.forget(run.sequence, from: table.entries[run.sequence].tokens.count)
             run.lostBatch()
             guard status != .aborted else { continue }

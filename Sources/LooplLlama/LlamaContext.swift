@@ -26,6 +26,8 @@ final class LlamaContext {
     /// Whether a sequence's last cells can be dropped, keeping the rest; false for recurrent and
     /// hybrid models (Mamba, Granite 4, LFM2), whose state is one summary of all its tokens.
     let dropsTail: Bool
+    /// How a step's sequences are grouped into passes over the weights.
+    let ubatches: UbatchPlan
 
     init(weights: LlamaWeights, configuration: LlamaModel.Configuration) throws {
         let parallel = configuration.resolvedParallel
@@ -43,6 +45,7 @@ final class LlamaContext {
         params.no_perf = true
         params.type_k = configuration.resolvedCacheTypeK.ggmlType
         params.swa_full = configuration.swaFull
+        params.flash_attn_type = configuration.flashAttention.llamaType
         params.abort_callback = { data in
             guard let data else { return false }
             return Unmanaged<BatchAbort>.fromOpaque(data).takeUnretainedValue().shouldAbort
@@ -61,6 +64,10 @@ final class LlamaContext {
         self.promptBatch = promptBatch
         self.batchSize = Int(params.n_batch)
         self.window = weights.slidingWindow
+        let heads = max(Int(llama_model_n_head(weights.pointer)), 1)
+        self.ubatches = UbatchPlan(modelBytes: Int(clamping: llama_model_size(weights.pointer)),
+                                   layers: Int(llama_model_n_layer(weights.pointer)),
+                                   keyValueWidth: Int(llama_model_n_embd(weights.pointer)) / heads * Int(llama_model_n_head_kv(weights.pointer)))
         self.dropsTail = !llama_model_is_recurrent(weights.pointer) && !llama_model_is_hybrid(weights.pointer)
     }
 

@@ -37,6 +37,8 @@ extension LlamaModel {
         /// greedy output identical to one token a step, and ``CacheType/f16`` otherwise, whose
         /// prompt processing is faster.
         public var cacheTypeK: CacheType?
+        /// Whether attention uses llama.cpp's fused kernel; default ``FlashAttention/auto``, llama.cpp's choice.
+        public var flashAttention: FlashAttention = .auto
         /// Whether evaluated prompts are saved on disk and a prompt that starts like a saved one
         /// loads its state (``promptCacheDirectory``); default false here, true in a config file.
         public var promptCache: Bool
@@ -100,13 +102,13 @@ extension LlamaModel {
         }
         /// The positions prompt chunks end at (a multiple of it) when ``reproducible``; nil otherwise.
         var alignment: Int? { reproducible ? max(batchSize, 1) : nil }
-        var resolvedParallel: Int { min(max(parallel, Self.parallelRange.lowerBound), Self.parallelRange.upperBound) }
+        package var resolvedParallel: Int { min(max(parallel, Self.parallelRange.lowerBound), Self.parallelRange.upperBound) }
     }
 
     /// The `llama` kind of a configuration file: `{"kind": "llama", "model": ..., "contextLength": ...,
     /// "threads": ..., "batchSize": ..., "gpuLayers": ..., "chatTemplate": NAME, "chatTemplateFile": ..., "parallel": ...,
     /// "maxQueue": ..., "allowSpecialTokensInContent": ..., "sharePrefixes": ..., "speculative": {"type": "ngram" | "draft" | "none",
-    /// "draftMax": ..., "draftModel": ...}, "cacheTypeK": "f16" | "q8_0", "promptCache": ..., "promptCacheMiB": ..., "promptCacheDirectory": ...,
+    /// "draftMax": ..., "draftModel": ...}, "cacheTypeK": "f16" | "q8_0", "flashAttention": "auto" | "on" | "off", "promptCache": ..., "promptCacheMiB": ..., "promptCacheDirectory": ...,
     /// "interTokenBudgetSeconds": ..., "swaFull": ..., "reproducible": ..., "grammarSpacing": "separated" | "compact" | "spacious", "pooling": "mean" | "cls" | "last"}`, every key
     /// optional; `promptCache` is on unless it says false (or, when it is not given, `LOOPL_PROMPT_CACHE=0`).
     public static let kind = BackendKind(name: "llama", builtIn: [:], read: Configuration.init(from:), problem: { configuration in
@@ -136,6 +138,7 @@ extension LlamaModel.Configuration {
         try section.read("sharePrefixes", into: &sharePrefixes)
         if let speculative = try Speculation.read(from: &section) { self.speculative = speculative }
         cacheTypeK = try section.optionalChoice("cacheTypeK")
+        flashAttention = try section.optionalChoice("flashAttention") ?? .auto
         grammarSpacing = try section.optionalChoice("grammarSpacing")
             ?? LooplHome.environment(GrammarSpacing.environmentVariable).flatMap(GrammarSpacing.init(rawValue:)) ?? .separated
         pooling = try section.optionalChoice("pooling")

@@ -9,6 +9,10 @@ extension LlamaModel {
         public var draftModelTokens = 0
         /// From building the batch to the last sampled token: `llama_decode` and sampling.
         public var duration = Duration.zero
+        /// Prompt tokens evaluated in a pass of their own before the generated tokens (chunks that
+        /// did not end their prompt, while sequences generated), and the time until that pass ended.
+        public var chunkTokens = 0
+        public var chunkDuration = Duration.zero
 
         public init(batch: [Entry] = [], draftModelTokens: Int = 0, duration: Duration = .zero) {
             self.batch = batch

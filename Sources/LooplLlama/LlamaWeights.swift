@@ -35,6 +35,7 @@ public final class LlamaWeights: @unchecked Sendable {
         self.pointer = model
         self.vocab = vocab
         self.path = path
+        endOfGenerationTokens = (0..<llama_vocab_n_tokens(vocab)).filter { llama_vocab_is_eog(vocab, $0) }
     }
 
     deinit { llama_model_free(pointer) }
@@ -143,6 +144,14 @@ public final class LlamaWeights: @unchecked Sendable {
             count = llama_token_to_piece(vocab, token, &buffer, Int32(buffer.count), 0, true)
         }
         return buffer.prefix(Int(max(count, 0))).map { UInt8(bitPattern: $0) }
+    }
+
+    /// Every token that ends a generation.
+    let endOfGenerationTokens: [llama_token]
+
+    /// Makes `logits` (one for each token of the vocabulary) pick no token that ends a generation.
+    func excludeEndOfGeneration(from logits: UnsafeMutablePointer<Float>) {
+        for token in endOfGenerationTokens { logits[Int(token)] = -.infinity }
     }
 
     /// Whether `token` ends a generation (EOS, EOT, ...).

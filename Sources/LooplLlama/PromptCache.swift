@@ -41,7 +41,8 @@ final class PromptCache: @unchecked Sendable {
         guard configuration.promptCache,
               let key = PromptCacheKey(model: configuration.model, contextSize: contextSize,
                                        parallel: configuration.resolvedParallel, batchSize: configuration.batchSize,
-                                       keys: configuration.resolvedCacheTypeK, alignment: configuration.alignment)
+                                       keys: configuration.resolvedCacheTypeK, attention: configuration.flashAttention,
+                                       alignment: configuration.alignment)
         else { return nil }
         self.directory = configuration.promptCacheDirectory ?? LooplHome.promptCacheDirectory
         self.key = key

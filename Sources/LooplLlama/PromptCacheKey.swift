@@ -10,7 +10,8 @@ struct PromptCacheKey: Equatable {
     /// The bytes of the model file that are hashed: its header and metadata.
     static let headerBytes = 1 << 20
 
-    init?(model path: String, contextSize: Int, parallel: Int, batchSize: Int, keys: CacheType, alignment: Int? = nil) {
+    init?(model path: String, contextSize: Int, parallel: Int, batchSize: Int, keys: CacheType,
+          attention: FlashAttention = .auto, alignment: Int? = nil) {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
               let size = attributes[.size] as? Int, let modified = attributes[.modificationDate] as? Date,
               let handle = FileHandle(forReadingAtPath: path) else { return nil }
@@ -19,7 +20,7 @@ struct PromptCacheKey: Equatable {
         let hash = PromptCacheFile.checksum(header[...])
         text = ["model=\(path)", "size=\(size)", "mtime=\(modified.timeIntervalSince1970)",
                 "header=\(String(hash, radix: 16))", "llama=\(Self.library)", "state=\(LLAMA_STATE_SEQ_VERSION)",
-                "ctx=\(contextSize)", "seqs=\(parallel)", "batch=\(batchSize)", "keys=\(keys.rawValue)"].joined(separator: " ")
+                "ctx=\(contextSize)", "seqs=\(parallel)", "batch=\(batchSize)", "keys=\(keys.rawValue)", "flash=\(attention.rawValue)"].joined(separator: " ")
             // States evaluated in aligned chunks are kept apart from the others (``LlamaModel/Configuration/reproducible``).
             + (alignment.map { " aligned=\($0)" } ?? "")
     }

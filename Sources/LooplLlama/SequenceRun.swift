@@ -118,8 +118,10 @@ final class SequenceRun {
     }
 
     /// Its next token: sampled from `logits`, or the next of the closing marker's tokens when the
-    /// thinking budget is spent.
-    func next(logits: UnsafePointer<Float>, weights: LlamaWeights) throws -> llama_token {
+    /// thinking budget is spent. When the request ignores the end of generation, no token that
+    /// ends one is picked, as llama-server's `ignore_eos` (they would write nothing).
+    func next(logits: UnsafeMutablePointer<Float>, weights: LlamaWeights) throws -> llama_token {
+        if request.options.backend.ignoreEndOfGeneration { weights.excludeEndOfGeneration(from: logits) }
         if forced.isEmpty, let close = reasoningBudget.closing() { forced = weights.tokenize(close, addSpecial: false) }
         return forced.isEmpty ? try request.sampler.sample(logits: logits) : try request.sampler.force(forced.removeFirst())
     }

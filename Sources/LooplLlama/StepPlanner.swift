@@ -3,28 +3,27 @@
 ///
 /// It learns what a step costs on this machine and model as the loop runs: a step that decodes
 /// only generated tokens (``decodeStep``), and each prompt token a step adds beside them
-/// (``promptToken``), as moving averages. While some sequence generates, the prompts get the
-/// tokens that fit the budget after the decode step (at least as many as the decode step's time
+/// (``promptToken``, from the pass of prompt chunks the decode loop times on its own), as moving
+/// averages. While some sequence generates, the prompts get the tokens that fit ``aim`` of the
+/// budget after the decode step (at least as many as the decode step's time
 /// and ``minimumChunk``, so that they always move on); when none generates they get the whole batch. Several prompts share the room
 /// evenly, each at most what it has left, the oldest first for what does not divide.
 struct StepPlanner: Sendable, Equatable {
     /// The fewest prompt tokens a step takes while others generate, however tight the budget.
     static let minimumChunk = 16
-    /// The chunk of the first step that evaluates a prompt beside generated tokens, before any
-    /// such step has been measured.
-    static let firstChunk = 64
     /// The weight of a new measurement in the moving averages.
     static let weight = 0.25
+    /// The share of the budget a step is planned to take: steps of the same plan vary by some per
+    /// cent from one to the next, and the budget is a limit, not a mean.
+    static let aim = 0.85
 
     /// The longest a step should take while sequences generate.
     let budget: Duration
     /// What a step that decodes generated tokens only costs; nil until one is measured.
     private(set) var decodeStep: Duration?
-    /// What one prompt token adds to a step; nil until a step with prompt tokens is measured.
+    /// What one prompt token adds to a step beside generated tokens; nil until such a step is
+    /// measured (prompts alone, in whole batches, cost less a token and say little of it).
     private(set) var promptToken: Duration?
-    /// Whether ``promptToken`` comes from steps that decoded generated tokens too; until then it
-    /// is the cost of steps that evaluated prompts alone.
-    private var measuredBeside = false
 
     init(budget: Duration, decodeStep: Duration? = nil, promptToken: Duration? = nil) {
         self.budget = budget
@@ -43,9 +42,9 @@ struct StepPlanner: Sendable, Equatable {
     /// takes most of the budget or more (a slow or loaded machine), the prompt still gets as much
     /// time as the decode step, so that a step takes at most twice as long as without it.
     var chunk: Int {
-        guard let promptToken, promptToken > .zero else { return Self.firstChunk }
+        guard let promptToken, promptToken > .zero else { return Self.minimumChunk }
         let decode = decodeStep ?? .zero
-        let tokens = max(budget - decode, decode) / promptToken
+        let tokens = max(budget * Self.aim - decode, decode) / promptToken
         guard tokens.isFinite else { return Self.minimumChunk }
         return Int(max(min(tokens, 1e9), Double(Self.minimumChunk)))
     }
@@ -74,21 +73,22 @@ struct StepPlanner: Sendable, Equatable {
     }
 
     /// Learns from a step that took `duration` to evaluate `promptTokens` prompt tokens, beside
-    /// generated tokens when `generating`.
+    /// generated tokens when `generating` (prompts alone teach nothing of a step beside them). A
+    /// few prompt tokens say little of what one costs.
     mutating func record(promptTokens: Int, generating: Bool, duration: Duration) {
+        guard generating else { return }
         if promptTokens == 0 {
-            if generating { decodeStep = Self.average(decodeStep, duration) }
-            return
+            decodeStep = Self.average(decodeStep, duration)
+        } else if promptTokens >= Self.minimumChunk {
+            promptToken = Self.average(promptToken, max(duration - (decodeStep ?? .zero), .zero) / promptTokens)
         }
-        // A few tokens say little of what one costs.
-        guard promptTokens >= Self.minimumChunk else { return }
-        if generating {
-            let part = max(duration - (decodeStep ?? .zero), .zero) / promptTokens
-            promptToken = measuredBeside ? Self.average(promptToken, part) : part
-            measuredBeside = true
-        } else if !measuredBeside {
-            promptToken = Self.average(promptToken, duration / promptTokens)
-        }
+    }
+
+    /// Learns from a pass that evaluated `chunkTokens` prompt tokens on their own, beside a pass
+    /// of generated tokens, in `duration`.
+    mutating func record(chunkTokens: Int, duration: Duration) {
+        guard chunkTokens >= Self.minimumChunk else { return }
+        promptToken = Self.average(promptToken, duration / chunkTokens)
     }
 
     private static func average(_ old: Duration?, _ new: Duration) -> Duration {

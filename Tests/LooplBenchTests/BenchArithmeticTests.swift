@@ -127,9 +127,10 @@ import Testing
 
     /// The reference gets every N at once, with a context that holds each sequence (split evenly).
     @Test func batchedBenchArguments() {
-        let arguments = BatchedBenchReference.arguments(model: "m.gguf", threads: 2, prompt: 40, generate: 128, concurrency: [1, 2, 4, 8])
+        let arguments = BatchedBenchReference.arguments(model: "m.gguf", threads: 2, prompt: 40, generate: 128, concurrency: [1, 2, 4, 8],
+                                                        flashAttention: "off")
         func value(_ flag: String) -> String? { arguments.firstIndex(of: flag).map { arguments[$0 + 1] } }
-        #expect(value("-npp") == "40" && value("-ntg") == "128" && value("-npl") == "1,2,4,8" && value("-t") == "2")
+        #expect(value("-npp") == "40" && value("-ntg") == "128" && value("-npl") == "1,2,4,8" && value("-t") == "2" && value("-fa") == "off")
         #expect(value("-c") == "2048" && value("--output-format") == "jsonl" && value("-m") == "m.gguf")
         #expect(BatchedBenchReference.arguments(model: "m", threads: 1, prompt: 300, generate: 128, concurrency: [3]).contains("1536"))
     }

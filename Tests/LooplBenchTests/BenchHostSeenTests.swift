@@ -64,6 +64,7 @@ import Testing
         #expect(lines.prefill == common + ["-p", "503", "-n", "0"])
         #expect(lines.decode == common + ["-p", "0", "-n", "128", "-d", "38"])
         #expect(LlamaBenchReference.Settings(section: ["kind": "llama", "batchSize": 256, "parallel": 1]).batch == 257)
+        #expect(LlamaBenchReference.Settings(section: ["kind": "llama", "flashAttention": "off"]).flashAttention == "off")
     }
 }
 

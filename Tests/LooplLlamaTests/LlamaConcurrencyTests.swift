@@ -162,6 +162,11 @@ import Testing
         #expect(evaluated > 600, "the prompt is too short to need chunks: \(evaluated) tokens")
         #expect(beside.count >= 4, "the arrival's \(evaluated) tokens were evaluated in \(beside.count) steps beside the streams, as whole batches would be")
         #expect(beside.allSatisfy { run.steps[$0].generating == 2 }, "a step evaluated the arrival's prompt without the streams' tokens while they generated")
+        // Each chunk but the last goes in a pass of its own before the streams' tokens, which then
+        // attend over their own depth rather than the prompt's.
+        #expect(beside.dropLast().allSatisfy { index in
+            run.steps[index].chunkTokens == run.steps[index].batch.first { $0.sequence == arrival }?.tokens
+        }, "a chunk was evaluated in the streams' pass")
         #expect(zip(beside.dropFirst(), beside).allSatisfy { $0 - $1 == 1 },
                 "the streams' steps between two chunks evaluated nothing of the prompt: \(beside)")
     }

@@ -1,3 +1,4 @@
+import CLlama
 import Foundation
 import Loopl
 @testable import LooplLlama
@@ -61,6 +62,21 @@ import Testing
         #expect(!values.isEmpty)
         #expect(values.last == 1.0)
         #expect(values == values.sorted())
+    }
+
+    /// A request that ignores the end of generation never picks a token that ends one, even the
+    /// likeliest (as llama-server's `ignore_eos`): such a token writes nothing and would stall the text.
+    @Test(.timeLimit(.minutes(2)))
+    func endOfGenerationTokensCanBeExcluded() throws {
+        let weights = try LlamaWeights(path: LooplHome.defaultModel)
+        let end = try #require(weights.tokenize("<|im_end|>", addSpecial: false).first)
+        #expect(weights.isEndOfGeneration(end) && weights.endOfGenerationTokens.contains(end))
+        var logits = [Float](repeating: 0, count: Int(llama_vocab_n_tokens(weights.vocab)))
+        logits[Int(end)] = 10
+        logits.withUnsafeMutableBufferPointer { weights.excludeEndOfGeneration(from: $0.baseAddress!) }
+        #expect(logits[Int(end)] == -.infinity)
+        #expect(!weights.isEndOfGeneration(LlamaSampler.argmax(logits, count: logits.count)))
+        #expect(weights.endOfGenerationTokens.allSatisfy { logits[Int($0)] == -.infinity })
     }
 
     @Test(.timeLimit(.minutes(2)))

@@ -1,3 +1,4 @@
+import CLlama
 import Loopl
 @testable import LooplLlama
 import Testing
@@ -71,7 +72,18 @@ import Testing
         #expect(LlamaModel.Configuration(speculative: Speculation(kind: .ngram), cacheTypeK: .f16).resolvedCacheTypeK == .f16)
     }
 
+    /// Flash attention is llama.cpp's choice unless the key says otherwise.
+    @Test func flashAttentionIsReadFromItsKey() throws {
+        #expect(LlamaModel.Configuration().flashAttention == .auto && FlashAttention.auto.llamaType == LLAMA_FLASH_ATTN_TYPE_AUTO)
+        #expect(FlashAttention.on.llamaType == LLAMA_FLASH_ATTN_TYPE_ENABLED && FlashAttention.off.llamaType == LLAMA_FLASH_ATTN_TYPE_DISABLED)
+        let config = try LooplConfig(json: #"{"backends": {"a": {"kind": "llama", "flashAttention": "off"}}, "default": "a"}"#,
+                                     kinds: [LlamaModel.kind])
+        var section = ConfigSection(try config.backend("a").section, context: "a")
+        #expect(try LlamaModel.Configuration(from: &section).flashAttention == .off)
+    }
+
     @Test(arguments: [
+        (#"{"kind": "llama", "flashAttention": "yes"}"#, "'flashAttention' must be \"auto\" or \"on\" or \"off\""),
         (#"{"kind": "llama", "parallel": 0}"#, "'parallel' must be from 1 to 256"),
         (#"{"kind": "llama", "parallel": 257}"#, "'parallel' must be from 1 to 256"),
         (#"{"kind": "llama", "maxQueue": -1}"#, "'maxQueue' must be a whole number"),
