@@ -3,11 +3,12 @@ import Loopl
 
 /// The one loop that decodes for every request on a model, on a thread of its own.
 ///
-/// Each step evaluates, in one `llama_batch`, the last sampled token of every sequence that is
-/// generating and the next chunk of the prompts that arrived (while others generate, as many
-/// tokens as ``StepPlanner`` finds fit the inter-token budget, so that they keep streaming while
-/// a long prompt loads), then samples the next token of every sequence whose logits came out. A request that is cancelled or fails
-/// leaves the batch alone; the others go on.
+/// Each step evaluates the last sampled token of every sequence that is generating and the next
+/// chunk of the prompts that arrived (while others generate, as many tokens as ``StepPlanner``
+/// finds fit the inter-token budget, so that they keep streaming while a long prompt loads, in a
+/// `llama_batch` of their own first), then samples the next token of every sequence whose logits
+/// came out. ``UbatchPlan`` orders each batch into llama.cpp's passes. A request that is cancelled
+/// or fails leaves the batch alone; the others go on.
 final class DecodeLoop: @unchecked Sendable {
     // Sendable only to be handed to its thread, which is the only one to use it.
 
@@ -239,19 +240,13 @@ final class DecodeLoop: @unchecked Sendable {
         let apart = Set(runs.filter { generating && $0.inBatch > 0 && $0.inBatch < $0.unevaluated }.map(\.sequence))
         if !apart.isEmpty {
             let chunks = fill { apart.contains($0.sequence) }
-            let status = decode(pointer)
+            let decoded = decodePass(pointer, chunks, step: &step)
             step.chunkDuration = .now - start
-            if status == .ok {
-                step.chunkTokens = chunks.reduce(0) { $0 + $1.tokens }
-                step.batch = chunks
-            } else {
-                failed(status, in: apart)
-            }
+            if decoded { step.chunkTokens = chunks.reduce(0) { $0 + $1.tokens } }
         }
         let entries = fill(padding: { !apart.contains($0) }) { !apart.contains($0.sequence) }
         guard batch.count > 0 else { return !apart.isEmpty }
-        let status = decode(pointer)
-        if status == .ok { step.batch += entries } else { failed(status, in: Set(entries.map(\.sequence))) }
+        _ = decodePass(pointer, entries, step: &step)
         return true
     }
 
@@ -415,12 +410,14 @@ final class DecodeLoop: @unchecked Sendable {
 
     /// The batch failed: its sequences lose what it added. Aborted, it was closing or every
     /// request in it was cancelled, and the next step deals with them; otherwise they fail.
-    /// Decodes the batch, watching its requests for cancellation, and drops its padding.
-    private func decode(_ pointer: OpaquePointer) -> DecodeStatus {
+    /// Decodes the batch of `entries`, watching its requests for cancellation, and drops its
+    /// padding: the entries join the step's record, or their runs fail.
+    private func decodePass(_ pointer: OpaquePointer, _ entries: [LlamaModel.Step.Entry], step: inout LlamaModel.Step) -> Bool {
         context.abort.watch(runs.lazy.filter { $0.inBatch > 0 }.map(\.request))
         let status = batch.decode(in: pointer)
         forgetPadding()
-        return status
+        if status == .ok { step.batch += entries } else { failed(status, in: Set(entries.map(\.sequence))) }
+        return status == .ok
     }
 
     /// A pass of the `sequences` failed: their runs lose what they had in it.
